@@ -1,0 +1,325 @@
+//! Attributes into a [`Model`], accumulating every mistake.
+
+use quote::{format_ident, quote, ToTokens};
+use syn::spanned::Spanned as _;
+use syn::{Attribute, Data, DeriveInput, Fields, Ident, Path};
+
+use crate::errors::Errors;
+use crate::model::{Direction, Field, KeyField, Model, Nulls, Spanned};
+
+/// Every option `#[keyset(..)]` accepts.
+pub const OPTIONS: &[&str] = &["asc", "desc", "unique", "nulls_first", "nulls_last"];
+
+pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
+    if !input.generics.params.is_empty() {
+        errors.push(syn::Error::new(
+            input.generics.span(),
+            "#[derive(Keyset)] does not support generic structs: derive it on a concrete model",
+        ));
+    }
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
+        errors.push(syn::Error::new(
+            attr.span(),
+            "#[keyset(..)] goes on fields, not on the struct: put `#[keyset(asc)]` (or `desc`) \
+             on each sort column, in order, and `unique` on the tie-breaker",
+        ));
+    }
+    let fields = match &input.data {
+        Data::Struct(s) => &s.fields,
+        _ => {
+            errors.push(syn::Error::new(
+                input.ident.span(),
+                "#[derive(Keyset)] works on structs (a Diesel model), not enums or unions",
+            ));
+            return None;
+        }
+    };
+    let table = table_name(input, errors);
+
+    let mut keys = Vec::new();
+    let named = matches!(fields, Fields::Named(_));
+    for (index, f) in fields.iter().enumerate() {
+        let column = column_name(&f.attrs, errors);
+        let (member, name) = match &f.ident {
+            Some(ident) => (quote!(#ident), ident.to_string()),
+            None => {
+                let idx = syn::Index::from(index);
+                (quote!(#idx), index.to_string())
+            }
+        };
+        let column = column.or_else(|| f.ident.clone());
+        let field = Field {
+            member,
+            name,
+            ty: f.ty.clone(),
+            column,
+            span: f.ident.as_ref().map_or_else(|| f.ty.span(), |i| i.span()),
+        };
+        let mut key: Option<KeyField> = None;
+        for attr in f.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
+            if let Some(first) = &key {
+                let mut e = syn::Error::new(
+                    attr.span(),
+                    format!(
+                        "field `{}` has two #[keyset(..)] attributes: write all its options in \
+                         one, e.g. #[keyset(asc, unique)]",
+                        field.name
+                    ),
+                );
+                e.combine(syn::Error::new(
+                    first.attr_span,
+                    "first #[keyset(..)] is here",
+                ));
+                errors.push(e);
+                continue;
+            }
+            key = Some(key_options(attr, field.clone(), errors));
+        }
+        if let Some(k) = key {
+            if !named && k.field.column.is_none() {
+                errors.push(syn::Error::new(
+                    k.attr_span,
+                    "a key field of a tuple struct needs #[diesel(column_name = ..)] to name its column",
+                ));
+            }
+            keys.push(k);
+        }
+    }
+    Some(Model {
+        ident: input.ident.clone(),
+        table,
+        keys,
+    })
+}
+
+fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField {
+    let mut key = KeyField {
+        field,
+        direction: None,
+        nulls: None,
+        unique: None,
+        attr_span: attr.span(),
+    };
+    if let syn::Meta::Path(_) = attr.meta {
+        errors.push(syn::Error::new(
+            attr.span(),
+            "#[keyset] needs a direction: write #[keyset(asc)] or #[keyset(desc)]",
+        ));
+        return key;
+    }
+    let result = attr.parse_nested_meta(|meta| {
+        let span = meta.path.span();
+        let word = meta
+            .path
+            .get_ident()
+            .map(Ident::to_string)
+            .unwrap_or_default();
+        if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+            return Err(meta.error(format!(
+                "`{}` takes no value: write it as a bare word, e.g. #[keyset(asc, unique)]",
+                meta.path.to_token_stream()
+            )));
+        }
+        match word.as_str() {
+            "asc" | "desc" => {
+                let value = if word == "asc" {
+                    Direction::Asc
+                } else {
+                    Direction::Desc
+                };
+                match key.direction {
+                    Some(prev) if prev.value == value => errors.push(syn::Error::new(
+                        span,
+                        format!("`{word}` is given twice: remove one"),
+                    )),
+                    Some(_) => errors.push(syn::Error::new(
+                        span,
+                        "conflicting directions: a key column is either `asc` or `desc`, keep one",
+                    )),
+                    None => key.direction = Some(Spanned { value, span }),
+                }
+            }
+            "nulls_first" | "nulls_last" => {
+                let value = if word == "nulls_first" {
+                    Nulls::First
+                } else {
+                    Nulls::Last
+                };
+                match key.nulls {
+                    Some(prev) if prev.value == value => errors.push(syn::Error::new(
+                        span,
+                        format!("`{word}` is given twice: remove one"),
+                    )),
+                    Some(_) => errors.push(syn::Error::new(
+                        span,
+                        "conflicting NULL placements: keep one of `nulls_first` or `nulls_last`",
+                    )),
+                    None => key.nulls = Some(Spanned { value, span }),
+                }
+            }
+            "unique" => {
+                if key.unique.is_some() {
+                    errors.push(syn::Error::new(span, "`unique` is given twice: remove one"));
+                } else {
+                    key.unique = Some(span);
+                }
+            }
+            _ => {
+                let given = meta.path.to_token_stream().to_string();
+                let hint = match closest(&given) {
+                    Some(best) => format!("did you mean `{best}`? "),
+                    None => String::new(),
+                };
+                errors.push(syn::Error::new(
+                    span,
+                    format!(
+                        "unknown keyset option `{given}`: {hint}valid options are {}",
+                        OPTIONS.join(", ")
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        errors.push(e);
+    }
+    if key.direction.is_none() {
+        errors.push(syn::Error::new(
+            attr.span(),
+            format!(
+                "key column `{}` needs a direction: add `asc` or `desc`, e.g. #[keyset(asc)]",
+                key.field.name
+            ),
+        ));
+    }
+    key
+}
+
+/// The option closest to `given` by edit distance, if it is close enough to be a typo.
+fn closest(given: &str) -> Option<&'static str> {
+    let given = given.to_ascii_lowercase();
+    OPTIONS
+        .iter()
+        .map(|o| (edit_distance(&given, o), *o))
+        .filter(|(d, o)| *d <= (o.len() / 3).max(2))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, o)| o)
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// `#[diesel(table_name = path)]`, or Diesel's default: the struct name in snake case plus `s`.
+fn table_name(input: &DeriveInput, errors: &mut Errors) -> Path {
+    let mut found: Option<Path> = None;
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("diesel")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("table_name") {
+                found = Some(meta.value()?.parse()?);
+            } else {
+                skip_meta_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    found.unwrap_or_else(|| {
+        let name = snake_case(&input.ident.to_string()) + "s";
+        Path::from(format_ident!("{}", name, span = input.ident.span()))
+    })
+}
+
+/// `#[diesel(column_name = ident)]` on a field.
+fn column_name(attrs: &[Attribute], errors: &mut Errors) -> Option<Ident> {
+    let mut found = None;
+    for attr in attrs.iter().filter(|a| a.path().is_ident("diesel")) {
+        let result = attr.parse_nested_meta(|meta| {
+            if meta.path.is_ident("column_name") {
+                let value = meta.value()?;
+                if value.peek(syn::LitStr) {
+                    let lit: syn::LitStr = value.parse()?;
+                    found = Some(Ident::new(&lit.value(), lit.span()));
+                } else {
+                    found = Some(value.call(Ident::parse_any_ident)?);
+                }
+            } else {
+                skip_meta_value(&meta)?;
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+    found
+}
+
+/// Diesel's own options we do not read (`check_for_backend(..)`, `embed`, ...).
+fn skip_meta_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
+    if meta.input.peek(syn::Token![=]) {
+        let _: syn::Expr = meta.value()?.parse()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _content;
+        syn::parenthesized!(_content in meta.input);
+        let _: proc_macro2::TokenStream = _content.parse()?;
+    }
+    Ok(())
+}
+
+trait ParseAnyIdent {
+    fn parse_any_ident(input: syn::parse::ParseStream<'_>) -> syn::Result<Ident>;
+}
+
+impl ParseAnyIdent for Ident {
+    fn parse_any_ident(input: syn::parse::ParseStream<'_>) -> syn::Result<Ident> {
+        syn::ext::IdentExt::parse_any(input)
+    }
+}
+
+fn snake_case(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 4);
+    for (i, ch) in name.chars().enumerate() {
+        if ch.is_uppercase() {
+            if i > 0 {
+                out.push('_');
+            }
+            out.extend(ch.to_lowercase());
+        } else {
+            out.push(ch);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn typos_get_the_closest_option() {
+        assert_eq!(closest("ascc"), Some("asc"));
+        assert_eq!(closest("uniqe"), Some("unique"));
+        assert_eq!(closest("nulls_frist"), Some("nulls_first"));
+        assert_eq!(closest("DESC"), Some("desc"));
+        assert_eq!(closest("primary_key"), None);
+    }
+
+    #[test]
+    fn default_table_name_is_snake_case_plural() {
+        assert_eq!(snake_case("ActivityEvent") + "s", "activity_events");
+    }
+}

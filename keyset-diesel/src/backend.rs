@@ -1,0 +1,43 @@
+//! What the SQL generator needs to know about each backend.
+
+use diesel::backend::Backend;
+
+/// A Diesel backend keyset pagination knows how to write SQL for. Sealed: implemented for
+/// `Pg` (feature `postgres`), `Sqlite` (feature `sqlite`) and `Mysql` (feature `mysql`).
+pub trait KeysetBackend: Backend + private::Sealed {
+    /// Row-value comparison `(a, b) > ($1, $2)` is an index range start on this backend.
+    /// True for PostgreSQL and SQLite (3.15+); false for MySQL/MariaDB, whose manuals say row
+    /// comparisons other than `=` and `IN` do not use an index (DESIGN.md rules 1 and 2).
+    const ROW_VALUES: bool;
+    /// `NULLS FIRST` / `NULLS LAST` is valid in `ORDER BY` (PostgreSQL; SQLite 3.30+). On MySQL
+    /// the placement is a leading `col IS NULL` sort term instead.
+    const NULLS_ORDER_SYNTAX: bool;
+}
+
+mod private {
+    pub trait Sealed {}
+}
+
+#[cfg(feature = "postgres")]
+impl private::Sealed for diesel::pg::Pg {}
+#[cfg(feature = "postgres")]
+impl KeysetBackend for diesel::pg::Pg {
+    const ROW_VALUES: bool = true;
+    const NULLS_ORDER_SYNTAX: bool = true;
+}
+
+#[cfg(feature = "sqlite")]
+impl private::Sealed for diesel::sqlite::Sqlite {}
+#[cfg(feature = "sqlite")]
+impl KeysetBackend for diesel::sqlite::Sqlite {
+    const ROW_VALUES: bool = true;
+    const NULLS_ORDER_SYNTAX: bool = true;
+}
+
+#[cfg(feature = "mysql")]
+impl private::Sealed for diesel::mysql::Mysql {}
+#[cfg(feature = "mysql")]
+impl KeysetBackend for diesel::mysql::Mysql {
+    const ROW_VALUES: bool = false;
+    const NULLS_ORDER_SYNTAX: bool = false;
+}

@@ -1,0 +1,174 @@
+//! The [`Keyset`] trait: which columns order a model, in which direction, and how a row's key
+//! is read and bound. `#[derive(Keyset)]` implements it; you rarely write it by hand.
+
+use diesel::backend::Backend;
+use diesel::query_builder::AstPass;
+use diesel::QueryResult;
+
+use crate::value::KeyTuple;
+
+/// The order of one key column as declared on the model (`#[keyset(asc)]` / `#[keyset(desc)]`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SortDirection {
+    /// Smallest value first (`ASC`).
+    Asc,
+    /// Largest value first (`DESC`).
+    Desc,
+}
+
+impl SortDirection {
+    /// The SQL keyword, `"ASC"` or `"DESC"`.
+    pub const fn keyword(self) -> &'static str {
+        match self {
+            SortDirection::Asc => "ASC",
+            SortDirection::Desc => "DESC",
+        }
+    }
+
+    /// The other direction.
+    pub const fn reversed(self) -> Self {
+        match self {
+            SortDirection::Asc => SortDirection::Desc,
+            SortDirection::Desc => SortDirection::Asc,
+        }
+    }
+}
+
+/// Where the NULLs of a nullable key column sort, in the model's declared (forward) order
+/// (`#[keyset(asc, nulls_last)]`). It is always written out in the SQL, so pages are the same on
+/// every backend whatever the database's default NULL placement is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NullsOrder {
+    /// NULLs before every value.
+    First,
+    /// NULLs after every value.
+    Last,
+}
+
+impl NullsOrder {
+    /// The other placement.
+    pub const fn reversed(self) -> Self {
+        match self {
+            NullsOrder::First => NullsOrder::Last,
+            NullsOrder::Last => NullsOrder::First,
+        }
+    }
+}
+
+/// One column of a keyset, as declared on the model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct KeyColumn {
+    /// The SQL column name (Diesel's `Column::NAME`).
+    pub name: &'static str,
+    /// The Rust field it is read from.
+    pub field: &'static str,
+    /// Declared direction.
+    pub direction: SortDirection,
+    /// Declared NULL placement; `None` for a column that is not nullable.
+    pub nulls: Option<NullsOrder>,
+}
+
+/// A model that can be paginated by keyset: an ordered list of sort columns whose last column
+/// (the tie-breaker) is unique, so that a key names exactly one row.
+///
+/// Implemented by `#[derive(Keyset)]`:
+///
+/// ```
+/// # use diesel::prelude::*;
+/// # use keyset_diesel::Keyset;
+/// diesel::table! { events (event_id) { event_id -> Text, workspace_id -> Text,
+///     occurred_at -> Timestamp, message -> Text } }
+///
+/// #[derive(Queryable, Selectable, Keyset)]
+/// #[diesel(table_name = events)]
+/// struct Event {
+///     workspace_id: String,
+///     #[keyset(asc)]
+///     occurred_at: chrono::NaiveDateTime,
+///     #[keyset(asc, unique)] // the tie-breaker
+///     event_id: String,
+///     message: String,
+/// }
+///
+/// assert_eq!(Event::sort_signature(), "events(occurred_at:naive_datetime asc,event_id:text asc)");
+/// ```
+///
+/// * `Key` is the tuple of the key fields' Rust types, in key order (declaration order):
+///   `(chrono::NaiveDateTime, String)` above.
+/// * `ORDER BY` and the seek predicate are both generated from [`Keyset::COLUMNS`], so they
+///   cannot disagree (../shared/CASES.md C22).
+pub trait Keyset: Sized {
+    /// The table every key column belongs to.
+    type Table: diesel::Table;
+    /// The key columns as a tuple of Diesel column types, in key order. Used for the
+    /// compile-time checks that the keyset's table is in the query's `FROM` clause.
+    type Columns: Copy + Default + Send + Sync + 'static;
+    /// The row's key: a tuple of the key fields' Rust types, in key order.
+    type Key: KeyTuple;
+    /// The key columns in key order; the last one is the unique tie-breaker.
+    const COLUMNS: &'static [KeyColumn];
+    /// The name of [`Keyset::Table`], as written in `#[diesel(table_name = ..)]`.
+    const TABLE_NAME: &'static str;
+
+    /// The key of this row (cloned out of the model).
+    fn key(&self) -> Self::Key;
+
+    /// A stable text naming the table, the key columns with their key value type tags, their
+    /// directions and NULL placements, e.g.
+    /// `events(occurred_at:naive_datetime asc,event_id:text asc)`. Tokens carry it, so a token
+    /// made for one keyset is refused by another.
+    fn sort_signature() -> String {
+        let mut s = String::with_capacity(64);
+        s.push_str(Self::TABLE_NAME);
+        s.push('(');
+        for (i, c) in Self::COLUMNS.iter().enumerate() {
+            if i > 0 {
+                s.push(',');
+            }
+            s.push_str(c.name);
+            s.push(':');
+            s.push_str(&Self::Key::type_tag(i));
+            s.push(' ');
+            s.push_str(match c.direction {
+                SortDirection::Asc => "asc",
+                SortDirection::Desc => "desc",
+            });
+            match c.nulls {
+                Some(NullsOrder::First) => s.push_str(" nulls_first"),
+                Some(NullsOrder::Last) => s.push_str(" nulls_last"),
+                None => {}
+            }
+        }
+        s.push(')');
+        s
+    }
+}
+
+/// The backend-specific half of [`Keyset`]: writes key column `index` (qualified with its table)
+/// and binds key value `index` with the column's own SQL type (never a cast: rule 4 of
+/// DESIGN.md). Implemented by `#[derive(Keyset)]` for every backend the field types support.
+pub trait KeysetSql<DB: Backend>: Keyset {
+    /// Writes column `index` of the keyset, e.g. `"events"."occurred_at"`.
+    ///
+    /// # Errors
+    /// `QueryBuilderError` when `index >= COLUMNS.len()` (a bug in a hand-written impl).
+    fn walk_column(index: usize, out: AstPass<'_, '_, DB>) -> QueryResult<()>;
+
+    /// Binds value `index` of `key` as a parameter of the column's SQL type.
+    ///
+    /// # Errors
+    /// `QueryBuilderError` when `index` is out of range, or what binding the value returns.
+    fn walk_value<'b>(
+        key: &'b Self::Key,
+        index: usize,
+        out: AstPass<'_, 'b, DB>,
+    ) -> QueryResult<()>;
+}
+
+/// The error a [`KeysetSql`] method returns for a column index past the keyset's end.
+#[doc(hidden)]
+pub fn __index_error(index: usize) -> diesel::result::Error {
+    diesel::result::Error::QueryBuilderError(
+        format!("keyset column index {index} out of range").into(),
+    )
+}

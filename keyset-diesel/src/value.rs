@@ -1,0 +1,265 @@
+//! Key values: the Rust types a key column may have, with a lossless representation for tokens.
+//!
+//! | Rust type | type tag | token representation |
+//! |---|---|---|
+//! | `i16`, `i32`, `i64` | `i16`, `i32`, `i64` | the integer |
+//! | `bool` | `bool` | the boolean |
+//! | `String` | `text` | the exact string |
+//! | `chrono::DateTime<Utc>` (feature `chrono`) | `datetime_utc` | `[seconds since 1970-01-01T00:00:00Z, nanoseconds]` |
+//! | `chrono::NaiveDateTime` (feature `chrono`) | `naive_datetime` | `[seconds since 1970-01-01T00:00:00, nanoseconds]` |
+//! | `chrono::NaiveDate` (feature `chrono`) | `date` | days since 0001-01-01 (CE day number) |
+//! | `uuid::Uuid` (feature `uuid`) | `uuid` | the 16 bytes as one big-endian `u128` |
+//! | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | the exact decimal text |
+//! | `Option<T>` for any of these | `nullable<tag>` | `null` or the representation of `T` |
+//!
+//! Timestamps keep nanoseconds, so a key read from the database is bound back exactly as it
+//! was read, at whatever precision the database keeps (microseconds on PostgreSQL and
+//! `DATETIME(6)`; the stored text on SQLite, re-encoded by Diesel in the same `%F %T%.f` form).
+//! Floating-point keys are deliberately not supported (NaN and -0.0 have no portable order).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+/// A key value a token cannot turn back into its Rust type (for example a timestamp out of
+/// chrono's range, or decimal text that does not parse).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid key value: {0}")]
+pub struct InvalidKeyValue(pub &'static str);
+
+/// A Rust type usable as one key column's value.
+///
+/// Implemented for the types in the [module table](self). Implement it for your own type
+/// (a newtype around one of them, say) if its representation is lossless and its Diesel
+/// `ToSql` binds exactly the value that was read.
+pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
+    /// Serializable, lossless form used inside tokens.
+    type Repr: Serialize + DeserializeOwned;
+
+    /// A short stable name of the type, part of [`crate::Keyset::sort_signature`].
+    fn type_tag() -> Cow<'static, str>;
+
+    /// `true` for SQL NULL (`None`). The seek predicate never binds a NULL: it writes
+    /// `IS NULL` / `IS NOT NULL` arms instead.
+    fn is_null(&self) -> bool {
+        false
+    }
+
+    /// The token representation.
+    fn to_repr(&self) -> Self::Repr;
+
+    /// Back from the token representation.
+    ///
+    /// # Errors
+    /// [`InvalidKeyValue`] when the representation does not name a value of this type.
+    fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue>;
+}
+
+macro_rules! plain_key_value {
+    ($($ty:ty => $tag:literal),* $(,)?) => {$(
+        impl KeyValue for $ty {
+            type Repr = $ty;
+            fn type_tag() -> Cow<'static, str> {
+                Cow::Borrowed($tag)
+            }
+            fn to_repr(&self) -> Self::Repr {
+                self.clone()
+            }
+            fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
+                Ok(repr)
+            }
+        }
+    )*};
+}
+
+plain_key_value!(i16 => "i16", i32 => "i32", i64 => "i64", bool => "bool", String => "text");
+
+impl<T: KeyValue> KeyValue for Option<T> {
+    type Repr = Option<T::Repr>;
+    fn type_tag() -> Cow<'static, str> {
+        Cow::Owned(format!("nullable<{}>", T::type_tag()))
+    }
+    fn is_null(&self) -> bool {
+        self.is_none()
+    }
+    fn to_repr(&self) -> Self::Repr {
+        self.as_ref().map(T::to_repr)
+    }
+    fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
+        repr.map(T::from_repr).transpose()
+    }
+}
+
+#[cfg(feature = "chrono")]
+mod chrono_impls {
+    use super::*;
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+
+    impl KeyValue for DateTime<Utc> {
+        type Repr = (i64, u32);
+        fn type_tag() -> Cow<'static, str> {
+            Cow::Borrowed("datetime_utc")
+        }
+        fn to_repr(&self) -> Self::Repr {
+            (self.timestamp(), self.timestamp_subsec_nanos())
+        }
+        fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
+            DateTime::from_timestamp(secs, nanos).ok_or(InvalidKeyValue("timestamp out of range"))
+        }
+    }
+
+    impl KeyValue for NaiveDateTime {
+        type Repr = (i64, u32);
+        fn type_tag() -> Cow<'static, str> {
+            Cow::Borrowed("naive_datetime")
+        }
+        fn to_repr(&self) -> Self::Repr {
+            let utc = self.and_utc();
+            (utc.timestamp(), utc.timestamp_subsec_nanos())
+        }
+        fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
+            DateTime::from_timestamp(secs, nanos)
+                .map(|t| t.naive_utc())
+                .ok_or(InvalidKeyValue("timestamp out of range"))
+        }
+    }
+
+    impl KeyValue for NaiveDate {
+        type Repr = i32;
+        fn type_tag() -> Cow<'static, str> {
+            Cow::Borrowed("date")
+        }
+        fn to_repr(&self) -> Self::Repr {
+            chrono::Datelike::num_days_from_ce(self)
+        }
+        fn from_repr(days: Self::Repr) -> Result<Self, InvalidKeyValue> {
+            NaiveDate::from_num_days_from_ce_opt(days).ok_or(InvalidKeyValue("date out of range"))
+        }
+    }
+}
+
+#[cfg(feature = "uuid")]
+impl KeyValue for uuid::Uuid {
+    type Repr = u128;
+    fn type_tag() -> Cow<'static, str> {
+        Cow::Borrowed("uuid")
+    }
+    fn to_repr(&self) -> Self::Repr {
+        self.as_u128()
+    }
+    fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
+        Ok(uuid::Uuid::from_u128(repr))
+    }
+}
+
+#[cfg(feature = "numeric")]
+impl KeyValue for bigdecimal::BigDecimal {
+    type Repr = String;
+    fn type_tag() -> Cow<'static, str> {
+        Cow::Borrowed("decimal")
+    }
+    fn to_repr(&self) -> Self::Repr {
+        self.to_string()
+    }
+    fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
+        // Bounded input: the token size cap limits the text, and we refuse exponents that
+        // would make BigDecimal allocate huge digit strings when printed.
+        if repr.len() > 200 || repr.contains(['e', 'E']) {
+            return Err(InvalidKeyValue("decimal text not in plain form"));
+        }
+        repr.parse()
+            .map_err(|_| InvalidKeyValue("decimal text does not parse"))
+    }
+}
+
+/// A row's key: a tuple of [`KeyValue`]s, one per key column, in key order. Implemented for
+/// tuples of 1 to 12 elements (so a keyset has at most 12 columns).
+pub trait KeyTuple: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
+    /// Number of key columns.
+    const LEN: usize;
+    /// Serializable form: the tuple of the elements' [`KeyValue::Repr`], a JSON array in tokens.
+    type Repr: Serialize + DeserializeOwned;
+    /// [`KeyValue::type_tag`] of element `index` (empty past the end).
+    fn type_tag(index: usize) -> Cow<'static, str>;
+    /// Whether element `index` is SQL NULL (`false` past the end).
+    fn is_null(&self, index: usize) -> bool;
+    /// The token representation.
+    fn to_repr(&self) -> Self::Repr;
+    /// Back from the token representation.
+    ///
+    /// # Errors
+    /// [`InvalidKeyValue`] from the first element that does not convert.
+    fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue>;
+}
+
+macro_rules! key_tuple {
+    ($len:literal: $($T:ident $idx:tt),+) => {
+        impl<$($T: KeyValue),+> KeyTuple for ($($T,)+) {
+            const LEN: usize = $len;
+            type Repr = ($($T::Repr,)+);
+            fn type_tag(index: usize) -> Cow<'static, str> {
+                match index {
+                    $($idx => $T::type_tag(),)+
+                    _ => Cow::Borrowed(""),
+                }
+            }
+            fn is_null(&self, index: usize) -> bool {
+                match index {
+                    $($idx => self.$idx.is_null(),)+
+                    _ => false,
+                }
+            }
+            fn to_repr(&self) -> Self::Repr {
+                ($(self.$idx.to_repr(),)+)
+            }
+            fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
+                Ok(($($T::from_repr(repr.$idx)?,)+))
+            }
+        }
+    };
+}
+
+key_tuple!(1: A 0);
+key_tuple!(2: A 0, B 1);
+key_tuple!(3: A 0, B 1, C 2);
+key_tuple!(4: A 0, B 1, C 2, D 3);
+key_tuple!(5: A 0, B 1, C 2, D 3, E 4);
+key_tuple!(6: A 0, B 1, C 2, D 3, E 4, F 5);
+key_tuple!(7: A 0, B 1, C 2, D 3, E 4, F 5, G 6);
+key_tuple!(8: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7);
+key_tuple!(9: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8);
+key_tuple!(10: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9);
+key_tuple!(11: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10);
+key_tuple!(12: A 0, B 1, C 2, D 3, E 4, F 5, G 6, H 7, I 8, J 9, K 10, L 11);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tuple_repr_round_trips_and_reports_nulls() {
+        let key: (Option<String>, i64) = (None, 7);
+        assert!(key.is_null(0));
+        assert!(!key.is_null(1));
+        assert!(!key.is_null(2));
+        let back = <(Option<String>, i64)>::from_repr(key.to_repr()).unwrap();
+        assert_eq!(back, key);
+        assert_eq!(<(Option<String>, i64)>::type_tag(0), "nullable<text>");
+        assert_eq!(<(Option<String>, i64)>::type_tag(5), "");
+    }
+
+    #[cfg(feature = "chrono")]
+    #[test]
+    fn timestamps_keep_nanoseconds() {
+        let t = chrono::DateTime::from_timestamp(1_760_097_602, 123_456_789).unwrap();
+        assert_eq!(
+            chrono::DateTime::<chrono::Utc>::from_repr(t.to_repr()).unwrap(),
+            t
+        );
+        let n = t.naive_utc();
+        assert_eq!(chrono::NaiveDateTime::from_repr(n.to_repr()).unwrap(), n);
+        assert!(chrono::NaiveDateTime::from_repr((i64::MAX, 0)).is_err());
+    }
+}
