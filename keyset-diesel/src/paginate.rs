@@ -83,6 +83,16 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
     }
 }
 
+impl<Q: Clone, K: Keyset> Clone for Paginated<Q, K> {
+    fn clone(&self) -> Self {
+        Paginated {
+            query: self.query.clone(),
+            cursor: self.cursor.clone(),
+            page_size: self.page_size,
+        }
+    }
+}
+
 impl<Q, K: Keyset> Paginated<Q, K> {
     /// Rows per page (at least 1; default [`DEFAULT_PAGE_SIZE`]). The query fetches
     /// `page_size + 1` rows to know `has_more` exactly.
@@ -219,7 +229,7 @@ impl<'a, K, ST, QS, DB, GB> PageSource<K> for BoxedSelectStatement<'a, ST, FromC
 where
     K: Keyset,
     QS: QuerySource,
-    DB: Backend,
+    DB: Backend + Default,
     Self: FilterDsl<SeekPredicate<K>, Output = Self>
         + OrderDsl<KeysetOrder<K>, Output = Self>
         + LimitDsl<Output = Self>,
@@ -236,10 +246,18 @@ where
     }
 
     fn check_clauses(&self) -> Result<(), KeysetError> {
-        if self.order.is_some() {
+        // A boxed clause may be present and still write nothing (PostgreSQL boxes an absent
+        // LIMIT as `Some(NoLimitClause)`), so ask each one whether it writes SQL.
+        let backend = DB::default();
+        let writes_sql = |clause: &Option<Box<dyn QueryFragment<DB> + Send + 'a>>| {
+            clause
+                .as_ref()
+                .is_some_and(|c| !c.is_noop(&backend).unwrap_or(false))
+        };
+        if writes_sql(&self.order) {
             return Err(KeysetError::AlreadyOrdered);
         }
-        if self.limit_offset.limit.is_some() || self.limit_offset.offset.is_some() {
+        if writes_sql(&self.limit_offset.limit) || writes_sql(&self.limit_offset.offset) {
             return Err(KeysetError::AlreadyLimited);
         }
         Ok(())

@@ -1,1 +1,154 @@
-//! Shared fixtures for the backend suites.
+//! Integration tests of `keyset-diesel` against real databases.
+//!
+//! Each backend has one test binary (`tests/sqlite.rs`, `tests/postgres.rs`, ...), compiled
+//! behind that backend's feature. The shared suites live here, generic over [`TestDb`], and
+//! [`backend_suite!`] turns them into `#[test]` functions for a backend. A suite whose server
+//! is not reachable fails; nothing is skipped.
+
+pub mod cases;
+pub mod db;
+pub mod models;
+pub mod oracle;
+pub mod property;
+pub mod schema;
+
+pub use db::{Fixture, NewEvent, PlanRow, Row, TestDb};
+
+use chrono::NaiveDateTime;
+
+/// 2026-10-10 12:00:00 UTC plus `secs` seconds and `micros` microseconds.
+pub fn at(secs: i64, micros: i64) -> NaiveDateTime {
+    NaiveDateTime::parse_from_str("2026-10-10 12:00:00", "%F %T").expect("valid base time")
+        + chrono::Duration::seconds(secs)
+        + chrono::Duration::microseconds(micros)
+}
+
+/// `../shared`, beside the repository (or `KEYSET_SHARED_DIR`).
+pub fn shared_dir() -> std::path::PathBuf {
+    match std::env::var_os("KEYSET_SHARED_DIR") {
+        Some(dir) => dir.into(),
+        None => std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared"),
+    }
+}
+
+/// A file under `../shared/data`, or `None` after saying why; under `CI=true` a missing file
+/// fails the test instead.
+pub fn shared_data(relative: &str) -> Option<std::path::PathBuf> {
+    let path = shared_dir().join("data").join(relative);
+    if path.is_file() {
+        return Some(path);
+    }
+    let msg = format!(
+        "{} is missing: this test needs ../shared/data beside the repository (or KEYSET_SHARED_DIR)",
+        path.display()
+    );
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{msg}");
+    }
+    eprintln!("NOT RUN: {msg}");
+    None
+}
+
+/// Expands to the `#[test]` functions every backend runs, for connection type `$db`.
+#[macro_export]
+macro_rules! backend_suite {
+    ($db:ty) => {
+        #[test]
+        fn oracle_property_random_keysets_ties_and_page_sizes() {
+            $crate::property::oracle_property::<$db>();
+        }
+        #[test]
+        fn c01_non_unique_sort_key_is_completed_by_the_tie_breaker() {
+            $crate::cases::c01::<$db>();
+        }
+        #[test]
+        fn c02_strict_comparison_does_not_repeat_the_boundary_row() {
+            $crate::cases::c02::<$db>();
+        }
+        #[test]
+        fn c03_cursor_is_the_last_row_delivered_not_the_look_ahead_row() {
+            $crate::cases::c03::<$db>();
+        }
+        #[test]
+        fn c04_descending_order_uses_the_descending_operator() {
+            $crate::cases::c04::<$db>();
+        }
+        #[test]
+        fn c05_mixed_directions_and_the_tie_breaker_direction() {
+            $crate::cases::c05::<$db>();
+        }
+        #[test]
+        fn c22_first_page_and_predicate_follow_the_same_keyset() {
+            $crate::cases::c22::<$db>();
+        }
+        #[test]
+        fn seed_feed_pages_are_e101_to_e103_then_e104_to_e106() {
+            $crate::cases::seed_feed::<$db>();
+        }
+        #[test]
+        fn change_rule_newer_row_inserted_between_requests_appears_later() {
+            $crate::cases::insert_between_requests::<$db>();
+        }
+        #[test]
+        fn change_rule_deleted_boundary_row_still_marks_the_position() {
+            $crate::cases::delete_boundary_row::<$db>();
+        }
+        #[test]
+        fn two_tenants_never_leak_across_the_filter() {
+            $crate::cases::two_tenants::<$db>();
+        }
+        #[test]
+        fn empty_and_single_row_results() {
+            $crate::cases::empty_and_single_row::<$db>();
+        }
+        #[test]
+        fn boxed_queries_with_order_limit_or_offset_are_refused() {
+            use diesel::prelude::*;
+            use keyset_diesel::{KeysetError, PaginateDsl};
+            use $crate::models::ID_asc;
+            use $crate::schema::keyset_rows;
+            let mut db = <$db as $crate::TestDb>::open();
+            let conn: &mut $db = &mut db;
+            let base = || keyset_rows::table.select(ID_asc::as_select()).into_boxed();
+            let ordered = base()
+                .order(keyset_rows::a)
+                .paginate_after::<ID_asc>(None)
+                .load_page(conn);
+            let limited = base()
+                .limit(3)
+                .paginate_after::<ID_asc>(None)
+                .load_page(conn);
+            let offset = base()
+                .offset(3)
+                .paginate_after::<ID_asc>(None)
+                .load_page(conn);
+            let plain = base().paginate_after::<ID_asc>(None).load_page(conn);
+            let err = |r: diesel::QueryResult<keyset_diesel::Page<ID_asc>>| {
+                KeysetError::from_diesel(&r.expect_err("must be refused")).cloned()
+            };
+            assert_eq!(err(ordered), Some(KeysetError::AlreadyOrdered));
+            assert_eq!(err(limited), Some(KeysetError::AlreadyLimited));
+            assert_eq!(err(offset), Some(KeysetError::AlreadyLimited));
+            assert!(plain.expect("a plain boxed query pages").items.is_empty());
+        }
+        #[test]
+        fn page_size_zero_is_a_typed_error() {
+            use diesel::prelude::*;
+            use keyset_diesel::{KeysetError, PaginateDsl};
+            use $crate::models::ID_asc;
+            use $crate::schema::keyset_rows;
+            let mut db = <$db as $crate::TestDb>::open();
+            let conn: &mut $db = &mut db;
+            let result = keyset_rows::table
+                .select(ID_asc::as_select())
+                .paginate_after::<ID_asc>(None)
+                .page_size(0)
+                .load_page(conn);
+            let error = result.expect_err("page size 0 is refused");
+            assert_eq!(
+                KeysetError::from_diesel(&error),
+                Some(&KeysetError::InvalidPageSize(0))
+            );
+        }
+    };
+}

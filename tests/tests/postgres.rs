@@ -1,1 +1,3 @@
-//! PostgreSQL suite.
+//! The PostgreSQL suite. Needs the server (see README); fails when it is not reachable.
+
+keyset_tests::backend_suite!(diesel::PgConnection);

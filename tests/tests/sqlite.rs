@@ -1,1 +1,3 @@
-//! SQLite suite.
+//! The SQLite suite (embedded, bundled SQLite; no server).
+
+keyset_tests::backend_suite!(diesel::SqliteConnection);

@@ -1,0 +1,9 @@
+-- The activity feed of the seed article: events ordered per workspace by (occurred_at, event_id).
+CREATE TABLE events (
+    event_id VARCHAR(64) NOT NULL PRIMARY KEY,
+    workspace_id VARCHAR(64) NOT NULL,
+    occurred_at TIMESTAMP NOT NULL, -- microseconds, UTC by convention
+    message TEXT NOT NULL
+);
+-- Filter column first, then the keyset columns in keyset order.
+CREATE INDEX events_workspace_time ON events (workspace_id, occurred_at, event_id);

@@ -1,0 +1,310 @@
+//! Named fault cases from ../shared/CASES.md and the seed article's change rules, generic over
+//! the backend. Each asserts the exact pages the case lists.
+
+use keyset_diesel::{Cursor, Keyset};
+
+use crate::models::{
+    A_asc__ID_asc, A_desc__ID_asc, A_desc__ID_desc, C_desc__ID_desc, FeedEvent, ID_asc, Oracle,
+    Walk,
+};
+use crate::oracle::walk_pages;
+use crate::{at, NewEvent, Row, TestDb};
+
+/// The pages of `M` over tenant 0 as `(ids, has_more)`, walked with an unboxed query; the
+/// boxed query must give the same pages.
+fn pages<M, C>(conn: &mut C, page_size: u32) -> Vec<(Vec<i64>, bool)>
+where
+    M: Walk<C, Filter = i32> + Oracle,
+{
+    let mut summary = |boxed| -> Vec<(Vec<i64>, bool)> {
+        walk_pages::<M, C>(conn, &0, page_size, boxed)
+            .iter()
+            .map(|p| (p.items.iter().map(M::id).collect(), p.has_more))
+            .collect()
+    };
+    let unboxed = summary(false);
+    let boxed = summary(true);
+    assert_eq!(unboxed, boxed, "boxed and unboxed queries page alike");
+    unboxed
+}
+
+fn rows_with_a(values: &[(i64, i32)]) -> Vec<Row> {
+    values
+        .iter()
+        .map(|&(id, a)| Row { a, ..Row::new(id) })
+        .collect()
+}
+
+/// C01: `grp ASC` alone cannot name a row; with the tie-breaker `id` the pages are exact.
+/// (The compile-time refusal of a keyset without a unique last column is a trybuild test.)
+pub fn c01<C: TestDb>()
+where
+    A_asc__ID_asc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    db.insert_rows(&rows_with_a(&[(1, 1), (2, 1), (3, 1), (4, 2)]));
+    assert_eq!(
+        pages::<A_asc__ID_asc, C>(&mut db, 2),
+        vec![(vec![1, 2], true), (vec![3, 4], false)]
+    );
+}
+
+/// C02: `created_at DESC, id DESC`, page 3: [5,4,3] then [2,1]; 3 is not repeated.
+pub fn c02<C: TestDb>()
+where
+    C_desc__ID_desc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    let rows: Vec<Row> = (1..=5)
+        .map(|id| Row {
+            c: at(id, 0),
+            ..Row::new(id)
+        })
+        .collect();
+    db.insert_rows(&rows);
+    assert_eq!(
+        pages::<C_desc__ID_desc, C>(&mut db, 3),
+        vec![(vec![5, 4, 3], true), (vec![2, 1], false)]
+    );
+}
+
+/// C03: rows 1..7, page 3 (LIMIT 4): the cursor is row 3, not the look-ahead row 4; and with
+/// rows 1..6 the second page is full but has no next cursor.
+pub fn c03<C: TestDb>()
+where
+    ID_asc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    db.insert_rows(&(1..=7).map(Row::new).collect::<Vec<_>>());
+    let walked = walk_pages::<ID_asc, C>(&mut db, &0, 3, false);
+    assert_eq!(walked[0].next_cursor, Some(Cursor::after((3,))));
+    assert_eq!(
+        pages::<ID_asc, C>(&mut db, 3),
+        vec![
+            (vec![1, 2, 3], true),
+            (vec![4, 5, 6], true),
+            (vec![7], false)
+        ]
+    );
+    db.exec("DELETE FROM keyset_rows WHERE id = 7");
+    let walked = walk_pages::<ID_asc, C>(&mut db, &0, 3, false);
+    assert_eq!(walked.len(), 2);
+    assert_eq!(walked[1].items.len(), 3);
+    assert!(!walked[1].has_more);
+    assert!(
+        walked[1].next_cursor.is_none(),
+        "no look-ahead row, so no cursor"
+    );
+}
+
+/// C04: `v DESC, id DESC`, page 2: [4,3] then [2,1] (`v < 3`, not `v > 3`).
+pub fn c04<C: TestDb>()
+where
+    A_desc__ID_desc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    db.insert_rows(&rows_with_a(&[(1, 1), (2, 2), (3, 3), (4, 4)]));
+    assert_eq!(
+        pages::<A_desc__ID_desc, C>(&mut db, 2),
+        vec![(vec![4, 3], true), (vec![2, 1], false)]
+    );
+}
+
+/// C05: `score DESC, id ASC`: [5,2], [3,4], [1,6]. We never append a tie-breaker: the model
+/// declares it with its own direction. So `score ASC, id ASC` and `score DESC, id DESC` walk
+/// in exactly reversed order, and `score DESC, id ASC` is its own, declared order.
+pub fn c05<C: TestDb>()
+where
+    A_desc__ID_asc: Walk<C, Filter = i32>,
+    A_asc__ID_asc: Walk<C, Filter = i32>,
+    A_desc__ID_desc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    db.insert_rows(&rows_with_a(&[
+        (1, 10),
+        (2, 20),
+        (3, 20),
+        (4, 20),
+        (5, 30),
+        (6, 10),
+    ]));
+    assert_eq!(
+        pages::<A_desc__ID_asc, C>(&mut db, 2),
+        vec![(vec![5, 2], true), (vec![3, 4], true), (vec![1, 6], false)]
+    );
+    let flat =
+        |p: Vec<(Vec<i64>, bool)>| p.into_iter().flat_map(|(ids, _)| ids).collect::<Vec<_>>();
+    let asc = flat(pages::<A_asc__ID_asc, C>(&mut db, 2));
+    let desc = flat(pages::<A_desc__ID_desc, C>(&mut db, 2));
+    assert_eq!(asc, vec![1, 6, 2, 3, 4, 5]);
+    assert_eq!(desc, vec![5, 4, 3, 2, 6, 1]);
+    assert_eq!(asc.iter().rev().copied().collect::<Vec<_>>(), desc);
+}
+
+/// C22: `rank ASC, id ASC` drives the first page's ORDER BY, the predicate and the cursor:
+/// [5,2], [3,1], [4].
+pub fn c22<C: TestDb>()
+where
+    A_asc__ID_asc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    db.insert_rows(&rows_with_a(&[(1, 3), (2, 1), (3, 2), (4, 4), (5, 0)]));
+    let walked = walk_pages::<A_asc__ID_asc, C>(&mut db, &0, 2, false);
+    assert_eq!(walked[0].next_cursor.as_ref().map(|c| c.key), Some((1, 2)));
+    assert_eq!(
+        pages::<A_asc__ID_asc, C>(&mut db, 2),
+        vec![(vec![5, 2], true), (vec![3, 1], true), (vec![4], false)]
+    );
+}
+
+/// The seed article's feed: W9's six events and another workspace's.
+pub fn seed_events() -> Vec<NewEvent> {
+    [
+        ("e101", "W9", 1),
+        ("e102", "W9", 2),
+        ("e103", "W9", 2),
+        ("e104", "W9", 2),
+        ("e105", "W9", 3),
+        ("e106", "W9", 4),
+        ("e201", "W7", 1),
+        ("e202", "W7", 2),
+        ("e203", "W7", 3),
+    ]
+    .iter()
+    .map(|&(id, ws, secs)| NewEvent {
+        event_id: id.to_string(),
+        workspace_id: ws.to_string(),
+        occurred_at: at(secs, 0),
+        message: format!("event {id}"),
+    })
+    .collect()
+}
+
+fn event_ids(pages: &[keyset_diesel::Page<FeedEvent>]) -> Vec<Vec<String>> {
+    pages
+        .iter()
+        .map(|p| p.items.iter().map(|e| e.event_id.clone()).collect())
+        .collect()
+}
+
+fn page<C: TestDb>(
+    conn: &mut C,
+    workspace: &str,
+    cursor: Option<Cursor<FeedEvent>>,
+) -> keyset_diesel::Page<FeedEvent>
+where
+    FeedEvent: Walk<C, Filter = str>,
+{
+    FeedEvent::page(conn, workspace, cursor, 3, false).expect("page")
+}
+
+fn ids(page: &keyset_diesel::Page<FeedEvent>) -> Vec<&str> {
+    page.items.iter().map(|e| e.event_id.as_str()).collect()
+}
+
+/// The seed article: W9 with page size 3 is [e101, e102, e103] then [e104, e105, e106];
+/// e104 shares e103's timestamp and is not skipped.
+pub fn seed_feed<C: TestDb>()
+where
+    FeedEvent: Walk<C, Filter = str>,
+{
+    let mut db = C::open();
+    db.insert_events(&seed_events());
+    for boxed in [false, true] {
+        let pages = walk_pages::<FeedEvent, C>(&mut db, "W9", 3, boxed);
+        assert_eq!(
+            event_ids(&pages),
+            vec![vec!["e101", "e102", "e103"], vec!["e104", "e105", "e106"]]
+        );
+        assert!(pages[0].has_more && !pages[1].has_more);
+        let cursor = pages[0].next_cursor.as_ref().expect("cursor after page 1");
+        assert_eq!(cursor.key, (at(2, 0), "e103".to_string()));
+    }
+}
+
+/// A newer event inserted between requests appears on a later page; an event arriving late
+/// with a position before the cursor is not revisited (documented: live reads, no snapshot).
+pub fn insert_between_requests<C: TestDb>()
+where
+    FeedEvent: Walk<C, Filter = str>,
+{
+    let mut db = C::open();
+    db.insert_events(&seed_events());
+    let p1 = page(&mut *db, "W9", None);
+    assert_eq!(ids(&p1), ["e101", "e102", "e103"]);
+    let mut late = seed_events()[0].clone();
+    late.event_id = "e100".into();
+    late.occurred_at = at(0, 0);
+    let mut newer = seed_events()[0].clone();
+    newer.event_id = "e107".into();
+    newer.occurred_at = at(5, 0);
+    // Same timestamp as the cursor, sorting after it: must appear.
+    let mut tied = seed_events()[0].clone();
+    tied.event_id = "e103b".into();
+    tied.occurred_at = at(2, 0);
+    db.insert_events(&[late, newer, tied]);
+    let p2 = page(&mut *db, "W9", p1.next_cursor);
+    assert_eq!(ids(&p2), ["e103b", "e104", "e105"]);
+    let p3 = page(&mut *db, "W9", p2.next_cursor);
+    assert_eq!(ids(&p3), ["e106", "e107"]);
+    assert!(!p3.has_more);
+}
+
+/// Deleting the boundary row does not move the position; a deleted unseen row is not shown;
+/// nothing is duplicated and no unchanged row is skipped.
+pub fn delete_boundary_row<C: TestDb>()
+where
+    FeedEvent: Walk<C, Filter = str>,
+{
+    let mut db = C::open();
+    db.insert_events(&seed_events());
+    let p1 = page(&mut *db, "W9", None);
+    assert_eq!(ids(&p1), ["e101", "e102", "e103"]);
+    db.exec("DELETE FROM events WHERE event_id IN ('e103', 'e105')");
+    let p2 = page(&mut *db, "W9", p1.next_cursor);
+    assert_eq!(ids(&p2), ["e104", "e106"]);
+    assert!(!p2.has_more);
+}
+
+/// Two tenants: a walk of W9 never returns W7's rows, and a cursor taken from W7's walk, used
+/// in W9's query, only positions inside W9's rows (the filter is applied on every request).
+pub fn two_tenants<C: TestDb>()
+where
+    FeedEvent: Walk<C, Filter = str>,
+{
+    let mut db = C::open();
+    db.insert_events(&seed_events());
+    for ws in ["W9", "W7"] {
+        for page_size in [1, 2, 3, 10] {
+            for page in walk_pages::<FeedEvent, C>(&mut db, ws, page_size, false) {
+                assert!(page.items.iter().all(|e| e.workspace_id == ws));
+            }
+        }
+    }
+    let w7 = page(&mut *db, "W7", None);
+    assert_eq!(ids(&w7), ["e201", "e202", "e203"]);
+    // (12:00:02, "e202"): W9's e102-e104 share the time but sort before "e202".
+    let foreign_cursor = Cursor::<FeedEvent>::after_row(&w7.items[1]);
+    let w9 = page(&mut *db, "W9", Some(foreign_cursor));
+    assert_eq!(ids(&w9), ["e105", "e106"]);
+    assert!(w9.items.iter().all(|e| e.workspace_id == "W9"));
+}
+
+/// No rows: one empty page, no cursor. One row: one page, no cursor.
+pub fn empty_and_single_row<C: TestDb>()
+where
+    ID_asc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    let empty = walk_pages::<ID_asc, C>(&mut db, &0, 2, false);
+    assert_eq!(empty.len(), 1);
+    assert!(empty[0].items.is_empty() && !empty[0].has_more && empty[0].next_cursor.is_none());
+    db.insert_rows(&[Row::new(42)]);
+    let one = walk_pages::<ID_asc, C>(&mut db, &0, 2, true);
+    assert_eq!(one.len(), 1);
+    assert_eq!(
+        one[0].items.iter().map(|r| r.key()).collect::<Vec<_>>(),
+        [(42,)]
+    );
+    assert!(!one[0].has_more && one[0].next_cursor.is_none());
+}

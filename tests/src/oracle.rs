@@ -1,0 +1,114 @@
+//! The oracle: walking all pages must give exactly the rows of the same query with a plain
+//! `ORDER BY` and no `LIMIT`: no gap, no duplicate, same order.
+
+use keyset_diesel::{Cursor, Keyset, Page};
+
+use crate::models::{Oracle, Walk};
+use crate::TestDb;
+
+/// A walk next to what the oracle says.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compared {
+    /// Ids in page order.
+    pub walked: Vec<i64>,
+    /// Ids of the plain `ORDER BY` query.
+    pub expected: Vec<i64>,
+    /// Pages read (queries run).
+    pub pages: usize,
+}
+
+/// Every page of `M` with `filter`, checking the page invariants on the way:
+/// at most `page_size` rows; `has_more` iff a next cursor; a page with `has_more` is full and
+/// its cursor is the key of its last row; the walk ends.
+pub fn walk_pages<M, C>(
+    conn: &mut C,
+    filter: &M::Filter,
+    page_size: u32,
+    boxed: bool,
+) -> Vec<Page<M>>
+where
+    M: Walk<C>,
+{
+    let mut pages = Vec::new();
+    let mut cursor: Option<Cursor<M>> = None;
+    loop {
+        let page = M::page(conn, filter, cursor.take(), page_size, boxed)
+            .unwrap_or_else(|e| panic!("page {} failed: {e}", pages.len() + 1));
+        check_page(&page, page_size);
+        cursor = page.next_cursor.clone();
+        pages.push(page);
+        if cursor.is_none() {
+            return pages;
+        }
+        assert!(pages.len() < 100_000, "the walk does not end");
+    }
+}
+
+/// The invariants every page holds.
+pub fn check_page<M: Keyset>(page: &Page<M>, page_size: u32) {
+    assert!(
+        page.items.len() <= page_size as usize,
+        "page longer than page_size"
+    );
+    assert_eq!(page.page_size, page_size);
+    assert_eq!(
+        page.has_more,
+        page.next_cursor.is_some(),
+        "has_more iff next_cursor"
+    );
+    if let Some(cursor) = &page.next_cursor {
+        assert_eq!(
+            page.items.len(),
+            page_size as usize,
+            "a page with more after it is full"
+        );
+        let last = page.items.last().expect("a page with a cursor has rows");
+        assert_eq!(
+            cursor.key,
+            last.key(),
+            "the cursor is the last row delivered"
+        );
+    }
+}
+
+/// Walks `M` and runs the oracle query for the same filter.
+pub fn walk_and_compare<M, C>(conn: &mut C, tenant: &i32, page_size: u32, boxed: bool) -> Compared
+where
+    M: Walk<C, Filter = i32> + Oracle,
+    C: TestDb,
+{
+    let pages = walk_pages::<M, C>(conn, tenant, page_size, boxed);
+    let walked: Vec<i64> = pages
+        .iter()
+        .flat_map(|p| p.items.iter().map(M::id))
+        .collect();
+    let expected = conn.ids(&oracle_sql::<M>(&tenant.to_string()));
+    Compared {
+        walked,
+        expected,
+        pages: pages.len(),
+    }
+}
+
+/// `SELECT id FROM <table> WHERE <filter column> = <value> ORDER BY <model's order>`.
+pub fn oracle_sql<M: Oracle>(filter_value_sql: &str) -> String {
+    format!(
+        "SELECT id FROM {} WHERE {} = {} ORDER BY {}",
+        M::TABLE,
+        M::FILTER_COLUMN,
+        filter_value_sql,
+        M::ORDER_SQL
+    )
+}
+
+/// Asserts a comparison: same ids, same order, nothing twice.
+pub fn assert_matches(c: &Compared, context: &str) {
+    let mut seen = std::collections::HashSet::new();
+    for id in &c.walked {
+        assert!(seen.insert(id), "{context}: id {id} delivered twice");
+    }
+    assert_eq!(
+        c.walked, c.expected,
+        "{context}: walk differs from ORDER BY"
+    );
+}
