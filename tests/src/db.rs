@@ -5,7 +5,6 @@
 //! A suite whose server is not reachable fails loudly: it is never skipped.
 
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use chrono::NaiveDateTime;
 use diesel::connection::SimpleConnection;
@@ -126,7 +125,9 @@ impl<C: Connection> Drop for Fixture<C> {
 }
 
 /// A name no other test process uses at the same time.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 fn unique_name() -> String {
+    use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -140,6 +141,7 @@ fn unique_name() -> String {
     )
 }
 
+#[cfg(any(feature = "postgres", feature = "mysql"))]
 fn server_missing(backend: &str, url: &str, error: &dyn std::fmt::Display) -> ! {
     panic!(
         "{backend} is required by this test suite and is not reachable at {url}: {error}\n\

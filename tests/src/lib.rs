@@ -9,8 +9,10 @@ pub mod cases;
 pub mod db;
 pub mod models;
 pub mod oracle;
+pub mod plans;
 pub mod property;
 pub mod schema;
+pub mod typed;
 
 pub use db::{Fixture, NewEvent, PlanRow, Row, TestDb};
 

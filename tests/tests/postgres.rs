@@ -1,3 +1,303 @@
 //! The PostgreSQL suite. Needs the server (see README); fails when it is not reachable.
 
+use diesel::prelude::*;
+use diesel::sql_types::Text;
+use keyset_diesel::{Cursor, PaginateDsl};
+use keyset_tests::models::{PlanAsc, PlanDesc, PlanMixed};
+use keyset_tests::plans::{self, Explain, AT_TIES, PLAN_PAGE_SIZE, PLAN_ROWS, SCORES};
+use keyset_tests::schema::plan_rows;
+use keyset_tests::TestDb;
+use serde_json::Value;
+
 keyset_tests::backend_suite!(diesel::PgConnection);
+
+fn nodes(plan: &Value, out: &mut Vec<Value>) {
+    out.push(plan.clone());
+    if let Some(children) = plan.get("Plans").and_then(Value::as_array) {
+        for child in children {
+            nodes(child, out);
+        }
+    }
+}
+
+/// EXPLAIN (ANALYZE, FORMAT JSON) of the page after the row at depth `PLAN_DEPTH`, with the
+/// checks every shape shares; returns the scan node for shape-specific checks.
+macro_rules! deep_page_plan {
+    ($model:ty, $order:expr, $ties:expr) => {{
+        let mut db = diesel::PgConnection::open();
+        plans::load_plan_rows(&mut *db);
+        db.exec("ANALYZE plan_rows");
+        let conn: &mut diesel::PgConnection = &mut db;
+        let id = plans::deep_id(conn, $order);
+        let row: $model = plan_rows::table
+            .find(id)
+            .select(<$model>::as_select())
+            .first(conn)
+            .expect("deep row");
+        let paginated = plan_rows::table
+            .filter(plan_rows::tenant.eq(1))
+            .select(<$model>::as_select())
+            .paginate_after(Some(Cursor::after_row(&row)))
+            .page_size(PLAN_PAGE_SIZE);
+        // The page itself is right: the rows after the deep row.
+        let page = paginated.clone().load_page(conn).expect("deep page");
+        let expected = conn.ids(&format!(
+            "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+            $order,
+            plans::PLAN_DEPTH + 1
+        ));
+        assert_eq!(page.items.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
+        assert!(page.has_more);
+
+        let explain = Explain::<_, Text>::new(
+            "EXPLAIN (ANALYZE, FORMAT JSON)",
+            paginated.into_query().expect("page query"),
+        );
+        let json: String = explain.get_result(conn).expect("explain");
+        let parsed: Value = serde_json::from_str(&json).expect("explain json");
+        let mut all = Vec::new();
+        nodes(&parsed[0]["Plan"], &mut all);
+        let types: Vec<&str> = all.iter().filter_map(|n| n["Node Type"].as_str()).collect();
+        assert!(
+            !types.iter().any(|t| t.contains("Sort")),
+            "no Sort node expected: {types:?}\n{json}"
+        );
+        let scan = all
+            .iter()
+            .find(|n| matches!(n["Node Type"].as_str(), Some("Index Scan" | "Index Only Scan")))
+            .unwrap_or_else(|| panic!("an index scan expected: {types:?}\n{json}"))
+            .clone();
+        let removed = scan["Rows Removed by Filter"].as_i64().unwrap_or(0);
+        let ties: i64 = $ties;
+        assert!(
+            removed <= ties + i64::from(PLAN_PAGE_SIZE),
+            "rows removed by filter {removed} > ties {ties} + page size\n{json}"
+        );
+        let actual = scan["Actual Rows"].as_f64().expect("actual rows");
+        assert!(actual <= f64::from(PLAN_PAGE_SIZE + 1), "{actual} rows read\n{json}");
+        eprintln!(
+            "{}: {} on {}, Index Cond: {}, Filter: {}, rows removed by filter: {removed}, rows: {actual}",
+            stringify!($model),
+            scan["Node Type"],
+            scan["Index Name"],
+            scan["Index Cond"],
+            scan["Filter"]
+        );
+        scan
+    }};
+}
+
+#[test]
+fn plan_asc_keyset_is_an_index_range_scan_from_the_cursor() {
+    let scan = deep_page_plan!(PlanAsc, "at ASC, id ASC", AT_TIES);
+    assert_eq!(scan["Index Name"], "plan_rows_tenant_at_id");
+    let cond = scan["Index Cond"].as_str().expect("Index Cond");
+    assert!(
+        cond.contains("ROW(at, id) > ROW("),
+        "row-value bound on (at, id): {cond}"
+    );
+    assert_eq!(scan["Scan Direction"], "Forward");
+}
+
+#[test]
+fn plan_desc_keyset_is_a_backward_index_range_scan_from_the_cursor() {
+    let scan = deep_page_plan!(PlanDesc, "at DESC, id DESC", AT_TIES);
+    assert_eq!(scan["Index Name"], "plan_rows_tenant_at_id");
+    let cond = scan["Index Cond"].as_str().expect("Index Cond");
+    assert!(
+        cond.contains("ROW(at, id) < ROW("),
+        "row-value bound on (at, id): {cond}"
+    );
+    assert_eq!(scan["Scan Direction"], "Backward");
+}
+
+#[test]
+fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_cond() {
+    let scan = deep_page_plan!(PlanMixed, "score DESC, id ASC", PLAN_ROWS / 2 / SCORES + 1);
+    assert_eq!(scan["Index Name"], "plan_rows_tenant_score_desc_id");
+    let cond = scan["Index Cond"].as_str().expect("Index Cond");
+    assert!(
+        cond.contains("score <= "),
+        "redundant bound on score: {cond}"
+    );
+}
+
+mod typed {
+    use keyset_tests::key_model;
+
+    diesel::table! {
+        typed_rows (id) {
+            id -> BigInt,
+            tenant -> Integer,
+            k_i16 -> SmallInt,
+            k_i32 -> Integer,
+            k_bool -> Bool,
+            k_text -> Text,
+            k_ts -> Timestamp,
+            k_tstz -> Timestamptz,
+            k_date -> Date,
+            k_uuid -> Uuid,
+            k_dec -> Numeric,
+        }
+    }
+
+    #[derive(diesel::Insertable)]
+    #[diesel(table_name = typed_rows)]
+    pub struct NewTyped {
+        pub id: i64,
+        pub tenant: i32,
+        pub k_i16: i16,
+        pub k_i32: i32,
+        pub k_bool: bool,
+        pub k_text: String,
+        pub k_ts: chrono::NaiveDateTime,
+        pub k_tstz: chrono::DateTime<chrono::Utc>,
+        pub k_date: chrono::NaiveDate,
+        pub k_uuid: uuid::Uuid,
+        pub k_dec: bigdecimal::BigDecimal,
+    }
+
+    type Pg = diesel::PgConnection;
+    key_model!(I16Asc, typed_rows, k_i16: i16 => asc, id asc, "postgres", Pg);
+    key_model!(I16Desc, typed_rows, k_i16: i16 => desc, id desc, "postgres", Pg);
+    key_model!(I32Desc, typed_rows, k_i32: i32 => desc, id asc, "postgres", Pg);
+    key_model!(BoolAsc, typed_rows, k_bool: bool => asc, id desc, "postgres", Pg);
+    key_model!(TextDesc, typed_rows, k_text: String => desc, id asc, "postgres", Pg);
+    key_model!(TsAsc, typed_rows, k_ts: chrono::NaiveDateTime => asc, id asc, "postgres", Pg);
+    key_model!(TsDesc, typed_rows, k_ts: chrono::NaiveDateTime => desc, id asc, "postgres", Pg);
+    key_model!(TstzAsc, typed_rows, k_tstz: chrono::DateTime<chrono::Utc> => asc, id asc, "postgres", Pg);
+    key_model!(TstzDesc, typed_rows, k_tstz: chrono::DateTime<chrono::Utc> => desc, id desc, "postgres", Pg);
+    key_model!(DateDesc, typed_rows, k_date: chrono::NaiveDate => desc, id asc, "postgres", Pg);
+    key_model!(UuidAsc, typed_rows, k_uuid: uuid::Uuid => asc, id asc, "postgres", Pg);
+    key_model!(UuidDesc, typed_rows, k_uuid: uuid::Uuid => desc, id desc, "postgres", Pg);
+    key_model!(DecAsc, typed_rows, k_dec: bigdecimal::BigDecimal => asc, id desc, "postgres", Pg);
+    key_model!(DecDesc, typed_rows, k_dec: bigdecimal::BigDecimal => desc, id asc, "postgres", Pg);
+}
+
+#[test]
+fn every_key_type_pages_exactly_at_the_database_precision() {
+    use keyset_tests::oracle::{assert_matches, walk_and_compare};
+    use keyset_tests::typed::*;
+    use typed::*;
+    let mut db = diesel::PgConnection::open();
+    let rows: Vec<NewTyped> = (0..90)
+        .map(|id| NewTyped {
+            id,
+            tenant: 0,
+            k_i16: pick(&i16s(), id, 1),
+            k_i32: pick(&i32s(), id, 2),
+            k_bool: pick(&[false, true], id, 1),
+            k_text: pick(&texts(), id, 3),
+            k_ts: pick(&naive_datetimes(), id, 5),
+            k_tstz: pick(&datetimes_utc(), id, 3),
+            k_date: pick(&dates(), id, 7),
+            k_uuid: pick(&uuids(), id, 5),
+            k_dec: pick(&decimals(), id, 7),
+        })
+        .collect();
+    diesel::insert_into(typed::typed_rows::table)
+        .values(&rows)
+        .execute(&mut *db)
+        .expect("insert typed rows");
+    macro_rules! check {
+        ($($model:ty),*) => {$(
+            for page_size in [1, 4, 7] {
+                for boxed in [false, true] {
+                    let compared = walk_and_compare::<$model, _>(&mut *db, &0, page_size, boxed);
+                    assert_eq!(compared.walked.len(), 90);
+                    assert_matches(&compared, &format!("{} page size {page_size}", stringify!($model)));
+                }
+            }
+        )*};
+    }
+    check!(
+        I16Asc, I16Desc, I32Desc, BoolAsc, TextDesc, TsAsc, TsDesc, TstzAsc, TstzDesc, DateDesc,
+        UuidAsc, UuidDesc, DecAsc, DecDesc
+    );
+}
+
+/// CASES.md C14 (PostgreSQL variant): `timestamptz` keys are bound as `timestamptz`, so a
+/// session time zone changed between requests does not move the boundary.
+#[test]
+fn c14_session_time_zone_change_between_pages_keeps_pages() {
+    use diesel::connection::SimpleConnection;
+    use keyset_diesel::Keyset;
+    use keyset_tests::oracle::walk_pages;
+    use typed::*;
+    let mut db = diesel::PgConnection::open();
+    let times = [
+        "2026-01-03 00:00",
+        "2026-01-03 01:00",
+        "2026-01-03 02:00",
+        "2026-01-03 03:00",
+    ];
+    // Plus the DST fall-back pair in New York: 01:30 -04:00 and 01:30 -05:00.
+    let mut instants: Vec<chrono::DateTime<chrono::Utc>> = times
+        .iter()
+        .map(|t| {
+            chrono::NaiveDateTime::parse_from_str(t, "%F %H:%M")
+                .unwrap()
+                .and_utc()
+        })
+        .collect();
+    instants.push(
+        chrono::DateTime::parse_from_rfc3339("2026-11-01T01:30:00-04:00")
+            .unwrap()
+            .into(),
+    );
+    instants.push(
+        chrono::DateTime::parse_from_rfc3339("2026-11-01T01:30:00-05:00")
+            .unwrap()
+            .into(),
+    );
+    let rows: Vec<NewTyped> = instants
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| NewTyped {
+            id: i as i64 + 1,
+            tenant: 0,
+            k_i16: 0,
+            k_i32: 0,
+            k_bool: false,
+            k_text: String::new(),
+            k_ts: t.naive_utc(),
+            k_tstz: t,
+            k_date: t.date_naive(),
+            k_uuid: uuid::Uuid::nil(),
+            k_dec: 0.into(),
+        })
+        .collect();
+    diesel::insert_into(typed::typed_rows::table)
+        .values(&rows)
+        .execute(&mut *db)
+        .unwrap();
+    let conn: &mut diesel::PgConnection = &mut db;
+    let expected: Vec<i64> = walk_pages::<TstzAsc, _>(conn, &0, 2, false)
+        .iter()
+        .flat_map(|p| p.items.iter().map(|r| r.id))
+        .collect();
+    assert_eq!(expected, vec![1, 2, 3, 4, 5, 6]);
+    let mut cursor = None;
+    let mut walked = Vec::new();
+    for zone in [
+        "UTC",
+        "Australia/Sydney",
+        "America/New_York",
+        "Asia/Kathmandu",
+        "UTC",
+    ] {
+        conn.batch_execute(&format!("SET TIME ZONE '{zone}'"))
+            .unwrap();
+        let page =
+            <TstzAsc as keyset_tests::models::Walk<_>>::page(conn, &0, cursor, 2, false).unwrap();
+        walked.extend(page.items.iter().map(|r| r.id));
+        cursor = page
+            .items
+            .last()
+            .map(|r| keyset_diesel::Cursor::after(r.key()));
+        if !page.has_more {
+            break;
+        }
+    }
+    assert_eq!(walked, expected);
+}

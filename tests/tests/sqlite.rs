@@ -1,3 +1,207 @@
 //! The SQLite suite (embedded, bundled SQLite; no server).
 
+use diesel::prelude::*;
+use diesel::sql_types::{Integer, Text};
+use keyset_diesel::{Cursor, PaginateDsl};
+use keyset_tests::models::{PlanAsc, PlanDesc, PlanMixed};
+use keyset_tests::plans::{self, Explain, PLAN_PAGE_SIZE};
+use keyset_tests::schema::plan_rows;
+use keyset_tests::TestDb;
+
 keyset_tests::backend_suite!(diesel::SqliteConnection);
+
+/// EXPLAIN QUERY PLAN of the page after the row at depth `PLAN_DEPTH`; returns the detail
+/// lines after checking the page's rows.
+macro_rules! deep_page_plan {
+    ($model:ty, $order:expr) => {{
+        let mut db = diesel::SqliteConnection::open();
+        plans::load_plan_rows(&mut *db);
+        db.exec("ANALYZE");
+        let conn: &mut diesel::SqliteConnection = &mut db;
+        let id = plans::deep_id(conn, $order);
+        let row: $model = plan_rows::table
+            .find(id)
+            .select(<$model>::as_select())
+            .first(conn)
+            .expect("deep row");
+        let paginated = plan_rows::table
+            .filter(plan_rows::tenant.eq(1))
+            .select(<$model>::as_select())
+            .paginate_after(Some(Cursor::after_row(&row)))
+            .page_size(PLAN_PAGE_SIZE);
+        let page = paginated.clone().load_page(conn).expect("deep page");
+        let expected = conn.ids(&format!(
+            "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+            $order,
+            plans::PLAN_DEPTH + 1
+        ));
+        assert_eq!(page.items.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
+        let explain = Explain::<_, (Integer, Integer, Integer, Text)>::new(
+            "EXPLAIN QUERY PLAN",
+            paginated.into_query().expect("page query"),
+        );
+        let rows: Vec<(i32, i32, i32, String)> = explain.load(conn).expect("explain");
+        let details: Vec<String> = rows.into_iter().map(|r| r.3).collect();
+        eprintln!("{}: {details:?}", stringify!($model));
+        assert!(
+            !details.iter().any(|d| d.contains("TEMP B-TREE")),
+            "no temp B-tree for ORDER BY: {details:?}"
+        );
+        details
+    }};
+}
+
+fn assert_search(details: &[String], index: &str, constraint: &str) {
+    let expected = format!("SEARCH plan_rows USING INDEX {index} (tenant=? AND {constraint})");
+    assert!(
+        details.iter().any(|d| d == &expected),
+        "expected `{expected}` in {details:?}"
+    );
+}
+
+#[test]
+fn plan_asc_keyset_is_an_index_search_from_the_cursor() {
+    let details = deep_page_plan!(PlanAsc, "at ASC, id ASC");
+    assert_search(&details, "plan_rows_tenant_at_id", "(at,id)>(?,?)");
+}
+
+#[test]
+fn plan_desc_keyset_is_an_index_search_from_the_cursor() {
+    let details = deep_page_plan!(PlanDesc, "at DESC, id DESC");
+    assert_search(&details, "plan_rows_tenant_at_id", "(at,id)<(?,?)");
+}
+
+#[test]
+fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_search() {
+    let details = deep_page_plan!(PlanMixed, "score DESC, id ASC");
+    assert_search(&details, "plan_rows_tenant_score_desc_id", "score<?");
+}
+
+mod typed {
+    use keyset_tests::key_model;
+
+    diesel::table! {
+        typed_rows (id) {
+            id -> BigInt,
+            tenant -> Integer,
+            k_i16 -> SmallInt,
+            k_i32 -> Integer,
+            k_bool -> Bool,
+            k_text -> Text,
+            k_ts -> Timestamp,
+            k_tstz -> TimestamptzSqlite,
+            k_date -> Date,
+            k_dec -> Numeric,
+        }
+    }
+
+    #[derive(diesel::Insertable)]
+    #[diesel(table_name = typed_rows)]
+    pub struct NewTyped {
+        pub id: i64,
+        pub tenant: i32,
+        pub k_i16: i16,
+        pub k_i32: i32,
+        pub k_bool: bool,
+        pub k_text: String,
+        pub k_ts: chrono::NaiveDateTime,
+        pub k_tstz: chrono::DateTime<chrono::Utc>,
+        pub k_date: chrono::NaiveDate,
+        pub k_dec: bigdecimal::BigDecimal,
+    }
+
+    type Lite = diesel::SqliteConnection;
+    key_model!(I16Asc, typed_rows, k_i16: i16 => asc, id asc, "sqlite", Lite);
+    key_model!(I16Desc, typed_rows, k_i16: i16 => desc, id desc, "sqlite", Lite);
+    key_model!(I32Desc, typed_rows, k_i32: i32 => desc, id asc, "sqlite", Lite);
+    key_model!(BoolAsc, typed_rows, k_bool: bool => asc, id desc, "sqlite", Lite);
+    key_model!(TextDesc, typed_rows, k_text: String => desc, id asc, "sqlite", Lite);
+    key_model!(TsAsc, typed_rows, k_ts: chrono::NaiveDateTime => asc, id asc, "sqlite", Lite);
+    key_model!(TsDesc, typed_rows, k_ts: chrono::NaiveDateTime => desc, id asc, "sqlite", Lite);
+    key_model!(TstzAsc, typed_rows, k_tstz: chrono::DateTime<chrono::Utc> => asc, id asc, "sqlite", Lite);
+    key_model!(TstzDesc, typed_rows, k_tstz: chrono::DateTime<chrono::Utc> => desc, id desc, "sqlite", Lite);
+    key_model!(DateDesc, typed_rows, k_date: chrono::NaiveDate => desc, id asc, "sqlite", Lite);
+    key_model!(DecAsc, typed_rows, k_dec: bigdecimal::BigDecimal => asc, id desc, "sqlite", Lite);
+    key_model!(DecDesc, typed_rows, k_dec: bigdecimal::BigDecimal => desc, id asc, "sqlite", Lite);
+}
+
+#[test]
+fn every_key_type_pages_exactly_at_the_database_precision() {
+    use keyset_tests::oracle::{assert_matches, walk_and_compare};
+    use keyset_tests::typed::*;
+    use typed::*;
+    let mut db = diesel::SqliteConnection::open();
+    let rows: Vec<NewTyped> = (0..90)
+        .map(|id| NewTyped {
+            id,
+            tenant: 0,
+            k_i16: pick(&i16s(), id, 1),
+            k_i32: pick(&i32s(), id, 2),
+            k_bool: pick(&[false, true], id, 1),
+            k_text: pick(&texts(), id, 3),
+            k_ts: pick(&naive_datetimes(), id, 5),
+            k_tstz: pick(&datetimes_utc(), id, 3),
+            k_date: pick(&dates(), id, 7),
+            k_dec: pick(&decimals(), id, 7),
+        })
+        .collect();
+    diesel::insert_into(typed::typed_rows::table)
+        .values(&rows)
+        .execute(&mut *db)
+        .expect("insert typed rows");
+    macro_rules! check {
+        ($($model:ty),*) => {$(
+            for page_size in [1, 4, 7] {
+                for boxed in [false, true] {
+                    let compared = walk_and_compare::<$model, _>(&mut *db, &0, page_size, boxed);
+                    assert_eq!(compared.walked.len(), 90);
+                    assert_matches(&compared, &format!("{} page size {page_size}", stringify!($model)));
+                }
+            }
+        )*};
+    }
+    check!(
+        I16Asc, I16Desc, I32Desc, BoolAsc, TextDesc, TsAsc, TsDesc, TstzAsc, TstzDesc, DateDesc,
+        DecAsc, DecDesc
+    );
+}
+
+/// CASES.md C15: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`) and by
+/// `CURRENT_TIMESTAMP`-style text (`%F %T`) compare alike, because the cursor re-binds the
+/// value through Diesel's own encoding: p1 [4,3], p2 [2,1], no repeats, no loop.
+#[test]
+fn c15_text_timestamps_from_diesel_and_current_timestamp_page_alike() {
+    use keyset_tests::models::C_desc__ID_desc;
+    use keyset_tests::oracle::{assert_matches, walk_and_compare, walk_pages};
+    let mut db = diesel::SqliteConnection::open();
+    db.exec(
+        "INSERT INTO keyset_rows (id, tenant, a, b, c, d, e) VALUES \
+         (1, 0, 0, '', '2026-08-10 14:51:05', 0, 0), \
+         (2, 0, 0, '', '2026-08-10 14:51:06', 0, 0), \
+         (3, 0, 0, '', CURRENT_TIMESTAMP, 0, 0)",
+    );
+    db.exec("UPDATE keyset_rows SET c = '2026-08-10 14:51:07' WHERE id = 3");
+    let diesel_written = keyset_tests::Row {
+        c: chrono::NaiveDateTime::parse_from_str("2026-08-10 14:51:08", "%F %T").unwrap(),
+        ..keyset_tests::Row::new(4)
+    };
+    db.insert_rows(&[diesel_written]);
+    let pages = walk_pages::<C_desc__ID_desc, _>(&mut *db, &0, 2, false);
+    let ids: Vec<Vec<i64>> = pages
+        .iter()
+        .map(|p| p.items.iter().map(|r| r.id).collect())
+        .collect();
+    assert_eq!(ids, vec![vec![4, 3], vec![2, 1]]);
+    // Sub-second values written by Diesel and whole seconds written as text.
+    let fractional = keyset_tests::Row {
+        c: chrono::NaiveDateTime::parse_from_str("2026-08-10 14:51:07.5", "%F %T%.f").unwrap(),
+        ..keyset_tests::Row::new(5)
+    };
+    db.insert_rows(&[fractional]);
+    db.exec("INSERT INTO keyset_rows (id, tenant, a, b, c, d, e) VALUES (6, 0, 0, '', '2026-08-10 14:51:07', 0, 0)");
+    for page_size in [1, 2, 3] {
+        let compared = walk_and_compare::<C_desc__ID_desc, _>(&mut *db, &0, page_size, false);
+        assert_eq!(compared.walked, vec![4, 5, 6, 3, 2, 1]);
+        assert_matches(&compared, "C15 mixed writers");
+    }
+}

@@ -25,6 +25,7 @@ CREATE INDEX plan_rows_tenant_score_desc_id ON plan_rows (tenant, score DESC, id
 -- One column per supported key type.
 CREATE TABLE typed_rows (
     id BIGINT NOT NULL PRIMARY KEY,
+    tenant INTEGER NOT NULL,
     k_i16 SMALLINT NOT NULL,
     k_i32 INTEGER NOT NULL,
     k_bool BOOLEAN NOT NULL,

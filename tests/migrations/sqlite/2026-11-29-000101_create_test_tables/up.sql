@@ -25,6 +25,7 @@ CREATE INDEX plan_rows_tenant_score_desc_id ON plan_rows (tenant, score DESC, id
 -- One column per supported key type (SQLite keeps timestamps as Diesel's text form).
 CREATE TABLE typed_rows (
     id BIGINT NOT NULL PRIMARY KEY,
+    tenant INTEGER NOT NULL,
     k_i16 SMALLINT NOT NULL,
     k_i32 INTEGER NOT NULL,
     k_bool BOOLEAN NOT NULL,
@@ -32,6 +33,5 @@ CREATE TABLE typed_rows (
     k_ts TIMESTAMP NOT NULL,
     k_tstz TIMESTAMPTZ NOT NULL,
     k_date DATE NOT NULL,
-    k_uuid TEXT NOT NULL,
     k_dec NUMERIC NOT NULL
 );

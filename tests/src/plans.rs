@@ -1,0 +1,85 @@
+//! Plan tests: a deep table, a cursor far into it, and the page query under the database's own
+//! EXPLAIN. The work a page does must be bounded by page size plus ties, whatever the depth.
+
+use diesel::backend::Backend;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::query_dsl::RunQueryDsl;
+use diesel::QueryResult;
+
+use crate::{at, PlanRow, TestDb};
+
+/// Rows in `plan_rows`; half of them in tenant 1.
+pub const PLAN_ROWS: i64 = 30_000;
+/// Rows of tenant 1 before the cursor (mid tie group for every shape).
+pub const PLAN_DEPTH: i64 = 12_075;
+/// Page size of the plan tests.
+pub const PLAN_PAGE_SIZE: u32 = 20;
+/// Rows of one tenant sharing one `at` value.
+pub const AT_TIES: i64 = 10;
+/// Distinct `score` values; a tenant has about `PLAN_ROWS / 2 / SCORES` rows per score.
+pub const SCORES: i64 = 100;
+
+/// Fills `plan_rows`: tenants 1 and 2 alternate by id; `at` advances every `2 * AT_TIES` ids
+/// (so ties of `AT_TIES` per tenant); `score` is a scrambled value in `0..SCORES`.
+pub fn load_plan_rows<C: TestDb>(conn: &mut C) {
+    let rows: Vec<PlanRow> = (0..PLAN_ROWS)
+        .map(|id| PlanRow {
+            id,
+            tenant: 1 + (id % 2) as i32,
+            at: at(id / (2 * AT_TIES), 0),
+            score: ((id * 7919) % SCORES) as i32,
+            payload: format!("payload {id}"),
+        })
+        .collect();
+    conn.insert_plan_rows(&rows);
+}
+
+/// The id of the row at `PLAN_DEPTH` in tenant 1 under `order_sql`.
+pub fn deep_id<C: TestDb>(conn: &mut C, order_sql: &str) -> i64 {
+    conn.ids(&format!(
+        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order_sql} LIMIT 1 OFFSET {PLAN_DEPTH}"
+    ))[0]
+}
+
+/// `<prefix> <query>`: EXPLAIN in front of any Diesel query, keeping its bind parameters.
+/// `ST` is the SQL type of the rows the EXPLAIN returns.
+pub struct Explain<Q, ST> {
+    prefix: &'static str,
+    query: Q,
+    _rows: std::marker::PhantomData<ST>,
+}
+
+impl<Q, ST> Explain<Q, ST> {
+    pub fn new(prefix: &'static str, query: Q) -> Self {
+        Explain {
+            prefix,
+            query,
+            _rows: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<Q, ST> QueryId for Explain<Q, ST> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q, ST: diesel::sql_types::SqlType + diesel::expression::TypedExpressionType> Query
+    for Explain<Q, ST>
+{
+    type SqlType = ST;
+}
+
+impl<Q, ST, DB> QueryFragment<DB> for Explain<Q, ST>
+where
+    DB: Backend,
+    Q: QueryFragment<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.push_sql(self.prefix);
+        out.push_sql(" ");
+        self.query.walk_ast(out)
+    }
+}
+
+impl<Q, ST, Conn> RunQueryDsl<Conn> for Explain<Q, ST> {}
