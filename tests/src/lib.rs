@@ -6,6 +6,7 @@
 //! is not reachable fails; nothing is skipped.
 
 pub mod cases;
+pub mod chinook;
 pub mod db;
 pub mod models;
 pub mod oracle;

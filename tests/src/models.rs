@@ -42,6 +42,39 @@ pub trait Oracle {
 /// `SELECT <model> FROM $table WHERE $filter = ? <seek> ORDER BY <keyset> LIMIT n + 1`.
 #[macro_export]
 macro_rules! impl_walk {
+    // No filter: the whole table (`Filter = ()`).
+    ($model:ty, $table:path) => {
+        $crate::impl_walk!(@all "sqlite", diesel::SqliteConnection, $model, $table);
+        $crate::impl_walk!(@all "postgres", diesel::PgConnection, $model, $table);
+        $crate::impl_walk!(@all "mysql", diesel::MysqlConnection, $model, $table);
+    };
+    (@all $feature:literal, $conn:ty, $model:ty, $table:path) => {
+        #[cfg(feature = $feature)]
+        impl $crate::models::Walk<$conn> for $model {
+            type Filter = ();
+            fn page(
+                conn: &mut $conn,
+                _filter: &(),
+                cursor: Option<keyset_diesel::Cursor<Self>>,
+                page_size: u32,
+                boxed: bool,
+            ) -> diesel::QueryResult<keyset_diesel::Page<Self>> {
+                use diesel::prelude::*;
+                use keyset_diesel::PaginateDsl;
+                use $table as table;
+                let query = table::table.select(<$model>::as_select());
+                if boxed {
+                    query
+                        .into_boxed()
+                        .paginate_after(cursor)
+                        .page_size(page_size)
+                        .load_page(conn)
+                } else {
+                    query.paginate_after(cursor).page_size(page_size).load_page(conn)
+                }
+            }
+        }
+    };
     ($model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
         $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, $filter, $filter_ty);
         $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, $filter, $filter_ty);

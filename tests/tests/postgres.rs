@@ -301,3 +301,18 @@ fn c14_session_time_zone_change_between_pages_keeps_pages() {
     }
     assert_eq!(walked, expected);
 }
+
+#[test]
+fn chinook_walks_equal_order_by() {
+    use keyset_tests::chinook::{check_walks, postgres_script, snake::*};
+    let Some(path) = keyset_tests::shared_data("chinook/Chinook_PostgreSql.sql") else {
+        return;
+    };
+    let script = std::fs::read_to_string(path).expect("read Chinook script");
+    let mut db = diesel::PgConnection::open();
+    db.exec(&postgres_script(&script));
+    let cast = "CAST({} AS BIGINT)";
+    assert_eq!(check_walks::<InvoiceByDate, _>(&mut *db, cast), 412);
+    assert_eq!(check_walks::<TrackByPrice, _>(&mut *db, cast), 3503);
+    assert_eq!(check_walks::<TrackByLength, _>(&mut *db, cast), 3503);
+}

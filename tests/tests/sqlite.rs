@@ -205,3 +205,17 @@ fn c15_text_timestamps_from_diesel_and_current_timestamp_page_alike() {
         assert_matches(&compared, "C15 mixed writers");
     }
 }
+
+#[test]
+fn chinook_walks_equal_order_by() {
+    use diesel::Connection;
+    use keyset_tests::chinook::{camel::*, check_walks};
+    let Some(path) = keyset_tests::shared_data("chinook/Chinook_Sqlite.sqlite") else {
+        return;
+    };
+    let url = format!("file:{}?mode=ro", path.display());
+    let conn = &mut diesel::SqliteConnection::establish(&url).expect("open Chinook read-only");
+    assert_eq!(check_walks::<InvoiceByDate, _>(conn, "{}"), 412);
+    assert_eq!(check_walks::<TrackByPrice, _>(conn, "{}"), 3503);
+    assert_eq!(check_walks::<TrackByLength, _>(conn, "{}"), 3503);
+}

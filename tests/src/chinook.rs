@@ -1,0 +1,196 @@
+//! The Chinook sample database (../shared/data/chinook, MIT licensed): real ties (invoice dates,
+//! two unit prices), decimals and long text. Read from ../shared at test time, never copied.
+//!
+//! Walks: Invoice by (invoice date DESC, invoice id DESC); Track by (unit price DESC, name ASC,
+//! track id ASC) and by (milliseconds ASC, track id ASC); page sizes 1, 7 and 50. Each walk
+//! must equal the same plain `ORDER BY`.
+
+use crate::models::Walk;
+use crate::oracle::{assert_matches, walk_pages, Compared};
+use crate::TestDb;
+
+/// What the Chinook oracle needs: the `ORDER BY` and id column in the backend's naming.
+pub trait ChinookOracle {
+    /// SQL table name.
+    const TABLE: &'static str;
+    /// The id (tie-breaker) column.
+    const ID: &'static str;
+    /// `ORDER BY` text.
+    const ORDER_SQL: &'static str;
+    fn id(&self) -> i64;
+}
+
+/// Declares the Chinook schema and models in the current module, with SQL names `$($sql)*`.
+#[macro_export]
+macro_rules! chinook_schema {
+    (
+        invoice: $invoice:literal, invoice_id: $invoice_id:literal, invoice_date: $invoice_date:literal,
+        track: $track:literal, track_id: $track_id:literal, name: $name:literal,
+        composer: $composer:literal, milliseconds: $ms:literal, unit_price: $price:literal
+    ) => {
+        diesel::table! {
+            #[sql_name = $invoice]
+            invoice (invoice_id) {
+                #[sql_name = $invoice_id]
+                invoice_id -> Integer,
+                #[sql_name = $invoice_date]
+                invoice_date -> Timestamp,
+            }
+        }
+
+        diesel::table! {
+            #[sql_name = $track]
+            track (track_id) {
+                #[sql_name = $track_id]
+                track_id -> Integer,
+                #[sql_name = $name]
+                name -> Text,
+                #[sql_name = $composer]
+                composer -> Nullable<Text>,
+                #[sql_name = $ms]
+                milliseconds -> Integer,
+                #[sql_name = $price]
+                unit_price -> Numeric,
+            }
+        }
+
+        #[derive(
+            Debug, Clone, PartialEq, diesel::Queryable, diesel::Selectable, keyset_diesel::Keyset,
+        )]
+        #[diesel(table_name = invoice)]
+        pub struct InvoiceByDate {
+            #[keyset(desc)]
+            pub invoice_date: chrono::NaiveDateTime,
+            #[keyset(desc, unique)]
+            pub invoice_id: i32,
+        }
+
+        #[derive(
+            Debug, Clone, PartialEq, diesel::Queryable, diesel::Selectable, keyset_diesel::Keyset,
+        )]
+        #[diesel(table_name = track)]
+        pub struct TrackByPrice {
+            #[keyset(desc)]
+            pub unit_price: bigdecimal::BigDecimal,
+            #[keyset(asc)]
+            pub name: String,
+            #[keyset(asc, unique)]
+            pub track_id: i32,
+            pub composer: Option<String>,
+        }
+
+        #[derive(
+            Debug, Clone, PartialEq, diesel::Queryable, diesel::Selectable, keyset_diesel::Keyset,
+        )]
+        #[diesel(table_name = track)]
+        pub struct TrackByLength {
+            #[keyset(asc)]
+            pub milliseconds: i32,
+            #[keyset(asc, unique)]
+            pub track_id: i32,
+        }
+
+        impl $crate::chinook::ChinookOracle for InvoiceByDate {
+            const TABLE: &'static str = $invoice;
+            const ID: &'static str = $invoice_id;
+            const ORDER_SQL: &'static str = concat!($invoice_date, " DESC, ", $invoice_id, " DESC");
+            fn id(&self) -> i64 {
+                self.invoice_id.into()
+            }
+        }
+
+        impl $crate::chinook::ChinookOracle for TrackByPrice {
+            const TABLE: &'static str = $track;
+            const ID: &'static str = $track_id;
+            const ORDER_SQL: &'static str =
+                concat!($price, " DESC, ", $name, " ASC, ", $track_id, " ASC");
+            fn id(&self) -> i64 {
+                self.track_id.into()
+            }
+        }
+
+        impl $crate::chinook::ChinookOracle for TrackByLength {
+            const TABLE: &'static str = $track;
+            const ID: &'static str = $track_id;
+            const ORDER_SQL: &'static str = concat!($ms, " ASC, ", $track_id, " ASC");
+            fn id(&self) -> i64 {
+                self.track_id.into()
+            }
+        }
+
+        $crate::impl_walk!(InvoiceByDate, invoice);
+        $crate::impl_walk!(TrackByPrice, track);
+        $crate::impl_walk!(TrackByLength, track);
+    };
+}
+
+/// PostgreSQL's Chinook: snake case.
+pub mod snake {
+    crate::chinook_schema! {
+        invoice: "invoice", invoice_id: "invoice_id", invoice_date: "invoice_date",
+        track: "track", track_id: "track_id", name: "name",
+        composer: "composer", milliseconds: "milliseconds", unit_price: "unit_price"
+    }
+}
+
+/// SQLite's and MySQL's Chinook: camel case.
+pub mod camel {
+    crate::chinook_schema! {
+        invoice: "Invoice", invoice_id: "InvoiceId", invoice_date: "InvoiceDate",
+        track: "Track", track_id: "TrackId", name: "Name",
+        composer: "Composer", milliseconds: "Milliseconds", unit_price: "UnitPrice"
+    }
+}
+
+/// Walks `M` over the whole table with page sizes 1, 7 and 50, boxed and not, against the
+/// plain `ORDER BY`; `cast` turns the id column into a BIGINT expression (`{}` is the column).
+/// Returns the row count.
+pub fn check_walks<M, C>(conn: &mut C, cast: &str) -> usize
+where
+    M: Walk<C, Filter = ()> + ChinookOracle,
+    C: TestDb,
+{
+    let id_expr = cast.replace("{}", M::ID);
+    let expected = conn.ids(&format!(
+        "SELECT {id_expr} AS id FROM {} ORDER BY {}",
+        M::TABLE,
+        M::ORDER_SQL
+    ));
+    assert!(
+        expected.len() > 400,
+        "Chinook table {} looks empty",
+        M::TABLE
+    );
+    // Page size 1 walks the whole table one row per query; the boxed path is covered at 7.
+    for (page_size, boxed) in [(1, false), (7, false), (7, true), (50, false)] {
+        {
+            let pages = walk_pages::<M, C>(conn, &(), page_size, boxed);
+            let compared = Compared {
+                walked: pages
+                    .iter()
+                    .flat_map(|p| p.items.iter().map(M::id))
+                    .collect(),
+                expected: expected.clone(),
+                pages: pages.len(),
+            };
+            assert_matches(
+                &compared,
+                &format!(
+                    "{} {} page size {page_size} boxed {boxed}",
+                    C::NAME,
+                    M::ORDER_SQL
+                ),
+            );
+        }
+    }
+    expected.len()
+}
+
+/// The PostgreSQL script without its `CREATE DATABASE` / `\c` prologue, to run in the test
+/// schema.
+pub fn postgres_script(text: &str) -> String {
+    match text.find("\\c chinook;") {
+        Some(at) => text[at + "\\c chinook;".len()..].to_string(),
+        None => text.to_string(),
+    }
+}
