@@ -1,7 +1,7 @@
 //! `#[derive(Keyset)]` for `keyset-diesel`. Use it through `keyset_diesel::Keyset`.
 //!
-//! The derive is split the way serde's is: [`parse`] reads the attributes into a [`model`]
-//! (accumulating every mistake), [`check`] validates it, `expand` writes the code. Errors carry
+//! The derive is split the way serde's is: `parse` reads the attributes into a `model`
+//! (accumulating every mistake), `check` validates it, `expand` writes the code. Errors carry
 //! the span of the offending field or option and say how to fix it.
 
 use proc_macro::TokenStream;

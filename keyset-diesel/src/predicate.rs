@@ -55,8 +55,7 @@ impl<DB: Backend, K: KeysetSql<DB>> Emitter for Pass<'_, '_, '_, DB, K> {
 }
 
 /// `WHERE` condition selecting the rows strictly after `key` in the keyset's order (or strictly
-/// before it, walking backward). See [`crate::sql`]-level rules in the crate docs for the exact
-/// SQL per backend.
+/// before it, walking backward). The crate docs ("The SQL") give the exact SQL per backend.
 pub struct SeekPredicate<K: Keyset> {
     key: K::Key,
     walk: Direction,

@@ -49,7 +49,7 @@ where
     );
 }
 
-/// C02: `created_at DESC, id DESC`, page 3: [5,4,3] then [2,1]; 3 is not repeated.
+/// C02: `created_at DESC, id DESC`, page 3: `[5,4,3]` then `[2,1]`; 3 is not repeated.
 pub fn c02<C: TestDb>()
 where
     C_desc__ID_desc: Walk<C, Filter = i32>,
@@ -97,7 +97,7 @@ where
     );
 }
 
-/// C04: `v DESC, id DESC`, page 2: [4,3] then [2,1] (`v < 3`, not `v > 3`).
+/// C04: `v DESC, id DESC`, page 2: `[4,3]` then `[2,1]` (`v < 3`, not `v > 3`).
 pub fn c04<C: TestDb>()
 where
     A_desc__ID_desc: Walk<C, Filter = i32>,
@@ -110,7 +110,7 @@ where
     );
 }
 
-/// C05: `score DESC, id ASC`: [5,2], [3,4], [1,6]. We never append a tie-breaker: the model
+/// C05: `score DESC, id ASC`: `[5,2]`, `[3,4]`, `[1,6]`. We never append a tie-breaker: the model
 /// declares it with its own direction. So `score ASC, id ASC` and `score DESC, id DESC` walk
 /// in exactly reversed order, and `score DESC, id ASC` is its own, declared order.
 pub fn c05<C: TestDb>()
@@ -142,7 +142,7 @@ where
 }
 
 /// C22: `rank ASC, id ASC` drives the first page's ORDER BY, the predicate and the cursor:
-/// [5,2], [3,1], [4].
+/// `[5,2]`, `[3,1]`, `[4]`.
 pub fn c22<C: TestDb>()
 where
     A_asc__ID_asc: Walk<C, Filter = i32>,

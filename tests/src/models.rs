@@ -1,6 +1,6 @@
 //! Keyset models over the test tables, and [`Walk`]: one page of a model, on each backend.
 //!
-//! The oracle models are declared by [`row_models!`] from one line each, e.g.
+//! The oracle models are declared by `row_models!` from one line each, e.g.
 //! `A_asc__B_desc__ID_asc: [a asc, b desc] id asc;`. The same tokens give the model's
 //! `#[keyset(..)]` attributes and, independently of the derive, the oracle's `ORDER BY` text.
 

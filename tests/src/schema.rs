@@ -1,7 +1,7 @@
 //! Diesel schema of the tables in `migrations/<backend>` and `tests/migrations/<backend>`.
 
 diesel::table! {
-    /// The activity feed (migrations/<backend>).
+    /// The activity feed (`migrations/<backend>`).
     events (event_id) {
         event_id -> Text,
         workspace_id -> Text,

@@ -1,6 +1,6 @@
 //! One-column keysets (plus the `id` tie-breaker) over `typed_rows`, one per supported key
 //! type. The table's Diesel schema differs per backend (`Timestamptz` vs `TimestamptzSqlite`,
-//! `Uuid`), so each backend file declares it and its models with [`key_model!`]; the values
+//! `Uuid`), so each backend file declares it and its models with `key_model!`; the values
 //! come from here, adjacent at the database's precision (1 µs apart, last UUID byte, 0.0001).
 
 use bigdecimal::BigDecimal;
