@@ -83,9 +83,11 @@ mod cursor;
 mod error;
 mod keyset;
 mod page;
+mod page_size;
 mod paginate;
 mod predicate;
 mod sql;
+pub mod token;
 pub mod value;
 
 pub use crate::backend::KeysetBackend;
@@ -93,8 +95,13 @@ pub use crate::cursor::{Cursor, Direction};
 pub use crate::error::KeysetError;
 pub use crate::keyset::{KeyColumn, Keyset, KeysetSql, NullsOrder, SortDirection};
 pub use crate::page::Page;
+pub use crate::page_size::{PageSizeError, PageSizePolicy};
 pub use crate::paginate::{PageQuery, PageSource, PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
 pub use crate::predicate::{KeysetOrder, SeekPredicate};
+pub use crate::token::{
+    scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
+    DecodedToken, PageResponse, ScopeError, SecretKey, SystemClock,
+};
 pub use crate::value::{KeyTuple, KeyValue};
 
 /// Derives [`Keyset`](trait@Keyset) and [`KeysetSql`] for a Diesel model.

@@ -1,0 +1,166 @@
+//! Hostile tokens: every single-byte and single-character change of a valid token, every
+//! truncation and extension, standard-base64 re-encodings and random strings of 0 to 100,000
+//! bytes give an error: never a panic, never a cursor.
+
+use std::time::Duration;
+
+use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+use base64::Engine as _;
+use diesel::prelude::*;
+use keyset_diesel::{Cursor, CursorCodec, Keyset, SecretKey};
+use proptest::prelude::*;
+
+diesel::table! {
+    events (event_id) {
+        event_id -> Text,
+        occurred_at -> Timestamp,
+        rank -> Integer,
+    }
+}
+
+/// A 3-column key: (occurred_at DESC, rank ASC, event_id ASC).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = events)]
+struct Event {
+    #[keyset(desc)]
+    occurred_at: chrono::NaiveDateTime,
+    #[keyset(asc)]
+    rank: i32,
+    #[keyset(asc, unique)]
+    event_id: String,
+}
+
+fn codec() -> CursorCodec {
+    CursorCodec::builder()
+        .signing_key(SecretKey::new(7, b"tests only: 32 bytes of secret!!").unwrap())
+        .ttl(Duration::from_secs(3600))
+        .build()
+        .unwrap()
+}
+
+fn valid(codec: &CursorCodec) -> String {
+    let at = chrono::DateTime::from_timestamp(1_791_633_602, 250_000_000)
+        .unwrap()
+        .naive_utc();
+    codec
+        .encode(
+            &Cursor::<Event>::after((at, 3, "e103".into())),
+            &("W9", ["all"]),
+        )
+        .unwrap()
+}
+
+fn refused(codec: &CursorCodec, token: &str) -> bool {
+    codec.decode::<Event>(token, &("W9", ["all"])).is_err()
+}
+
+#[test]
+fn the_valid_token_is_accepted() {
+    let codec = codec();
+    assert!(!refused(&codec, &valid(&codec)));
+}
+
+#[test]
+fn every_single_byte_change_is_refused() {
+    let codec = codec();
+    let bytes = URL_SAFE_NO_PAD.decode(valid(&codec)).unwrap();
+    let mut tried = 0;
+    for pos in 0..bytes.len() {
+        for value in 0..=255u8 {
+            if value == bytes[pos] {
+                continue;
+            }
+            let mut changed = bytes.clone();
+            changed[pos] = value;
+            assert!(
+                refused(&codec, &URL_SAFE_NO_PAD.encode(&changed)),
+                "byte {pos} = {value}"
+            );
+            tried += 1;
+        }
+    }
+    assert_eq!(tried, bytes.len() * 255);
+}
+
+#[test]
+fn every_single_character_change_is_refused() {
+    let codec = codec();
+    let token = valid(&codec);
+    let alphabet: Vec<char> = ('A'..='Z')
+        .chain('a'..='z')
+        .chain('0'..='9')
+        .chain("-_+/=.!~ %\u{0}é".chars())
+        .collect();
+    for (pos, original) in token.char_indices() {
+        for &c in &alphabet {
+            if c == original {
+                continue;
+            }
+            let mut changed = token.clone();
+            changed.replace_range(pos..pos + 1, c.encode_utf8(&mut [0; 4]));
+            assert!(refused(&codec, &changed), "char {pos} = {c:?}");
+        }
+    }
+}
+
+#[test]
+fn every_truncation_and_extension_is_refused() {
+    let codec = codec();
+    let token = valid(&codec);
+    for len in 0..token.len() {
+        assert!(refused(&codec, &token[..len]), "truncated to {len}");
+    }
+    for suffix in ["A", "AA", "AAA", "AAAA", "=", "==", "\n", " ", "%3D"] {
+        assert!(
+            refused(&codec, &format!("{token}{suffix}")),
+            "extended by {suffix:?}"
+        );
+        assert!(
+            refused(&codec, &format!("{suffix}{token}")),
+            "prefixed by {suffix:?}"
+        );
+    }
+}
+
+#[test]
+fn standard_base64_re_encodings_are_refused() {
+    let codec = codec();
+    let bytes = URL_SAFE_NO_PAD.decode(valid(&codec)).unwrap();
+    for engine in [&STANDARD, &STANDARD_NO_PAD, &URL_SAFE] {
+        let other = engine.encode(&bytes);
+        if other == valid(&codec) {
+            // Same text when the bytes need neither '+', '/' nor padding: nothing to test.
+            continue;
+        }
+        assert!(refused(&codec, &other), "{other}");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_bytes_as_text_are_refused(raw in prop::collection::vec(any::<u8>(), 0..100_000)) {
+        let codec = codec();
+        prop_assert!(refused(&codec, &String::from_utf8_lossy(&raw)));
+    }
+
+    #[test]
+    fn random_base64url_strings_are_refused(text in "[A-Za-z0-9_-]{0,3000}") {
+        let codec = codec();
+        prop_assert!(refused(&codec, &text));
+    }
+
+    #[test]
+    fn random_signed_looking_tokens_are_refused(
+        body in prop::collection::vec(any::<u8>(), 0..600),
+        key in 0u16..10,
+    ) {
+        // A plausible header (version 1, a key id) and random bytes as payload and tag.
+        let codec = codec();
+        let mut bytes = vec![1u8];
+        bytes.extend_from_slice(&key.to_be_bytes());
+        bytes.extend_from_slice(&body);
+        prop_assert!(refused(&codec, &URL_SAFE_NO_PAD.encode(&bytes)));
+    }
+}
