@@ -11,8 +11,14 @@
 //! (bundled, no server). It applies the migrations in `migrations/<backend>`, writes the feed of
 //! workspace W9 (e101 at 12:00:01; e102, e103, e104 at 12:00:02; e105 at 12:00:03; e106 at
 //! 12:00:04, all on 2026-10-10 UTC) and of another workspace, W7, then walks one workspace page
-//! by page, printing each page, its next cursor and the end-of-results signal. On a server
-//! database it replaces the rows of W9 and W7 in the table `events` on every run.
+//! by page, printing each page, the signed token of its next cursor and the end-of-results
+//! signal. Each next page is read from the token alone, as an API would. Then it shows that a
+//! tampered token and an expired token are refused with the "restart from the first page"
+//! error. On a server database it replaces the rows of W9 and W7 in the table `events` on
+//! every run.
+//!
+//! The token secret comes from `KEYSET_TOKEN_SECRET` (at least 32 bytes); without it a fixed
+//! demo secret is used, which is fine for this demo and nothing else.
 
 use std::error::Error;
 
@@ -21,7 +27,10 @@ use clap::Parser;
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use keyset_diesel::prelude::*;
-use keyset_diesel::KeyTuple;
+use keyset_diesel::{CursorCodec, SecretKey};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
 
 diesel::table! {
     events (event_id) {
@@ -65,6 +74,28 @@ struct Args {
     /// Print one JSON object per page instead of text.
     #[arg(long)]
     json: bool,
+}
+
+/// Token time to live in the demo.
+const TTL: Duration = Duration::from_secs(15 * 60);
+
+/// The request's filters: what a token is bound to.
+#[derive(serde::Serialize, Clone, Copy)]
+struct Scope<'a> {
+    workspace: &'a str,
+    kind: &'a str,
+}
+
+/// A codec whose clock runs `skew` seconds ahead of the system clock, so the demo can show
+/// an expired token without waiting.
+fn codec(skew: Arc<AtomicU64>) -> Result<CursorCodec, Box<dyn Error + Send + Sync>> {
+    let secret = std::env::var("KEYSET_TOKEN_SECRET")
+        .unwrap_or_else(|_| "demo secret: set KEYSET_TOKEN_SECRET".to_string());
+    Ok(CursorCodec::builder()
+        .signing_key(SecretKey::new(1, secret.as_bytes())?)
+        .ttl(TTL)
+        .clock(move || SystemTime::now() + Duration::from_secs(skew.load(Ordering::SeqCst)))
+        .build()?)
 }
 
 /// (event id, workspace, time on 2026-10-10 UTC, message)
@@ -119,23 +150,44 @@ macro_rules! run_feed {
                 $label, args.workspace, args.page_size
             );
         }
-        let mut cursor: Option<Cursor<Event>> = None;
+        let skew = Arc::new(AtomicU64::new(0));
+        let codec = codec(skew.clone())?;
+        let scope = Scope {
+            workspace: &args.workspace,
+            kind: "all",
+        };
+        // The client's state between requests: only the token.
+        let mut token: Option<String> = None;
+        let mut last_token = None;
         let mut number = 1;
         loop {
+            let cursor = match &token {
+                None => None,
+                Some(t) => Some(codec.decode::<Event>(t, &scope)?),
+            };
             let paginated = events::table
                 .filter(events::workspace_id.eq(&args.workspace))
                 .select(Event::as_select())
-                .paginate_after(cursor.take())
+                .paginate_after(cursor)
                 .page_size(args.page_size);
             let sql =
                 diesel::debug_query::<$backend, _>(&paginated.clone().into_query()?).to_string();
             let page = paginated.load_page(conn)?;
-            print_page(number, &page, &sql, args.json)?;
-            match page.next_cursor {
-                Some(next) => cursor = Some(next),
-                None => break,
+            let next = codec.encode_page_cursor(&page, &scope)?;
+            print_page(number, &page, next.as_deref(), &sql, args.json)?;
+            if next.is_some() {
+                last_token = next.clone();
+            }
+            token = next;
+            if token.is_none() {
+                break;
             }
             number += 1;
+        }
+        if !args.json {
+            if let Some(valid) = last_token {
+                show_refusals(&codec, &skew, &valid, &scope);
+            }
         }
         Ok::<(), Box<dyn Error + Send + Sync>>(())
     }};
@@ -147,26 +199,22 @@ struct JsonPage<'a> {
     page: usize,
     items: Vec<&'a str>,
     has_more: bool,
-    next_cursor: Option<serde_json::Value>,
+    next_cursor: Option<&'a str>,
 }
 
 fn print_page(
     number: usize,
     page: &Page<Event>,
+    token: Option<&str>,
     sql: &str,
     json: bool,
 ) -> Result<(), Box<dyn Error + Send + Sync>> {
-    let cursor_json = page
-        .next_cursor
-        .as_ref()
-        .map(|c| serde_json::to_value(c.key.to_repr()))
-        .transpose()?;
     if json {
         let line = JsonPage {
             page: number,
             items: page.items.iter().map(|e| e.event_id.as_str()).collect(),
             has_more: page.has_more,
-            next_cursor: cursor_json,
+            next_cursor: token,
         };
         println!("{}", serde_json::to_string(&line)?);
         return Ok(());
@@ -182,15 +230,47 @@ fn print_page(
             e.message
         );
     }
-    match &page.next_cursor {
-        Some(c) => println!(
-            "  has_more: true; next cursor: after ({}, {})",
-            c.key.0.format("%F %T%.f"),
-            c.key.1
-        ),
-        None => println!("  has_more: false; no next cursor: end of results"),
+    match (&page.next_cursor, token) {
+        (Some(c), Some(token)) => {
+            println!(
+                "  has_more: true; next cursor: after ({}, {})",
+                c.key.0.format("%F %T%.f"),
+                c.key.1
+            );
+            println!("  next token: {token}");
+        }
+        _ => println!("  has_more: false; no next cursor: end of results"),
     }
     Ok(())
+}
+
+/// A tampered token and an expired one, each refused with the restart error.
+fn show_refusals(codec: &CursorCodec, skew: &AtomicU64, valid: &str, scope: &Scope<'_>) {
+    println!("\nrefused tokens (the API answers 400 and the client restarts from page 1):");
+    let mut tampered: Vec<char> = valid.chars().collect();
+    let middle = tampered.len() / 2;
+    tampered[middle] = if tampered[middle] == 'A' { 'B' } else { 'A' };
+    let tampered: String = tampered.into_iter().collect();
+    let report = |label: &str, token: &str| match codec.decode::<Event>(token, scope) {
+        Ok(_) => println!("  {label}: accepted (unexpected)"),
+        Err(e) => println!(
+            "  {label}: HTTP {}, restart from the first page: {}; {e}",
+            e.http_status(),
+            e.restart_from_first_page()
+        ),
+    };
+    report("tampered token (one character changed)", &tampered);
+    skew.store(TTL.as_secs() + 60, Ordering::SeqCst);
+    report("the same valid token 16 minutes later", valid);
+    skew.store(0, Ordering::SeqCst);
+    let other = Scope {
+        workspace: "W7",
+        ..*scope
+    };
+    match codec.decode::<Event>(valid, &other) {
+        Ok(_) => println!("  used for workspace W7: accepted (unexpected)"),
+        Err(e) => println!("  used for workspace W7: HTTP {}; {e}", e.http_status()),
+    }
 }
 
 fn main() -> Result<(), Box<dyn Error + Send + Sync>> {

@@ -308,3 +308,172 @@ where
     );
     assert!(!one[0].has_more && one[0].next_cursor.is_none());
 }
+
+/// A codec for tests, its clock at `now` (Unix seconds) and a 10-minute time to live.
+pub fn test_codec(now: std::sync::Arc<std::sync::atomic::AtomicU64>) -> keyset_diesel::CursorCodec {
+    use std::time::{Duration, UNIX_EPOCH};
+    keyset_diesel::CursorCodec::builder()
+        .signing_key(keyset_diesel::SecretKey::new(1, b"keyset tests: not a real secret!").unwrap())
+        .ttl(Duration::from_secs(600))
+        .clock(move || {
+            UNIX_EPOCH + Duration::from_secs(now.load(std::sync::atomic::Ordering::SeqCst))
+        })
+        .build()
+        .unwrap()
+}
+
+/// CASES.md C23: a cursor made for one query is refused by another (other filter value,
+/// other order, other endpoint, other format version, expired) and still accepted for the
+/// same filters written in another order. The page size is not bound: c1 with page size 1
+/// gives `[3]`.
+pub fn c23<C: TestDb>()
+where
+    A_desc__ID_desc: Walk<C, Filter = i32>,
+    A_asc__ID_asc: Walk<C, Filter = i32>,
+    FeedEvent: Walk<C, Filter = str>,
+{
+    use base64::Engine as _;
+    use keyset_diesel::CursorError;
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    let mut db = C::open();
+    // tasks(id, status, created_at): status 'a' is tenant 1, 'd' tenant 2; created_at is `a`.
+    let rows: Vec<Row> = [
+        (1, 1, 1),
+        (2, 2, 2),
+        (3, 1, 3),
+        (4, 1, 4),
+        (5, 2, 5),
+        (6, 1, 6),
+    ]
+    .iter()
+    .map(|&(id, tenant, a)| Row {
+        tenant,
+        a,
+        ..Row::new(id)
+    })
+    .collect();
+    db.insert_rows(&rows);
+    let now = Arc::new(AtomicU64::new(1_800_000_000));
+    let codec = test_codec(now.clone());
+    let scope = |status: &str| serde_json::json!({"endpoint": "tasks", "status": [status], "tags": ["x", "y"]});
+    let q1 = A_desc__ID_desc::page(&mut *db, &1, None, 2, false).unwrap();
+    assert_eq!(q1.items.iter().map(|r| r.id).collect::<Vec<_>>(), [6, 4]);
+    let c1 = codec
+        .encode_page_cursor(&q1, &scope("a"))
+        .unwrap()
+        .expect("c1");
+    // The one valid use.
+    let cursor = codec.decode::<A_desc__ID_desc>(&c1, &scope("a")).unwrap();
+    let next = A_desc__ID_desc::page(&mut *db, &1, Some(cursor.clone()), 2, false).unwrap();
+    assert_eq!(next.items.iter().map(|r| r.id).collect::<Vec<_>>(), [3, 1]);
+    // Refused: filter status = 'd'.
+    assert_eq!(
+        codec.decode::<A_desc__ID_desc>(&c1, &scope("d")),
+        Err(CursorError::ScopeMismatch)
+    );
+    // Refused: order created_at ASC.
+    assert_eq!(
+        codec.decode::<A_asc__ID_asc>(&c1, &scope("a")),
+        Err(CursorError::SortMismatch)
+    );
+    // Refused: another endpoint (scope) or another table (keyset).
+    let other_endpoint =
+        serde_json::json!({"endpoint": "projects", "status": ["a"], "tags": ["x", "y"]});
+    assert_eq!(
+        codec.decode::<A_desc__ID_desc>(&c1, &other_endpoint),
+        Err(CursorError::ScopeMismatch)
+    );
+    assert_eq!(
+        codec.decode::<FeedEvent>(&c1, &scope("a")),
+        Err(CursorError::SortMismatch)
+    );
+    // Refused: a v0 token where the server reads v1 (and v2).
+    let mut bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(&c1)
+        .unwrap();
+    bytes[0] = 0;
+    let v0 = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(&bytes);
+    assert_eq!(
+        codec.decode::<A_desc__ID_desc>(&v0, &scope("a")),
+        Err(CursorError::UnsupportedVersion)
+    );
+    // Accepted: the same filters with set members and fields in another order.
+    let reordered = serde_json::json!({"tags": ["y", "x"], "status": ["a"], "endpoint": "tasks"});
+    assert_eq!(
+        codec.decode::<A_desc__ID_desc>(&c1, &reordered),
+        Ok(cursor.clone())
+    );
+    // The page size is not bound: size 1 from c1 gives [3].
+    let smaller = A_desc__ID_desc::page(&mut *db, &1, Some(cursor), 1, false).unwrap();
+    assert_eq!(smaller.items.iter().map(|r| r.id).collect::<Vec<_>>(), [3]);
+    let recorded = codec
+        .decode_token::<A_desc__ID_desc>(&c1, &scope("a"))
+        .unwrap();
+    assert_eq!(recorded.page_size, Some(2));
+    // Refused: expired.
+    now.store(1_800_000_600, Ordering::SeqCst);
+    assert_eq!(
+        codec.decode::<A_desc__ID_desc>(&c1, &scope("a")),
+        Err(CursorError::Expired {
+            expired_at: 1_800_000_600
+        })
+    );
+}
+
+/// CASES.md C25: page sizes through a policy with default 2 and maximum 3, rows 1..5.
+pub fn c25<C: TestDb>()
+where
+    ID_asc: Walk<C, Filter = i32>,
+{
+    use keyset_diesel::{PageSizeError, PageSizePolicy};
+    let mut db = C::open();
+    db.insert_rows(&(1..=5).map(Row::new).collect::<Vec<_>>());
+    let policy = PageSizePolicy::new(2, 3).unwrap();
+    let ids =
+        |page: &keyset_diesel::Page<ID_asc>| page.items.iter().map(|r| r.id).collect::<Vec<_>>();
+    assert_eq!(policy.resolve(Some("-1")), Err(PageSizeError::TooSmall));
+    assert_eq!(policy.resolve(Some("0")), Err(PageSizeError::TooSmall));
+    assert_eq!(policy.resolve(Some("abc")), Err(PageSizeError::NotANumber));
+    assert_eq!(policy.resolve(Some("2.5")), Err(PageSizeError::NotANumber));
+    let two = ID_asc::page(
+        &mut *db,
+        &0,
+        None,
+        policy.resolve(Some("2")).unwrap(),
+        false,
+    )
+    .unwrap();
+    assert_eq!((ids(&two), two.has_more), (vec![1, 2], true));
+    let three = ID_asc::page(
+        &mut *db,
+        &0,
+        None,
+        policy.resolve(Some("3")).unwrap(),
+        false,
+    )
+    .unwrap();
+    assert_eq!((ids(&three), three.has_more), (vec![1, 2, 3], true));
+    // Clamped: 1000 becomes 3, reported by the page; the next cursor continues at 4.
+    let clamped = policy.clamping().resolve(Some("1000")).unwrap();
+    let page = ID_asc::page(&mut *db, &0, None, clamped, false).unwrap();
+    assert_eq!((ids(&page), page.page_size), (vec![1, 2, 3], 3));
+    let rest = ID_asc::page(&mut *db, &0, page.next_cursor, clamped, true).unwrap();
+    assert_eq!((ids(&rest), rest.has_more), (vec![4, 5], false));
+    assert_eq!(
+        policy.resolve(Some("1000")),
+        Err(PageSizeError::TooLarge { max: 3 })
+    );
+    for huge in [i64::MAX, i64::from(u32::MAX)] {
+        assert_eq!(
+            policy.resolve_number(Some(huge)),
+            Err(PageSizeError::TooLarge { max: 3 })
+        );
+        assert_eq!(policy.clamping().resolve_number(Some(huge)), Ok(3));
+    }
+    // No size: the default. And u32::MAX straight into the query: no overflow in LIMIT n + 1.
+    let default = ID_asc::page(&mut *db, &0, None, policy.resolve(None).unwrap(), false).unwrap();
+    assert_eq!(ids(&default), [1, 2]);
+    let all = ID_asc::page(&mut *db, &0, None, u32::MAX, false).unwrap();
+    assert_eq!((ids(&all), all.has_more), (vec![1, 2, 3, 4, 5], false));
+}

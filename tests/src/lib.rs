@@ -85,6 +85,14 @@ macro_rules! backend_suite {
             $crate::cases::c22::<$db>();
         }
         #[test]
+        fn c23_cursor_reused_with_other_filters_sort_endpoint_version_or_expired() {
+            $crate::cases::c23::<$db>();
+        }
+        #[test]
+        fn c25_page_size_zero_negative_non_numeric_or_huge() {
+            $crate::cases::c25::<$db>();
+        }
+        #[test]
         fn seed_feed_pages_are_e101_to_e103_then_e104_to_e106() {
             $crate::cases::seed_feed::<$db>();
         }

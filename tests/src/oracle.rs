@@ -112,3 +112,36 @@ pub fn assert_matches(c: &Compared, context: &str) {
         "{context}: walk differs from ORDER BY"
     );
 }
+
+/// Every cursor of a walk of `M` survives a token round trip exactly
+/// (`decode(encode(c)) == c`), and the seek from the decoded cursor returns the same next page
+/// from the database as the original cursor. Returns the number of cursors checked.
+pub fn token_round_trips<M, C>(conn: &mut C, filter: &M::Filter, page_size: u32) -> usize
+where
+    M: Walk<C> + Oracle,
+{
+    let codec = crate::cases::test_codec(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(
+        1_800_000_000,
+    )));
+    let scope = ("typed", page_size);
+    let mut checked = 0;
+    for page in walk_pages::<M, C>(conn, filter, page_size, false) {
+        let Some(cursor) = page.next_cursor else {
+            continue;
+        };
+        let token = codec.encode(&cursor, &scope).expect("encode");
+        let decoded = codec.decode::<M>(&token, &scope).expect("decode");
+        assert_eq!(decoded, cursor, "token round trip");
+        let ids = |c: Cursor<M>, conn: &mut C| -> Vec<i64> {
+            M::page(conn, filter, Some(c), page_size, false)
+                .expect("page")
+                .items
+                .iter()
+                .map(M::id)
+                .collect()
+        };
+        assert_eq!(ids(decoded, conn), ids(cursor, conn));
+        checked += 1;
+    }
+    checked
+}

@@ -127,7 +127,7 @@ mod typed {
 
 #[test]
 fn every_key_type_pages_exactly_at_the_database_precision() {
-    use keyset_tests::oracle::{assert_matches, walk_and_compare};
+    use keyset_tests::oracle::{assert_matches, token_round_trips, walk_and_compare};
     use keyset_tests::typed::*;
     use typed::*;
     let mut db = diesel::SqliteConnection::open();
@@ -157,6 +157,8 @@ fn every_key_type_pages_exactly_at_the_database_precision() {
                     assert_eq!(compared.walked.len(), 90);
                     assert_matches(&compared, &format!("{} page size {page_size}", stringify!($model)));
                 }
+                let cursors = token_round_trips::<$model, _>(&mut *db, &0, page_size);
+                assert_eq!(cursors, 89 / page_size as usize);
             }
         )*};
     }
