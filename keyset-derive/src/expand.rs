@@ -82,6 +82,13 @@ pub fn keyset(model: &Model) -> TokenStream {
                 fn key(&self) -> Self::Key {
                     (#(::core::clone::Clone::clone(&self.#members),)*)
                 }
+
+                fn sort_signature_digest() -> [u8; 16] {
+                    static DIGEST: ::std::sync::OnceLock<[u8; 16]> = ::std::sync::OnceLock::new();
+                    *DIGEST.get_or_init(|| #p::sort_signature_digest(
+                        &<Self as #p::Keyset>::sort_signature(),
+                    ))
+                }
             }
 
             impl<__DB> #p::KeysetSql<__DB> for #ident

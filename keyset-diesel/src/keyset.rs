@@ -142,6 +142,12 @@ pub trait Keyset: Sized {
         s.push(')');
         s
     }
+
+    /// The digest of [`Keyset::sort_signature`] that tokens carry (SHA-256, first 16 bytes).
+    /// The derive caches it in a static; this default computes it on every call.
+    fn sort_signature_digest() -> [u8; 16] {
+        crate::token::sort_signature_digest(&Self::sort_signature())
+    }
 }
 
 /// The backend-specific half of [`Keyset`]: writes key column `index` (qualified with its table)

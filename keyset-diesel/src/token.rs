@@ -463,43 +463,70 @@ pub struct DecodedToken<K: Keyset> {
 /// [`ScopeError`] when `scope` does not serialize to JSON.
 pub fn scope_digest<S: Serialize + ?Sized>(scope: &S) -> Result<[u8; 32], ScopeError> {
     let value = serde_json::to_value(scope)?;
-    let mut hasher = Sha256::new();
-    hasher.update(b"keyset-diesel scope v1\0");
-    hasher.update(canonical(value).to_string().as_bytes());
-    Ok(hasher.finalize().into())
+    let mut text = Vec::with_capacity(128);
+    text.extend_from_slice(b"keyset-diesel scope v1\0");
+    write_canonical(&value, &mut text)?;
+    Ok(Sha256::digest(&text).into())
 }
 
-fn canonical(value: serde_json::Value) -> serde_json::Value {
+/// Writes the canonical JSON text of `value` (see [`scope_digest`]).
+fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) -> Result<(), ScopeError> {
     use serde_json::Value;
     match value {
-        // serde_json's Map keeps keys sorted (BTreeMap) without the `preserve_order` feature;
-        // rebuild it so the order is sorted in any case.
         Value::Object(map) => {
-            let mut entries: Vec<(String, Value)> =
-                map.into_iter().map(|(k, v)| (k, canonical(v))).collect();
-            entries.sort_by(|a, b| a.0.cmp(&b.0));
-            Value::Object(entries.into_iter().collect())
+            let mut keys: Vec<&String> = map.keys().collect();
+            keys.sort_unstable();
+            out.push(b'{');
+            for (i, key) in keys.into_iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                serde_json::to_writer(&mut *out, key)?;
+                out.push(b':');
+                write_canonical(&map[key], out)?;
+            }
+            out.push(b'}');
+        }
+        Value::Array(items) if items.len() > 1 => {
+            let mut parts = Vec::with_capacity(items.len());
+            for item in items {
+                let mut part = Vec::new();
+                write_canonical(item, &mut part)?;
+                parts.push(part);
+            }
+            parts.sort_unstable();
+            parts.dedup();
+            out.push(b'[');
+            for (i, part) in parts.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                out.extend_from_slice(part);
+            }
+            out.push(b']');
         }
         Value::Array(items) => {
-            let mut items: Vec<(String, Value)> = items
-                .into_iter()
-                .map(|v| {
-                    let v = canonical(v);
-                    (v.to_string(), v)
-                })
-                .collect();
-            items.sort_by(|a, b| a.0.cmp(&b.0));
-            items.dedup_by(|a, b| a.0 == b.0);
-            Value::Array(items.into_iter().map(|(_, v)| v).collect())
+            out.push(b'[');
+            if let Some(item) = items.first() {
+                write_canonical(item, out)?;
+            }
+            out.push(b']');
         }
-        other => other,
+        other => serde_json::to_writer(&mut *out, other)?,
     }
+    Ok(())
 }
 
 fn sort_digest<K: Keyset>() -> [u8; DIGEST_LEN] {
+    K::sort_signature_digest()
+}
+
+/// SHA-256 of a sort signature, first 16 bytes: what tokens carry.
+#[doc(hidden)]
+pub fn sort_signature_digest(signature: &str) -> [u8; DIGEST_LEN] {
     let mut hasher = Sha256::new();
     hasher.update(b"keyset-diesel sort v1\0");
-    hasher.update(K::sort_signature().as_bytes());
+    hasher.update(signature.as_bytes());
     truncate(hasher.finalize().into())
 }
 
