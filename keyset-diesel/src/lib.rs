@@ -88,6 +88,7 @@ mod paginate;
 mod predicate;
 mod sql;
 pub mod token;
+mod union;
 pub mod value;
 
 pub use crate::backend::KeysetBackend;
@@ -96,12 +97,15 @@ pub use crate::error::KeysetError;
 pub use crate::keyset::{KeyColumn, Keyset, KeysetSql, NullsOrder, SortDirection};
 pub use crate::page::Page;
 pub use crate::page_size::{PageSizeError, PageSizePolicy};
-pub use crate::paginate::{PageQuery, PageSource, PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
+pub use crate::paginate::{
+    PageQuery, PageSource, PaginateDsl, Paginated, PlainPage, DEFAULT_PAGE_SIZE,
+};
 pub use crate::predicate::{KeysetOrder, SeekPredicate};
 pub use crate::token::{
     scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
     DecodedToken, PageResponse, ScopeError, SecretKey, SystemClock,
 };
+pub use crate::union::UnionPage;
 pub use crate::value::{KeyTuple, KeyValue};
 
 /// Derives [`Keyset`](trait@Keyset) and [`KeysetSql`] for a Diesel model.

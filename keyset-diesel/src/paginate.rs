@@ -1,6 +1,8 @@
-//! `.paginate_after(cursor)` on Diesel select queries, and the one-query page load.
+//! `.paginate_after(cursor)` / `.paginate_before(cursor)` on Diesel select queries, and the
+//! one-query page load.
 
 use std::fmt;
+use std::sync::Arc;
 
 use diesel::backend::Backend;
 use diesel::connection::Connection;
@@ -18,7 +20,8 @@ use crate::cursor::{Cursor, Direction};
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
-use crate::predicate::{KeysetOrder, SeekPredicate};
+use crate::predicate::{KeysetOrder, PartSelector, SeekPredicate};
+use crate::union::UnionPage;
 
 /// The page size used when `.page_size(n)` is not called.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
@@ -46,18 +49,43 @@ pub const DEFAULT_PAGE_SIZE: u32 = 20;
 ///     .load_page(conn)?;
 /// assert_eq!(next.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e104", "e105", "e106"]);
 /// assert!(!next.has_more && next.next_cursor.is_none());
+///
+/// // Back: the page before e104, in display order.
+/// let back: Page<Event> = events::table
+///     .filter(events::workspace_id.eq("W9"))
+///     .select(Event::as_select())
+///     .paginate_before(next.start_cursor)
+///     .page_size(3)
+///     .load_page(conn)?;
+/// assert_eq!(back.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e101", "e102", "e103"]);
+/// assert!(!back.has_previous_page && back.has_next_page);
 /// # Ok(())
 /// # }
 /// ```
 pub trait PaginateDsl: Sized {
-    /// The page after `cursor` (`None`: the first page), in the order of the keyset `K`, which
-    /// must be the type the query loads. Nothing runs until [`Paginated::load_page`].
+    /// The page after `cursor` in the order of the keyset `K` (`None`: the first page). `K`
+    /// must be the type the query loads. Only the cursor's key is used: its direction is
+    /// ignored (see [`PaginateDsl::paginate`] to follow it). Nothing runs until
+    /// [`Paginated::load_page`].
     fn paginate_after<K: Keyset>(self, cursor: Option<Cursor<K>>) -> Paginated<Self, K> {
-        Paginated {
-            query: self,
-            cursor: cursor.map(|c| c.key),
-            page_size: DEFAULT_PAGE_SIZE,
-        }
+        Paginated::new(self, cursor, Direction::Forward)
+    }
+
+    /// The page immediately before `cursor` (`None`: the last page), returned in display
+    /// order (the keyset's order), like Relay's `last`/`before`. The query reads backward from
+    /// the cursor with `LIMIT page_size + 1` and the rows are then reversed, so the page is
+    /// the one adjacent to the cursor. Only the cursor's key is used.
+    fn paginate_before<K: Keyset>(self, cursor: Option<Cursor<K>>) -> Paginated<Self, K> {
+        Paginated::new(self, cursor, Direction::Backward)
+    }
+
+    /// The page the cursor points to: after it for a forward cursor (a page's `end_cursor` /
+    /// `next_cursor` of a forward walk), before it for a backward one (a `start_cursor`);
+    /// `None` is the first page. Use this with cursors decoded from tokens, which record
+    /// their direction.
+    fn paginate<K: Keyset>(self, cursor: Option<Cursor<K>>) -> Paginated<Self, K> {
+        let walk = cursor.as_ref().map_or(Direction::Forward, |c| c.direction);
+        Paginated::new(self, cursor, walk)
     }
 }
 
@@ -70,7 +98,9 @@ impl<ST, QS, DB, GB> PaginateDsl for BoxedSelectStatement<'_, ST, QS, DB, GB> {}
 pub struct Paginated<Q, K: Keyset> {
     query: Q,
     cursor: Option<K::Key>,
+    walk: Direction,
     page_size: u32,
+    exact: bool,
 }
 
 impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
@@ -78,7 +108,9 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
         f.debug_struct("Paginated")
             .field("query", &self.query)
             .field("cursor", &self.cursor)
+            .field("walk", &self.walk)
             .field("page_size", &self.page_size)
+            .field("exact", &self.exact)
             .finish()
     }
 }
@@ -88,27 +120,62 @@ impl<Q: Clone, K: Keyset> Clone for Paginated<Q, K> {
         Paginated {
             query: self.query.clone(),
             cursor: self.cursor.clone(),
+            walk: self.walk,
             page_size: self.page_size,
+            exact: self.exact,
         }
     }
 }
 
 impl<Q, K: Keyset> Paginated<Q, K> {
+    fn new(query: Q, cursor: Option<Cursor<K>>, walk: Direction) -> Self {
+        Paginated {
+            query,
+            cursor: cursor.map(|c| c.key),
+            walk,
+            page_size: DEFAULT_PAGE_SIZE,
+            exact: false,
+        }
+    }
+
     /// Rows per page (at least 1; default [`DEFAULT_PAGE_SIZE`]). The query fetches
-    /// `page_size + 1` rows to know `has_more` exactly.
+    /// `page_size + 1` rows to know whether more rows follow in the walk's direction.
     pub fn page_size(mut self, page_size: u32) -> Self {
         self.page_size = page_size;
         self
     }
 
-    /// The SQL query this page runs (`ORDER BY` the keyset, the seek predicate when there is a
-    /// cursor, `LIMIT page_size + 1`), for `diesel::debug_query` or `EXPLAIN`.
+    /// Make the flag of the *other* direction exact too (`has_previous_page` on a page read
+    /// forward from a cursor, `has_next_page` on one read backward), still in one statement:
+    /// the page query becomes a union with a one-row probe of the rows at or before the cursor
+    /// (see [`crate::Page`]). Without it that flag is `true` whenever there is a cursor (the
+    /// cursor's row was delivered earlier), which is wrong only if every row on the other side
+    /// was deleted since. The probe reads at most `page_size + 1` index entries at the far end
+    /// of your filtered range.
+    pub fn exact_flags(mut self, exact: bool) -> Self {
+        self.exact = exact;
+        self
+    }
+
+    /// The SQL query this page runs, for `diesel::debug_query` or `EXPLAIN` (it is not itself
+    /// loadable: use [`Paginated::load_page`]).
     ///
     /// # Errors
     /// [`KeysetError::InvalidPageSize`] for a page size of 0; for a boxed query,
     /// [`KeysetError::AlreadyOrdered`] / [`KeysetError::AlreadyLimited`] when it already has
     /// `ORDER BY`, `LIMIT` or `OFFSET`.
-    pub fn into_query(self) -> Result<PageQuery<Q::First, Q::Seek>, KeysetError>
+    pub fn into_query(self) -> Result<PageQuery<Q::First, Q::Seek, K>, KeysetError>
+    where
+        Q: PageSource<K>,
+    {
+        Ok(match self.build()?.0 {
+            Built::Plain(PlainPage::First(q)) => PageQuery::First(q),
+            Built::Plain(PlainPage::Seek(q)) => PageQuery::Seek(q),
+            Built::Union(q) => PageQuery::Union(q),
+        })
+    }
+
+    fn build(self) -> Result<(Built<Q::First, Q::Seek, K>, Shape), KeysetError>
     where
         Q: PageSource<K>,
     {
@@ -118,18 +185,30 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         self.query.check_clauses()?;
         // u32 + 1 always fits in i64.
         let limit = i64::from(self.page_size) + 1;
-        let order = KeysetOrder::new(Direction::Forward);
-        Ok(match self.cursor {
-            None => PageQuery::First(self.query.first_page(order, limit)),
-            Some(key) => PageQuery::Seek(self.query.seek_page(
-                SeekPredicate::new(key, Direction::Forward),
-                order,
-                limit,
-            )),
-        })
+        let order = KeysetOrder::new(self.walk);
+        let shape = Shape {
+            walk: self.walk,
+            page_size: self.page_size,
+            had_cursor: self.cursor.is_some(),
+            probed: self.exact && self.cursor.is_some(),
+        };
+        let Some(key) = self.cursor else {
+            let query = self.query.first_page(order, limit);
+            return Ok((Built::Plain(PlainPage::First(query)), shape));
+        };
+        let part = Arc::new(PartSelector::default());
+        let seek = SeekPredicate::with_selector(key, self.walk, part.clone());
+        let arms = seek.arm_count();
+        let query = self.query.seek_page(seek, order, limit);
+        if arms == 1 && !shape.probed {
+            return Ok((Built::Plain(PlainPage::Seek(query)), shape));
+        }
+        let outer_limit = limit + i64::from(shape.probed);
+        let union = UnionPage::new(query, part, arms, shape.probed, self.walk, outer_limit);
+        Ok((Built::Union(union), shape))
     }
 
-    /// Runs the page: exactly one SQL query, `LIMIT page_size + 1`.
+    /// Runs the page: exactly one SQL statement.
     ///
     /// # Errors
     /// Diesel's errors from running the query, and the [`KeysetError`]s of
@@ -140,30 +219,84 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         Conn::Backend: KeysetBackend,
         K: KeysetSql<Conn::Backend>,
         Q: PageSource<K>,
-        PageQuery<Q::First, Q::Seek>: LoadQuery<'query, Conn, K>,
+        PlainPage<Q::First, Q::Seek>: LoadQuery<'query, Conn, K>,
+        UnionPage<Q::Seek, K>: LoadQuery<'query, Conn, (K, i32)>,
     {
-        let page_size = self.page_size;
-        let rows: Vec<K> = self.into_query()?.load(conn)?;
-        Ok(page_from_rows(rows, page_size))
+        let cursor = self.cursor.clone();
+        let (built, shape) = self.build()?;
+        let (rows, probe) = match built {
+            Built::Plain(q) => (q.load::<K>(conn)?, None),
+            Built::Union(q) => {
+                let mut found = false;
+                let mut rows = Vec::new();
+                for (row, arm) in q.load::<(K, i32)>(conn)? {
+                    if arm == 1 {
+                        found = true;
+                    } else {
+                        rows.push(row);
+                    }
+                }
+                (rows, shape.probed.then_some(found))
+            }
+        };
+        Ok(assemble(rows, probe, cursor, shape))
     }
 }
 
-/// Cuts the `LIMIT n + 1` result into a page: the look-ahead row is dropped, never returned,
-/// and the cursor is the key of the last row kept (../shared/CASES.md C03).
-fn page_from_rows<K: Keyset>(mut items: Vec<K>, page_size: u32) -> Page<K> {
-    let keep = usize::try_from(page_size).unwrap_or(usize::MAX);
-    let has_more = items.len() > keep;
+/// What the page query was, for assembling the page.
+#[derive(Debug, Clone, Copy)]
+struct Shape {
+    walk: Direction,
+    page_size: u32,
+    had_cursor: bool,
+    probed: bool,
+}
+
+enum Built<A, B, K: Keyset> {
+    Plain(PlainPage<A, B>),
+    Union(UnionPage<B, K>),
+}
+
+/// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
+/// never returned (../shared/CASES.md C03); a backward page is reversed into display order;
+/// flags and cursors follow the Relay connection spec's words (see [`Page`]).
+fn assemble<K: Keyset>(
+    mut items: Vec<K>,
+    probe: Option<bool>,
+    cursor: Option<K::Key>,
+    shape: Shape,
+) -> Page<K> {
+    let keep = usize::try_from(shape.page_size).unwrap_or(usize::MAX);
+    let more_in_walk = items.len() > keep;
     items.truncate(keep);
-    let next_cursor = if has_more {
-        items.last().map(Cursor::after_row)
-    } else {
-        None
+    // The other side: exact with a probe; otherwise "there was a cursor" (its row was
+    // delivered before). The first page (no cursor) has nothing on the other side.
+    let other_side = probe.unwrap_or(shape.had_cursor);
+    let (has_previous_page, has_next_page) = match shape.walk {
+        Direction::Forward => (other_side, more_in_walk),
+        Direction::Backward => {
+            items.reverse();
+            (more_in_walk, other_side)
+        }
+    };
+    let first = items.first().map(Keyset::key).or_else(|| cursor.clone());
+    let last = items.last().map(Keyset::key).or(cursor);
+    let start_cursor = first.filter(|_| has_previous_page).map(Cursor::before);
+    let end_cursor = last.filter(|_| has_next_page).map(Cursor::after);
+    let (has_more, next_cursor) = match shape.walk {
+        Direction::Forward => (has_next_page, end_cursor.clone()),
+        Direction::Backward => (has_previous_page, start_cursor.clone()),
     };
     Page {
         items,
         has_more,
         next_cursor,
-        page_size,
+        page_size: shape.page_size,
+        direction: shape.walk,
+        has_previous_page,
+        has_next_page,
+        start_cursor,
+        end_cursor,
     }
 }
 
@@ -264,17 +397,17 @@ where
     }
 }
 
-/// The query of one page: the first page's or a later page's (they differ in type because
-/// only a later page has a seek predicate). Runs like any Diesel query.
+/// The first page's or a later page's plain query (they differ in type because only a later
+/// page has a seek predicate). Loads the model.
 #[derive(Debug, Clone)]
-pub enum PageQuery<A, B> {
+pub enum PlainPage<A, B> {
     /// First page: `ORDER BY` + `LIMIT`, no seek predicate.
     First(A),
     /// Later page: seek predicate + `ORDER BY` + `LIMIT`.
     Seek(B),
 }
 
-impl<A, B> Query for PageQuery<A, B>
+impl<A, B> Query for PlainPage<A, B>
 where
     A: Query,
     B: Query<SqlType = A::SqlType>,
@@ -282,12 +415,12 @@ where
     type SqlType = A::SqlType;
 }
 
-impl<A, B> QueryId for PageQuery<A, B> {
+impl<A, B> QueryId for PlainPage<A, B> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<A, B, DB> QueryFragment<DB> for PageQuery<A, B>
+impl<A, B, DB> QueryFragment<DB> for PlainPage<A, B>
 where
     DB: Backend,
     A: QueryFragment<DB>,
@@ -295,13 +428,48 @@ where
 {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         match self {
-            PageQuery::First(q) => q.walk_ast(out),
-            PageQuery::Seek(q) => q.walk_ast(out),
+            PlainPage::First(q) => q.walk_ast(out),
+            PlainPage::Seek(q) => q.walk_ast(out),
         }
     }
 }
 
-impl<A, B, Conn> RunQueryDsl<Conn> for PageQuery<A, B> {}
+impl<A, B, Conn> RunQueryDsl<Conn> for PlainPage<A, B> {}
+
+/// The SQL of one page, as [`Paginated::into_query`] gives it: for `diesel::debug_query` and
+/// `EXPLAIN`. Load pages with [`Paginated::load_page`].
+#[derive(Debug)]
+pub enum PageQuery<A, B, K: Keyset> {
+    /// First page: `ORDER BY` + `LIMIT`, no seek predicate.
+    First(A),
+    /// Later page: seek predicate + `ORDER BY` + `LIMIT`.
+    Seek(B),
+    /// Later page whose seek needs a union (a leading nullable column with its NULL group on
+    /// the far side of the cursor) or carries a probe (exact flags): see `UnionPage`.
+    Union(UnionPage<B, K>),
+}
+
+impl<A, B, K: Keyset> QueryId for PageQuery<A, B, K> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<A, B, K, DB> QueryFragment<DB> for PageQuery<A, B, K>
+where
+    DB: Backend,
+    K: Keyset,
+    A: QueryFragment<DB>,
+    B: QueryFragment<DB>,
+    UnionPage<B, K>: QueryFragment<DB>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        match self {
+            PageQuery::First(q) => q.walk_ast(out),
+            PageQuery::Seek(q) => q.walk_ast(out),
+            PageQuery::Union(q) => q.walk_ast(out),
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -327,6 +495,19 @@ mod tests {
         fn key(&self) -> (i64,) {
             (self.0,)
         }
+    }
+
+    fn forward(page_size: u32, had_cursor: bool) -> Shape {
+        Shape {
+            walk: Direction::Forward,
+            page_size,
+            had_cursor,
+            probed: false,
+        }
+    }
+
+    fn page_from_rows(rows: Vec<Row>, page_size: u32) -> Page<Row> {
+        assemble(rows, None, None, forward(page_size, false))
     }
 
     #[test]

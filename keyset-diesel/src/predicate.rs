@@ -8,6 +8,8 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use diesel::backend::Backend;
 use diesel::expression::{
@@ -20,16 +22,17 @@ use diesel::QueryResult;
 use crate::backend::KeysetBackend;
 use crate::cursor::Direction;
 use crate::keyset::{Keyset, KeysetSql};
-use crate::sql::{self, Dialect, Emitter, Term};
+use crate::sql::{self, Dialect, Emitter, Part, Term};
+use crate::value::KeyTuple;
 
-fn dialect<DB: KeysetBackend>() -> Dialect {
+pub(crate) fn dialect<DB: KeysetBackend>() -> Dialect {
     Dialect {
         row_values: DB::ROW_VALUES,
         nulls_order_syntax: DB::NULLS_ORDER_SYNTAX,
     }
 }
 
-fn terms<K: Keyset>(walk: Direction) -> Vec<Term> {
+pub(crate) fn terms<K: Keyset>(walk: Direction) -> Vec<Term> {
     K::COLUMNS.iter().map(|c| Term::new(c, walk)).collect()
 }
 
@@ -54,17 +57,58 @@ impl<DB: Backend, K: KeysetSql<DB>> Emitter for Pass<'_, '_, '_, DB, K> {
     }
 }
 
+/// Which part of a seek ([`Part`]) the predicates sharing it render. The page query that
+/// needs several parts (a union of arms, a probe) sets it before writing each branch; Diesel
+/// walks the whole statement from the top in every pass, so each pass sees the same sequence.
+#[derive(Debug, Default)]
+pub(crate) struct PartSelector(AtomicUsize);
+
+const PROBE: usize = usize::MAX;
+
+impl PartSelector {
+    pub(crate) fn set(&self, part: Part) {
+        let value = match part {
+            Part::Arm(i) => i,
+            Part::Probe => PROBE,
+        };
+        self.0.store(value, Ordering::Relaxed);
+    }
+
+    fn get(&self) -> Part {
+        match self.0.load(Ordering::Relaxed) {
+            PROBE => Part::Probe,
+            i => Part::Arm(i),
+        }
+    }
+}
+
 /// `WHERE` condition selecting the rows strictly after `key` in the keyset's order (or strictly
 /// before it, walking backward). The crate docs ("The SQL") give the exact SQL per backend.
 pub struct SeekPredicate<K: Keyset> {
     key: K::Key,
     walk: Direction,
+    part: Arc<PartSelector>,
 }
 
 impl<K: Keyset> SeekPredicate<K> {
     /// The predicate for rows after (`Forward`) or before (`Backward`) `key`.
     pub fn new(key: K::Key, walk: Direction) -> Self {
-        SeekPredicate { key, walk }
+        SeekPredicate {
+            key,
+            walk,
+            part: Arc::default(),
+        }
+    }
+
+    /// A predicate whose part is chosen by `part` (for a union page query).
+    pub(crate) fn with_selector(key: K::Key, walk: Direction, part: Arc<PartSelector>) -> Self {
+        SeekPredicate { key, walk, part }
+    }
+
+    /// How many arms the seek has for this key (see [`crate::sql::arm_count`]).
+    pub(crate) fn arm_count(&self) -> usize {
+        let terms = terms::<K>(self.walk);
+        sql::arm_count(&terms, &|i| KeyTuple::is_null(&self.key, i))
     }
 }
 
@@ -73,6 +117,7 @@ impl<K: Keyset> Clone for SeekPredicate<K> {
         SeekPredicate {
             key: self.key.clone(),
             walk: self.walk,
+            part: self.part.clone(),
         }
     }
 }
@@ -125,11 +170,12 @@ where
             key: Some(&self.key),
         };
         let key = &self.key;
-        sql::write_seek(
+        sql::write_part(
             &mut pass,
             &terms,
-            &|i| crate::value::KeyTuple::is_null(key, i),
+            &|i| KeyTuple::is_null(key, i),
             dialect::<DB>(),
+            self.part.get(),
         )
     }
 }

@@ -39,9 +39,18 @@ impl Term {
                 nulls: column.nulls,
             },
             Direction::Backward => Term {
-                direction: column.direction.reversed(),
-                nulls: column.nulls.map(NullsOrder::reversed),
-            },
+                direction: column.direction,
+                nulls: column.nulls,
+            }
+            .reversed(),
+        }
+    }
+
+    /// The same column in the opposite walk.
+    pub(crate) fn reversed(self) -> Self {
+        Term {
+            direction: self.direction.reversed(),
+            nulls: self.nulls.map(NullsOrder::reversed),
         }
     }
 
@@ -141,30 +150,109 @@ fn groups(terms: &[Term], row_values: bool) -> Vec<Group> {
     out
 }
 
-/// The seek predicate for the walk: rows strictly after the key in the walk's order.
-/// `is_null(i)` says whether key value `i` is NULL.
-pub(crate) fn write_seek(
+/// Which part of a seek a query renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Main arm `i` of [`arm_count`]: rows after the key, a disjoint slice of them per arm,
+    /// arms in walk order.
+    Arm(usize),
+    /// The rows at or before the key (the other side, the key's own row included): the
+    /// one-row probe for an exact flag in the other direction.
+    Probe,
+}
+
+/// How many arms the seek after this key has. Two when the leading column is nullable and
+/// the rows after the key are values and then the NULL group (NULLs after a value cursor), or
+/// the rest of the NULL group and then the values (NULLs before, NULL cursor): a single `OR`
+/// would turn the leading column's index condition into a filter (PostgreSQL), so each arm
+/// gets its own index range and the page query takes the union. One otherwise.
+pub(crate) fn arm_count(terms: &[Term], is_null: &dyn Fn(usize) -> bool) -> usize {
+    match terms.first().map(|t| (t.nulls, is_null(0))) {
+        Some((Some(NullsOrder::Last), false)) | Some((Some(NullsOrder::First), true))
+            if terms.len() > 1 =>
+        {
+            2
+        }
+        _ => 1,
+    }
+}
+
+/// Writes `part` of the seek predicate for the walk. `is_null(i)` says whether key value `i`
+/// is NULL. With one arm, `Part::Arm(0)` is the whole seek: rows strictly after the key in
+/// the walk's order.
+pub(crate) fn write_part(
     e: &mut dyn Emitter,
     terms: &[Term],
     is_null: &dyn Fn(usize) -> bool,
     dialect: Dialect,
+    part: Part,
 ) -> QueryResult<()> {
-    let groups = groups(terms, dialect.row_values);
-    let w = Writer {
-        terms,
-        is_null,
-        groups: &groups,
-    };
-    if groups.len() > 1 && w.write_bound(e, 0)? {
-        e.sql(" AND ");
+    match part {
+        Part::Probe => {
+            // At or before the key = the seek of the reversed walk, its last column inclusive.
+            let reversed: Vec<Term> = terms.iter().map(|t| t.reversed()).collect();
+            let groups = groups(&reversed, dialect.row_values);
+            let w = Writer {
+                terms: &reversed,
+                is_null,
+                groups: &groups,
+                values_only: false,
+                inclusive: true,
+            };
+            w.write_seek(e)
+        }
+        Part::Arm(arm) if arm_count(terms, is_null) == 2 => {
+            let groups = groups(terms, dialect.row_values);
+            let w = Writer {
+                terms,
+                is_null,
+                groups: &groups,
+                values_only: true,
+                inclusive: false,
+            };
+            match (terms[0].nulls, arm) {
+                // NULLs after a value: first the values after it, then the NULL group.
+                (Some(NullsOrder::Last), 0) => w.write_seek(e),
+                (Some(NullsOrder::Last), _) => {
+                    e.column(0)?;
+                    e.sql(" IS NULL");
+                    Ok(())
+                }
+                // NULLs before, NULL cursor: first the rest of the NULL group, then the values.
+                (_, 0) => {
+                    e.column(0)?;
+                    e.sql(" IS NULL AND ");
+                    w.write_chain(e, 1)
+                }
+                _ => {
+                    e.column(0)?;
+                    e.sql(" IS NOT NULL");
+                    Ok(())
+                }
+            }
+        }
+        Part::Arm(_) => {
+            let groups = groups(terms, dialect.row_values);
+            Writer {
+                terms,
+                is_null,
+                groups: &groups,
+                values_only: false,
+                inclusive: false,
+            }
+            .write_seek(e)
+        }
     }
-    w.write_chain(e, 0)
 }
 
 struct Writer<'a> {
     terms: &'a [Term],
     is_null: &'a dyn Fn(usize) -> bool,
     groups: &'a [Group],
+    /// Leave the leading column's NULL group out (it is another arm).
+    values_only: bool,
+    /// The last group compares inclusively (`>=`): the key's own row is included.
+    inclusive: bool,
 }
 
 /// What "strictly after the key" means for one group.
@@ -176,10 +264,33 @@ enum After {
 }
 
 impl Writer<'_> {
+    /// The redundant bound on the leading group (when there is more than one group and the
+    /// group has one), then the chain.
+    fn write_seek(&self, e: &mut dyn Emitter) -> QueryResult<()> {
+        if self.groups.len() > 1 && self.write_bound(e, 0)? {
+            e.sql(" AND ");
+        }
+        self.write_chain(e, 0)
+    }
+
     /// `(g_i after) OR ((g_i equal) AND chain(i + 1))`, factored from the right.
     fn write_chain(&self, e: &mut dyn Emitter, i: usize) -> QueryResult<()> {
         let g = self.groups[i];
         let last = i + 1 == self.groups.len();
+        if last && self.inclusive {
+            // After or equal.
+            return match self.after_kind(g) {
+                After::Nothing => self.write_equal(e, g),
+                After::Some => {
+                    e.sql("(");
+                    self.write_after(e, g)?;
+                    e.sql(" OR (");
+                    self.write_equal(e, g)?;
+                    e.sql("))");
+                    Ok(())
+                }
+            };
+        }
         if last {
             return match self.after_kind(g) {
                 After::Nothing => {
@@ -226,6 +337,9 @@ impl Writer<'_> {
                 e.column(i)?;
                 e.sql(" IS NOT NULL");
             }
+            (Some(NullsOrder::Last), false) if self.values_only && i == 0 => {
+                self.write_compare(e, i, term.strict_op())?;
+            }
             (Some(NullsOrder::Last), false) => {
                 e.sql("(");
                 self.write_compare(e, i, term.strict_op())?;
@@ -266,8 +380,13 @@ impl Writer<'_> {
             return Ok(true);
         }
         match (term.nulls, (self.is_null)(g.start)) {
-            // Non-null value, NULLs (if any) before it: `col >= v` excludes only rows before.
+            // Non-null value, NULLs (if any) before it, or left to another arm: `col >= v`
+            // excludes only rows before the key.
             (None, _) | (Some(NullsOrder::First), false) => {
+                self.write_compare(e, g.start, term.inclusive_op())?;
+                Ok(true)
+            }
+            (Some(NullsOrder::Last), false) if self.values_only && g.start == 0 => {
                 self.write_compare(e, g.start, term.inclusive_op())?;
                 Ok(true)
             }
@@ -355,10 +474,16 @@ pub(crate) mod tests {
             .collect()
     }
 
-    fn seek(spec: &str, nulls: &[usize], dialect: Dialect) -> String {
+    fn part(spec: &str, nulls: &[usize], dialect: Dialect, part: Part) -> String {
         let mut t = Text::default();
-        write_seek(&mut t, &terms(spec), &|i| nulls.contains(&i), dialect).unwrap();
+        write_part(&mut t, &terms(spec), &|i| nulls.contains(&i), dialect, part).unwrap();
         t.0
+    }
+
+    fn seek(spec: &str, nulls: &[usize], dialect: Dialect) -> String {
+        let terms = terms(spec);
+        assert_eq!(arm_count(&terms, &|i| nulls.contains(&i)), 1, "{spec}");
+        part(spec, nulls, dialect, Part::Arm(0))
     }
 
     fn order(spec: &str, dialect: Dialect) -> String {
@@ -406,22 +531,68 @@ pub(crate) mod tests {
 
     #[test]
     fn null_key_values_become_is_null_arms_and_are_never_bound() {
-        // CASES.md C09: ASC NULLS LAST, cursor name = NULL.
+        // CASES.md C09: ASC NULLS LAST, cursor name = NULL: one arm, `IS NULL` is indexable.
         assert_eq!(seek("a/last a", &[0], PG), "(c0 IS NULL AND c1 > $1)");
-        // C10: non-null cursor, NULLs after it.
-        assert_eq!(
-            seek("a/last a", &[], PG),
-            "((c0 > $0 OR c0 IS NULL) OR (c0 = $0 AND c1 > $1))"
-        );
-        // C11 (a): NULLS FIRST, NULL cursor.
-        assert_eq!(
-            seek("a/first a", &[0], PG),
-            "(c0 IS NOT NULL OR (c0 IS NULL AND c1 > $1))"
-        );
         // NULLS FIRST, value cursor: the NULLs are behind, the bound holds.
         assert_eq!(
             seek("a/first a", &[], PG),
             "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND c1 > $1))"
+        );
+        // A nullable column after the leading one stays inside its equality branch.
+        assert_eq!(
+            seek("a d/last a", &[], MYSQL),
+            "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND ((c1 < $1 OR c1 IS NULL) OR (c1 = $1 AND c2 > $2))))"
+        );
+        assert_eq!(
+            seek("a d/first a", &[1], MYSQL),
+            "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND (c1 IS NOT NULL OR (c1 IS NULL AND c2 > $2))))"
+        );
+    }
+
+    #[test]
+    fn a_leading_null_group_on_the_far_side_is_its_own_arm() {
+        let n = |spec: &str, nulls: &[usize]| arm_count(&terms(spec), &|i| nulls.contains(&i));
+        // C10: non-null cursor, NULLs after it: the values after it, then the NULL group.
+        assert_eq!(n("a/last a", &[]), 2);
+        assert_eq!(
+            part("a/last a", &[], PG, Part::Arm(0)),
+            "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND c1 > $1))"
+        );
+        assert_eq!(part("a/last a", &[], PG, Part::Arm(1)), "c0 IS NULL");
+        // C11 (a): NULLS FIRST, NULL cursor: the rest of the NULL group, then the values.
+        assert_eq!(n("a/first a", &[0]), 2);
+        assert_eq!(
+            part("a/first a", &[0], PG, Part::Arm(0)),
+            "c0 IS NULL AND c1 > $1"
+        );
+        assert_eq!(part("a/first a", &[0], PG, Part::Arm(1)), "c0 IS NOT NULL");
+        // C11 (b): DESC NULLS FIRST, NULL cursor, ASC tie-breaker.
+        assert_eq!(
+            part("d/first a", &[0], MYSQL, Part::Arm(0)),
+            "c0 IS NULL AND c1 > $1"
+        );
+        // The other cases have one arm.
+        assert_eq!(n("a/last a", &[0]), 1);
+        assert_eq!(n("a/first a", &[]), 1);
+        assert_eq!(n("a d/last a", &[]), 1);
+    }
+
+    #[test]
+    fn the_probe_is_the_reversed_seek_including_the_key() {
+        assert_eq!(part("a", &[], PG, Part::Probe), "(c0 < $0 OR (c0 = $0))");
+        assert_eq!(
+            part("a a", &[], PG, Part::Probe),
+            "((c0, c1) < ($0, $1) OR (c0 = $0 AND c1 = $1))"
+        );
+        assert_eq!(
+            part("d a", &[], MYSQL, Part::Probe),
+            "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND (c1 < $1 OR (c1 = $1))))"
+        );
+        // Reversed NULLS LAST is NULLS FIRST: a NULL cursor's probe is every value and the
+        // NULL group up to the key.
+        assert_eq!(
+            part("a/last a", &[0], PG, Part::Probe),
+            "(c0 IS NOT NULL OR (c0 IS NULL AND (c1 < $1 OR (c1 = $1))))"
         );
     }
 

@@ -477,3 +477,424 @@ where
     let all = ID_asc::page(&mut *db, &0, None, u32::MAX, false).unwrap();
     assert_eq!((ids(&all), all.has_more), (vec![1, 2, 3, 4, 5], false));
 }
+
+/// Reads a page of `M` (tenant 0).
+fn read<M, C>(
+    conn: &mut C,
+    cursor: Option<Cursor<M>>,
+    how: crate::models::Read,
+) -> keyset_diesel::Page<M>
+where
+    M: Walk<C, Filter = i32>,
+{
+    M::read(conn, &0, cursor, how).expect("page")
+}
+
+fn page_ids<M: Oracle + Keyset>(page: &keyset_diesel::Page<M>) -> Vec<i64> {
+    page.items.iter().map(M::id).collect()
+}
+
+/// CASES.md C06 and C07 (`id ASC` and `id DESC`), and the `prev` steps of C04 and C05: the
+/// page before a cursor is the adjacent window, in display order.
+pub fn c06_c07<C: TestDb>()
+where
+    ID_asc: Walk<C, Filter = i32>,
+    crate::models::ID_desc: Walk<C, Filter = i32>,
+    A_desc__ID_desc: Walk<C, Filter = i32>,
+    A_desc__ID_asc: Walk<C, Filter = i32>,
+{
+    use crate::models::{ID_desc, Read};
+    let mut db = C::open();
+    db.insert_rows(&(1..=6).map(Row::new).collect::<Vec<_>>());
+    for boxed in [false, true] {
+        let fwd = Read {
+            boxed,
+            ..Read::forward(2)
+        };
+        let back = Read {
+            boxed,
+            ..Read::backward(2)
+        };
+        let p1 = read::<ID_asc, C>(&mut db, None, fwd);
+        let p2 = read::<ID_asc, C>(&mut db, p1.end_cursor.clone(), fwd);
+        let p3 = read::<ID_asc, C>(&mut db, p2.end_cursor.clone(), fwd);
+        assert_eq!(
+            [page_ids(&p1), page_ids(&p2), page_ids(&p3)],
+            [[1, 2], [3, 4], [5, 6]]
+        );
+        // C06: [3,4] in display order, both flags true.
+        let prev3 = read::<ID_asc, C>(&mut db, p3.start_cursor.clone(), back);
+        assert_eq!(page_ids(&prev3), [3, 4]);
+        assert!(prev3.has_previous_page && prev3.has_next_page);
+        // C07: the adjacent window, then the first page with has_prev false.
+        let prev2 = read::<ID_asc, C>(&mut db, prev3.start_cursor.clone(), back);
+        assert_eq!(page_ids(&prev2), [1, 2]);
+        assert!(!prev2.has_previous_page && prev2.start_cursor.is_none());
+        // C07, DESC variant.
+        let d1 = read::<ID_desc, C>(&mut db, None, fwd);
+        let d2 = read::<ID_desc, C>(&mut db, d1.end_cursor.clone(), fwd);
+        let d3 = read::<ID_desc, C>(&mut db, d2.end_cursor.clone(), fwd);
+        assert_eq!(
+            [page_ids(&d1), page_ids(&d2), page_ids(&d3)],
+            [[6, 5], [4, 3], [2, 1]]
+        );
+        let dprev = read::<ID_desc, C>(&mut db, d3.start_cursor.clone(), back);
+        assert_eq!(page_ids(&dprev), [4, 3]);
+    }
+    // C04: v DESC, id DESC: prev(p2) is [4,3].
+    db.exec("DELETE FROM keyset_rows");
+    db.insert_rows(&rows_with_a(&[(1, 1), (2, 2), (3, 3), (4, 4)]));
+    let p1 = read::<A_desc__ID_desc, C>(&mut db, None, Read::forward(2));
+    let p2 = read::<A_desc__ID_desc, C>(&mut db, p1.end_cursor, Read::forward(2));
+    assert_eq!(page_ids(&p2), [2, 1]);
+    let back = read::<A_desc__ID_desc, C>(&mut db, p2.start_cursor, Read::backward(2));
+    assert_eq!(page_ids(&back), [4, 3]);
+    // C05: score DESC, id ASC: prev(p3) is [3,4], prev(p2) is [5,2].
+    db.exec("DELETE FROM keyset_rows");
+    db.insert_rows(&rows_with_a(&[
+        (1, 10),
+        (2, 20),
+        (3, 20),
+        (4, 20),
+        (5, 30),
+        (6, 10),
+    ]));
+    let p1 = read::<A_desc__ID_asc, C>(&mut db, None, Read::forward(2));
+    let p2 = read::<A_desc__ID_asc, C>(&mut db, p1.end_cursor, Read::forward(2));
+    let p3 = read::<A_desc__ID_asc, C>(&mut db, p2.end_cursor.clone(), Read::forward(2));
+    assert_eq!(page_ids(&p3), [1, 6]);
+    let b3 = read::<A_desc__ID_asc, C>(&mut db, p3.start_cursor, Read::backward(2));
+    assert_eq!(page_ids(&b3), [3, 4]);
+    let b2 = read::<A_desc__ID_asc, C>(&mut db, p2.start_cursor, Read::backward(2));
+    assert_eq!(page_ids(&b2), [5, 2]);
+}
+
+/// CASES.md C08: exact flags at the edges, and tables of 0 and 1 rows.
+pub fn c08<C: TestDb>()
+where
+    ID_asc: Walk<C, Filter = i32>,
+{
+    use crate::models::Read;
+    let mut db = C::open();
+    for exact in [false, true] {
+        let fwd = Read {
+            exact,
+            ..Read::forward(2)
+        };
+        let back = Read {
+            exact,
+            ..Read::backward(2)
+        };
+        db.exec("DELETE FROM keyset_rows");
+        // 0 rows: both flags false, no cursors, both ways.
+        for how in [fwd, back] {
+            let empty = read::<ID_asc, C>(&mut db, None, how);
+            assert!(empty.items.is_empty() && !empty.has_previous_page && !empty.has_next_page);
+            assert!(empty.start_cursor.is_none() && empty.end_cursor.is_none());
+        }
+        // 1 row.
+        db.insert_rows(&[Row::new(1)]);
+        for how in [fwd, back] {
+            let one = read::<ID_asc, C>(&mut db, None, how);
+            assert_eq!(page_ids(&one), [1]);
+            assert!(!one.has_previous_page && !one.has_next_page);
+        }
+        db.insert_rows(&(2..=4).map(Row::new).collect::<Vec<_>>());
+        let p1 = read::<ID_asc, C>(&mut db, None, fwd);
+        assert_eq!(page_ids(&p1), [1, 2]);
+        assert!(!p1.has_previous_page && p1.has_next_page && p1.start_cursor.is_none());
+        let p2 = read::<ID_asc, C>(&mut db, p1.end_cursor.clone(), fwd);
+        assert_eq!(page_ids(&p2), [3, 4]);
+        assert!(p2.has_previous_page && !p2.has_next_page);
+        assert!(p2.end_cursor.is_none(), "exactly 4 rows: no end cursor");
+        let b = read::<ID_asc, C>(&mut db, p2.start_cursor.clone(), back);
+        assert_eq!(page_ids(&b), [1, 2]);
+        assert!(!b.has_previous_page && b.start_cursor.is_none() && b.has_next_page);
+        let again = read::<ID_asc, C>(&mut db, b.end_cursor.clone(), fwd);
+        assert_eq!(page_ids(&again), [3, 4]);
+        // The last page, read backward without a cursor.
+        let last = read::<ID_asc, C>(&mut db, None, back);
+        assert_eq!(page_ids(&last), [3, 4]);
+        assert!(last.has_previous_page && !last.has_next_page && last.end_cursor.is_none());
+    }
+}
+
+/// Exact flags (`exact_flags(true)`): the other side is probed in the same statement, so a
+/// cursor whose side was deleted since says so; without it the flag trusts the cursor.
+pub fn exact_flags_probe_the_other_side<C: TestDb>()
+where
+    ID_asc: Walk<C, Filter = i32>,
+{
+    use crate::models::Read;
+    let mut db = C::open();
+    let reset = |db: &mut C| {
+        db.exec("DELETE FROM keyset_rows");
+        db.insert_rows(&(1..=6).map(Row::new).collect::<Vec<_>>());
+    };
+    for exact in [false, true] {
+        let fwd = Read {
+            exact,
+            ..Read::forward(2)
+        };
+        let back = Read {
+            exact,
+            ..Read::backward(2)
+        };
+        reset(&mut db);
+        let p1 = read::<ID_asc, C>(&mut db, None, fwd);
+        db.exec("DELETE FROM keyset_rows WHERE id <= 2");
+        let p2 = read::<ID_asc, C>(&mut db, p1.end_cursor, fwd);
+        assert_eq!(page_ids(&p2), [3, 4]);
+        assert_eq!(p2.has_previous_page, !exact, "forward, other side deleted");
+        reset(&mut db);
+        let last = read::<ID_asc, C>(&mut db, None, back);
+        db.exec("DELETE FROM keyset_rows WHERE id >= 5");
+        let before = read::<ID_asc, C>(&mut db, last.start_cursor, back);
+        assert_eq!(page_ids(&before), [3, 4]);
+        assert_eq!(before.has_next_page, !exact, "backward, other side deleted");
+        // An empty page after the cursor: the probe still answers.
+        reset(&mut db);
+        let p1 = read::<ID_asc, C>(&mut db, None, fwd);
+        let p2 = read::<ID_asc, C>(&mut db, p1.end_cursor, fwd);
+        db.exec("DELETE FROM keyset_rows WHERE id >= 5");
+        let p3 = read::<ID_asc, C>(&mut db, p2.end_cursor.clone(), fwd);
+        assert!(p3.items.is_empty() && !p3.has_next_page && p3.has_previous_page);
+        assert_eq!(
+            p3.start_cursor,
+            p2.end_cursor.map(|c| Cursor::before(c.key))
+        );
+        db.exec("DELETE FROM keyset_rows");
+        let gone = read::<ID_asc, C>(&mut db, p2.start_cursor.map(|c| Cursor::after(c.key)), fwd);
+        assert!(gone.items.is_empty() && !gone.has_next_page);
+        assert_eq!(gone.has_previous_page, !exact, "everything deleted");
+    }
+}
+
+/// Walks `M` forward and backward with page sizes 1, 2, 3 and 5 (CASES.md C11's rule): each
+/// walk gives the ids in `expected` order, no duplicates; returns the forward pages at
+/// `page_size`.
+fn nullable_walks<M, C>(conn: &mut C, expected: &[i64], page_size: u32) -> Vec<Vec<i64>>
+where
+    M: Walk<C, Filter = i32> + Oracle,
+    C: TestDb,
+{
+    use crate::models::Read;
+    assert_eq!(
+        conn.ids(&crate::oracle::oracle_sql::<M, C>("0")),
+        expected,
+        "oracle"
+    );
+    for size in [1, 2, 3, 5] {
+        for (exact, boxed) in [(false, false), (true, true)] {
+            let fwd = Read {
+                exact,
+                boxed,
+                ..Read::forward(size)
+            };
+            let mut cursor = None;
+            let mut walked = Vec::new();
+            loop {
+                let page = read::<M, C>(conn, cursor.take(), fwd);
+                walked.extend(page_ids(&page));
+                match page.end_cursor {
+                    Some(c) => cursor = Some(c),
+                    None => break,
+                }
+            }
+            assert_eq!(walked, expected, "forward, page size {size}");
+            let back = Read {
+                backward: true,
+                ..fwd
+            };
+            let mut pages = Vec::new();
+            let mut cursor = None;
+            loop {
+                let page = read::<M, C>(conn, cursor.take(), back);
+                pages.push(page_ids(&page));
+                match page.start_cursor {
+                    Some(c) => cursor = Some(c),
+                    None => break,
+                }
+            }
+            let backward: Vec<i64> = pages.into_iter().rev().flatten().collect();
+            assert_eq!(backward, expected, "backward, page size {size}");
+        }
+    }
+    let mut pages = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = read::<M, C>(conn, cursor.take(), Read::forward(page_size));
+        pages.push(page_ids(&page));
+        match page.end_cursor {
+            Some(c) => cursor = Some(c),
+            None => return pages,
+        }
+    }
+}
+
+fn nullable_rows(values: &[(i64, Option<i32>)]) -> Vec<Row> {
+    values
+        .iter()
+        .map(|&(id, na)| Row {
+            na,
+            nb: na.map(|v| {
+                if v == 0 {
+                    "a".to_string()
+                } else {
+                    v.to_string()
+                }
+            }),
+            ..Row::new(id)
+        })
+        .collect()
+}
+
+/// CASES.md C09: the cursor's value is NULL: the page after it is the rest of the NULL group,
+/// never empty. `name ASC NULLS LAST, id ASC`: [5,1], [2,3], [4]; NULLS FIRST: [1,2], [3,4], [5].
+pub fn c09<C: TestDb>()
+where
+    crate::models::NB_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
+    crate::models::NA_asc_nulls_first__ID_asc: Walk<C, Filter = i32>,
+{
+    use crate::models::{NA_asc_nulls_first__ID_asc, NB_asc_nulls_last__ID_asc};
+    let mut db = C::open();
+    // (5,'a') and four NULL names.
+    db.insert_rows(&nullable_rows(&[
+        (1, None),
+        (2, None),
+        (3, None),
+        (4, None),
+        (5, Some(0)),
+    ]));
+    let pages = nullable_walks::<NB_asc_nulls_last__ID_asc, C>(&mut db, &[5, 1, 2, 3, 4], 2);
+    assert_eq!(pages, vec![vec![5, 1], vec![2, 3], vec![4]]);
+    let pages = nullable_walks::<NA_asc_nulls_first__ID_asc, C>(&mut db, &[1, 2, 3, 4, 5], 2);
+    assert_eq!(pages, vec![vec![1, 2], vec![3, 4], vec![5]]);
+}
+
+/// CASES.md C10: crossing from values into the NULL group keeps every NULL row.
+/// `user_id ASC NULLS LAST`: [1,3], [2,4]; NULLS FIRST: [2,4], [1,3]. DESC variant:
+/// `v DESC NULLS LAST, id DESC`: [1,2], [3,4]; `NULLS FIRST`: [4,1], [2,3].
+pub fn c10<C: TestDb>()
+where
+    crate::models::NA_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
+    crate::models::NA_asc_nulls_first__ID_asc: Walk<C, Filter = i32>,
+    crate::models::NA_desc_nulls_last__ID_desc: Walk<C, Filter = i32>,
+    crate::models::NA_desc_nulls_first__ID_desc: Walk<C, Filter = i32>,
+{
+    use crate::models::*;
+    let mut db = C::open();
+    db.insert_rows(&nullable_rows(&[
+        (1, Some(10)),
+        (2, None),
+        (3, Some(20)),
+        (4, None),
+    ]));
+    let pages = nullable_walks::<NA_asc_nulls_last__ID_asc, C>(&mut db, &[1, 3, 2, 4], 2);
+    assert_eq!(pages, vec![vec![1, 3], vec![2, 4]]);
+    let pages = nullable_walks::<NA_asc_nulls_first__ID_asc, C>(&mut db, &[2, 4, 1, 3], 2);
+    assert_eq!(pages, vec![vec![2, 4], vec![1, 3]]);
+    db.exec("DELETE FROM keyset_rows");
+    db.insert_rows(&nullable_rows(&[
+        (1, Some(4)),
+        (2, Some(2)),
+        (3, Some(1)),
+        (4, None),
+    ]));
+    let pages = nullable_walks::<NA_desc_nulls_last__ID_desc, C>(&mut db, &[1, 2, 3, 4], 2);
+    assert_eq!(pages, vec![vec![1, 2], vec![3, 4]]);
+    let pages = nullable_walks::<NA_desc_nulls_first__ID_desc, C>(&mut db, &[4, 1, 2, 3], 2);
+    assert_eq!(pages, vec![vec![4, 1], vec![2, 3]]);
+}
+
+/// CASES.md C11: inside the NULL group. (a) `v ASC NULLS FIRST, id ASC`: [1,2], [3,4], [5];
+/// (b) `v DESC NULLS FIRST, id ASC`: [1,2], [3,5], [4].
+pub fn c11<C: TestDb>()
+where
+    crate::models::NA_asc_nulls_first__ID_asc: Walk<C, Filter = i32>,
+    crate::models::NA_desc_nulls_first__ID_asc: Walk<C, Filter = i32>,
+{
+    use crate::models::*;
+    let mut db = C::open();
+    db.insert_rows(&nullable_rows(&[
+        (1, None),
+        (2, None),
+        (3, None),
+        (4, Some(10)),
+        (5, Some(20)),
+    ]));
+    let pages = nullable_walks::<NA_asc_nulls_first__ID_asc, C>(&mut db, &[1, 2, 3, 4, 5], 2);
+    assert_eq!(pages, vec![vec![1, 2], vec![3, 4], vec![5]]);
+    let pages = nullable_walks::<NA_desc_nulls_first__ID_asc, C>(&mut db, &[1, 2, 3, 5, 4], 2);
+    assert_eq!(pages, vec![vec![1, 2], vec![3, 5], vec![4]]);
+}
+
+/// CASES.md C12: the cursor carries every key column: `received_at ASC, id ASC` gives [2,4],
+/// [1,6], [3,5]; a NULL component survives a token; a component missing from a token is an
+/// error, never a weaker predicate.
+pub fn c12<C: TestDb>()
+where
+    A_asc__ID_asc: Walk<C, Filter = i32>,
+    crate::models::NA_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
+{
+    use crate::models::NA_asc_nulls_last__ID_asc;
+    use std::sync::atomic::AtomicU64;
+    use std::sync::Arc;
+    let mut db = C::open();
+    db.insert_rows(&rows_with_a(&[
+        (1, 30),
+        (2, 10),
+        (3, 50),
+        (4, 20),
+        (5, 60),
+        (6, 40),
+    ]));
+    assert_eq!(
+        pages::<A_asc__ID_asc, C>(&mut db, 2),
+        vec![(vec![2, 4], true), (vec![1, 6], true), (vec![3, 5], false)]
+    );
+    let codec = test_codec(Arc::new(AtomicU64::new(1_800_000_000)));
+    let null_cursor = Cursor::<NA_asc_nulls_last__ID_asc>::after((None, 7));
+    let token = codec.encode(&null_cursor, &()).unwrap();
+    assert_eq!(
+        codec.decode::<NA_asc_nulls_last__ID_asc>(&token, &()),
+        Ok(null_cursor)
+    );
+    let one_column = codec.encode(&Cursor::<ID_asc>::after((7,)), &()).unwrap();
+    assert!(codec.decode::<A_asc__ID_asc>(&one_column, &()).is_err());
+}
+
+/// Tokens record the direction: `paginate` follows it; `paginate_after` / `paginate_before`
+/// use only the key (a backward token used forward reads the rows after its key).
+pub fn token_direction<C: TestDb>()
+where
+    ID_asc: Walk<C, Filter = i32>,
+{
+    use crate::models::Read;
+    use std::sync::atomic::AtomicU64;
+    use std::sync::Arc;
+    let mut db = C::open();
+    db.insert_rows(&(1..=6).map(Row::new).collect::<Vec<_>>());
+    let codec = test_codec(Arc::new(AtomicU64::new(1_800_000_000)));
+    let last = read::<ID_asc, C>(&mut db, None, Read::backward(2));
+    assert_eq!(page_ids(&last), [5, 6]);
+    let start = last.start_cursor.clone().expect("previous page");
+    assert_eq!(start.direction, keyset_diesel::Direction::Backward);
+    let token = codec.encode(&start, &"t").unwrap();
+    let decoded = codec.decode::<ID_asc>(&token, &"t").unwrap();
+    assert_eq!(decoded, start);
+    let backward = if decoded.direction == keyset_diesel::Direction::Backward {
+        Read::backward(2)
+    } else {
+        Read::forward(2)
+    };
+    assert_eq!(
+        page_ids(&read::<ID_asc, C>(&mut db, Some(decoded.clone()), backward)),
+        [3, 4]
+    );
+    // The same backward cursor read forward: the rows after its key (5).
+    assert_eq!(
+        page_ids(&read::<ID_asc, C>(&mut db, Some(decoded), Read::forward(2))),
+        [6]
+    );
+}

@@ -15,8 +15,8 @@ pub trait ChinookOracle {
     const TABLE: &'static str;
     /// The id (tie-breaker) column.
     const ID: &'static str;
-    /// `ORDER BY` text.
-    const ORDER_SQL: &'static str;
+    /// `ORDER BY` terms.
+    const ORDER: &'static [crate::models::OrderTerm];
     fn id(&self) -> i64;
 }
 
@@ -93,7 +93,8 @@ macro_rules! chinook_schema {
         impl $crate::chinook::ChinookOracle for InvoiceByDate {
             const TABLE: &'static str = $invoice;
             const ID: &'static str = $invoice_id;
-            const ORDER_SQL: &'static str = concat!($invoice_date, " DESC, ", $invoice_id, " DESC");
+            const ORDER: &'static [$crate::models::OrderTerm] =
+                &[($invoice_date, "DESC", None), ($invoice_id, "DESC", None)];
             fn id(&self) -> i64 {
                 self.invoice_id.into()
             }
@@ -102,8 +103,11 @@ macro_rules! chinook_schema {
         impl $crate::chinook::ChinookOracle for TrackByPrice {
             const TABLE: &'static str = $track;
             const ID: &'static str = $track_id;
-            const ORDER_SQL: &'static str =
-                concat!($price, " DESC, ", $name, " ASC, ", $track_id, " ASC");
+            const ORDER: &'static [$crate::models::OrderTerm] = &[
+                ($price, "DESC", None),
+                ($name, "ASC", None),
+                ($track_id, "ASC", None),
+            ];
             fn id(&self) -> i64 {
                 self.track_id.into()
             }
@@ -112,7 +116,8 @@ macro_rules! chinook_schema {
         impl $crate::chinook::ChinookOracle for TrackByLength {
             const TABLE: &'static str = $track;
             const ID: &'static str = $track_id;
-            const ORDER_SQL: &'static str = concat!($ms, " ASC, ", $track_id, " ASC");
+            const ORDER: &'static [$crate::models::OrderTerm] =
+                &[($ms, "ASC", None), ($track_id, "ASC", None)];
             fn id(&self) -> i64 {
                 self.track_id.into()
             }
@@ -154,7 +159,7 @@ where
     let expected = conn.ids(&format!(
         "SELECT {id_expr} AS id FROM {} ORDER BY {}",
         M::TABLE,
-        M::ORDER_SQL
+        crate::oracle::order_sql::<C>(M::ORDER)
     ));
     assert!(
         expected.len() > 400,
@@ -176,9 +181,9 @@ where
             assert_matches(
                 &compared,
                 &format!(
-                    "{} {} page size {page_size} boxed {boxed}",
+                    "{} {:?} page size {page_size} boxed {boxed}",
                     C::NAME,
-                    M::ORDER_SQL
+                    M::ORDER
                 ),
             );
         }

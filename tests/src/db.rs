@@ -87,14 +87,17 @@ pub trait TestDb: Connection<Backend: KeysetBackend> + Sized + 'static {
     fn insert_rows(&mut self, rows: &[Row]);
     fn insert_events(&mut self, rows: &[NewEvent]);
     fn insert_plan_rows(&mut self, rows: &[PlanRow]);
-    /// Walks row model `index` of [`crate::models::ROW_MODELS`] and runs its oracle query.
-    fn walk_row_model(
+    /// Whether `ORDER BY` accepts `NULLS FIRST` / `NULLS LAST`.
+    const NULLS_SYNTAX: bool;
+    /// Runs the property scenario on row model `index` of [`crate::models::ROW_MODELS`].
+    ///
+    /// # Errors
+    /// The first difference from the oracle.
+    fn run_row_model(
         &mut self,
         index: usize,
-        tenant: i32,
-        page_size: u32,
-        boxed: bool,
-    ) -> crate::oracle::Compared;
+        scenario: &crate::property::Scenario,
+    ) -> Result<(), String>;
 }
 
 /// A connection to an isolated database, cleaned up on drop.
@@ -183,14 +186,12 @@ macro_rules! common_impl {
             }
         }
 
-        fn walk_row_model(
+        fn run_row_model(
             &mut self,
             index: usize,
-            tenant: i32,
-            page_size: u32,
-            boxed: bool,
-        ) -> crate::oracle::Compared {
-            crate::models::walk_row_model::<Self>(index, self, tenant, page_size, boxed)
+            scenario: &crate::property::Scenario,
+        ) -> Result<(), String> {
+            crate::models::run_row_model::<Self>(index, self, scenario)
         }
 
         fn insert_plan_rows(&mut self, rows: &[PlanRow]) {
@@ -214,6 +215,7 @@ mod sqlite {
 
     impl TestDb for SqliteConnection {
         const NAME: &'static str = "SQLite";
+        const NULLS_SYNTAX: bool = true;
 
         fn open() -> Fixture<Self> {
             let mut conn = SqliteConnection::establish(":memory:").expect("in-memory SQLite");
@@ -246,6 +248,7 @@ mod postgres {
 
     impl TestDb for PgConnection {
         const NAME: &'static str = "PostgreSQL";
+        const NULLS_SYNTAX: bool = true;
 
         fn open() -> Fixture<Self> {
             let url = pg_url();
@@ -290,6 +293,7 @@ mod mysql {
 
     impl TestDb for MysqlConnection {
         const NAME: &'static str = "MySQL";
+        const NULLS_SYNTAX: bool = false;
 
         fn open() -> Fixture<Self> {
             let admin_url = format!("{}/test", mysql_url().trim_end_matches('/'));

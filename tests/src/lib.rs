@@ -81,6 +81,38 @@ macro_rules! backend_suite {
             $crate::cases::c05::<$db>();
         }
         #[test]
+        fn c06_c07_backward_page_is_the_adjacent_window_in_display_order() {
+            $crate::cases::c06_c07::<$db>();
+        }
+        #[test]
+        fn c08_flags_and_cursors_are_exact_at_the_edges() {
+            $crate::cases::c08::<$db>();
+        }
+        #[test]
+        fn exact_flags_probe_the_other_side_in_the_same_statement() {
+            $crate::cases::exact_flags_probe_the_other_side::<$db>();
+        }
+        #[test]
+        fn c09_null_cursor_value_continues_in_the_null_group() {
+            $crate::cases::c09::<$db>();
+        }
+        #[test]
+        fn c10_crossing_into_the_null_group_keeps_every_null_row() {
+            $crate::cases::c10::<$db>();
+        }
+        #[test]
+        fn c11_inside_the_null_group_both_branches() {
+            $crate::cases::c11::<$db>();
+        }
+        #[test]
+        fn c12_the_cursor_carries_every_key_column() {
+            $crate::cases::c12::<$db>();
+        }
+        #[test]
+        fn tokens_record_the_direction_and_paginate_follows_it() {
+            $crate::cases::token_direction::<$db>();
+        }
+        #[test]
         fn c22_first_page_and_predicate_follow_the_same_keyset() {
             $crate::cases::c22::<$db>();
         }

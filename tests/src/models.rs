@@ -1,8 +1,9 @@
 //! Keyset models over the test tables, and [`Walk`]: one page of a model, on each backend.
 //!
 //! The oracle models are declared by `row_models!` from one line each, e.g.
-//! `A_asc__B_desc__ID_asc: [a asc, b desc] id asc;`. The same tokens give the model's
-//! `#[keyset(..)]` attributes and, independently of the derive, the oracle's `ORDER BY` text.
+//! `A_asc__NA_desc_nulls_first__ID_asc: [a asc, na desc nulls_first] id asc;`. The same tokens
+//! give the model's `#[keyset(..)]` attributes and, independently of the derive, the oracle's
+//! `ORDER BY` terms ([`OrderTerm`]).
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
@@ -10,11 +11,55 @@ use keyset_diesel::prelude::*;
 
 use crate::schema::{events, keyset_rows, plan_rows};
 
-/// One page of model `Self` on connection `C`, filtered by `filter`, as an unboxed or a boxed
-/// Diesel query.
+/// How to read one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Read {
+    /// Rows per page.
+    pub page_size: u32,
+    /// Through `.into_boxed()`.
+    pub boxed: bool,
+    /// `paginate_before` instead of `paginate_after`.
+    pub backward: bool,
+    /// `.exact_flags(true)`.
+    pub exact: bool,
+}
+
+impl Read {
+    /// Forward, unboxed, not exact.
+    pub fn forward(page_size: u32) -> Read {
+        Read {
+            page_size,
+            boxed: false,
+            backward: false,
+            exact: false,
+        }
+    }
+
+    /// Backward, unboxed, not exact.
+    pub fn backward(page_size: u32) -> Read {
+        Read {
+            backward: true,
+            ..Read::forward(page_size)
+        }
+    }
+}
+
+/// One page of model `Self` on connection `C`, filtered by `filter`.
 pub trait Walk<C>: Keyset + Sized {
     /// The caller's own filter value (a tenant, a workspace).
     type Filter: ?Sized;
+
+    /// # Errors
+    /// What `load_page` returns.
+    fn read(
+        conn: &mut C,
+        filter: &Self::Filter,
+        cursor: Option<Cursor<Self>>,
+        how: Read,
+    ) -> QueryResult<Page<Self>>;
+
+    /// A forward page.
+    ///
     /// # Errors
     /// What `load_page` returns.
     fn page(
@@ -23,13 +68,23 @@ pub trait Walk<C>: Keyset + Sized {
         cursor: Option<Cursor<Self>>,
         page_size: u32,
         boxed: bool,
-    ) -> QueryResult<Page<Self>>;
+    ) -> QueryResult<Page<Self>> {
+        let how = Read {
+            boxed,
+            ..Read::forward(page_size)
+        };
+        Self::read(conn, filter, cursor, how)
+    }
 }
+
+/// One `ORDER BY` term as declared: column, `"asc"`/`"desc"`, and `"nulls_first"` /
+/// `"nulls_last"` for a nullable column.
+pub type OrderTerm = (&'static str, &'static str, Option<&'static str>);
 
 /// What the oracle needs to know about a model.
 pub trait Oracle {
-    /// `ORDER BY` text written from the model's declaration tokens, not from the derive.
-    const ORDER_SQL: &'static str;
+    /// `ORDER BY` terms written from the model's declaration tokens, not from the derive.
+    const ORDER: &'static [OrderTerm];
     /// The table the model reads.
     const TABLE: &'static str;
     /// The column the caller's filter applies to.
@@ -44,66 +99,52 @@ pub trait Oracle {
 macro_rules! impl_walk {
     // No filter: the whole table (`Filter = ()`).
     ($model:ty, $table:path) => {
-        $crate::impl_walk!(@all "sqlite", diesel::SqliteConnection, $model, $table);
-        $crate::impl_walk!(@all "postgres", diesel::PgConnection, $model, $table);
-        $crate::impl_walk!(@all "mysql", diesel::MysqlConnection, $model, $table);
-    };
-    (@all $feature:literal, $conn:ty, $model:ty, $table:path) => {
-        #[cfg(feature = $feature)]
-        impl $crate::models::Walk<$conn> for $model {
-            type Filter = ();
-            fn page(
-                conn: &mut $conn,
-                _filter: &(),
-                cursor: Option<keyset_diesel::Cursor<Self>>,
-                page_size: u32,
-                boxed: bool,
-            ) -> diesel::QueryResult<keyset_diesel::Page<Self>> {
-                use diesel::prelude::*;
-                use keyset_diesel::PaginateDsl;
-                use $table as table;
-                let query = table::table.select(<$model>::as_select());
-                if boxed {
-                    query
-                        .into_boxed()
-                        .paginate_after(cursor)
-                        .page_size(page_size)
-                        .load_page(conn)
-                } else {
-                    query.paginate_after(cursor).page_size(page_size).load_page(conn)
-                }
-            }
-        }
+        $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, (), |q, _f| q);
     };
     ($model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
-        $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, $filter, $filter_ty);
-        $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, $filter, $filter_ty);
-        $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, $filter, $filter_ty);
+        $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, $filter_ty,
+            |q, f| q.filter($table::$filter.eq(f)));
+        $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, $filter_ty,
+            |q, f| q.filter($table::$filter.eq(f)));
+        $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, $filter_ty,
+            |q, f| q.filter($table::$filter.eq(f)));
     };
-    (@one $feature:literal, $conn:ty, $model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
+    (@one $feature:literal, $conn:ty, $model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
         #[cfg(feature = $feature)]
         impl $crate::models::Walk<$conn> for $model {
             type Filter = $filter_ty;
-            fn page(
+            fn read(
                 conn: &mut $conn,
                 filter: &$filter_ty,
                 cursor: Option<keyset_diesel::Cursor<Self>>,
-                page_size: u32,
-                boxed: bool,
+                how: $crate::models::Read,
             ) -> diesel::QueryResult<keyset_diesel::Page<Self>> {
+                #[allow(unused_imports)]
                 use diesel::prelude::*;
                 use keyset_diesel::PaginateDsl;
-                let query = $table::table
-                    .filter($table::$filter.eq(filter))
-                    .select(<$model>::as_select());
-                if boxed {
-                    query
-                        .into_boxed()
-                        .paginate_after(cursor)
-                        .page_size(page_size)
+                #[allow(unused_imports)]
+                use $table as table;
+                let $f = filter;
+                let $q = table::table;
+                let query = $filtered.select(<$model>::as_select());
+                macro_rules! run {
+                    ($query:expr) => {
+                        if how.backward {
+                            $query.paginate_before(cursor)
+                        } else {
+                            $query.paginate_after(cursor)
+                        }
+                        .page_size(how.page_size)
+                        .exact_flags(how.exact)
                         .load_page(conn)
+                    };
+                }
+                if how.boxed {
+                    run!(query.into_boxed())
                 } else {
-                    query.paginate_after(cursor).page_size(page_size).load_page(conn)
+                    run!(query)
                 }
             }
         }
@@ -111,40 +152,34 @@ macro_rules! impl_walk {
 }
 
 macro_rules! col_type {
-    (a) => {
-        i32
-    };
-    (b) => {
-        String
-    };
-    (c) => {
-        NaiveDateTime
-    };
-    (d) => {
-        bool
-    };
-    (e) => {
-        i16
-    };
+    (a) => { i32 };
+    (b) => { String };
+    (c) => { NaiveDateTime };
+    (d) => { bool };
+    (e) => { i16 };
+    (na) => { Option<i32> };
+    (nb) => { Option<String> };
 }
 
 /// Declares keyset models over `keyset_rows`, their [`Walk`] and [`Oracle`] impls, and
 /// `walk_row_model`, which dispatches on a model index (for the property tests).
 macro_rules! row_models {
-    ($($name:ident: [$($col:ident $dir:ident),*] id $iddir:ident;)*) => {
+    ($($name:ident: [$($col:ident $dir:ident $($nulls:ident)?),*] id $iddir:ident;)*) => {
         $(
             #[allow(non_camel_case_types)]
             #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
             #[diesel(table_name = keyset_rows)]
             pub struct $name {
-                $(#[keyset($dir)] pub $col: col_type!($col),)*
+                $(#[keyset($dir $(, $nulls)?)] pub $col: col_type!($col),)*
                 #[keyset($iddir, unique)]
                 pub id: i64,
             }
 
             impl Oracle for $name {
-                const ORDER_SQL: &'static str =
-                    concat!($(stringify!($col), " ", stringify!($dir), ", ",)* "id ", stringify!($iddir));
+                const ORDER: &'static [OrderTerm] = &[
+                    $((stringify!($col), stringify!($dir), row_models!(@nulls $($nulls)?)),)*
+                    ("id", stringify!($iddir), None),
+                ];
                 const TABLE: &'static str = "keyset_rows";
                 const FILTER_COLUMN: &'static str = "tenant";
                 fn id(&self) -> i64 {
@@ -158,23 +193,22 @@ macro_rules! row_models {
         /// Names of the row models, in index order.
         pub const ROW_MODELS: &[&str] = &[$(stringify!($name)),*];
 
-        /// Walks every page of row model number `index` (see [`ROW_MODELS`]) and checks the
-        /// page invariants on the way; returns the ids in page order and the oracle's ids.
-        pub fn walk_row_model<C: $crate::TestDb>(
+        /// Runs the property scenario on row model number `index` (see [`ROW_MODELS`]).
+        pub fn run_row_model<C: $crate::TestDb>(
             index: usize,
             conn: &mut C,
-            tenant: i32,
-            page_size: u32,
-            boxed: bool,
-        ) -> $crate::oracle::Compared
+            scenario: &$crate::property::Scenario,
+        ) -> Result<(), String>
         where
             $($name: Walk<C, Filter = i32>,)*
         {
-            let walkers: &[fn(&mut C, &i32, u32, bool) -> $crate::oracle::Compared] =
-                &[$($crate::oracle::walk_and_compare::<$name, C>,)*];
-            walkers[index](conn, &tenant, page_size, boxed)
+            let runners: &[fn(&mut C, &$crate::property::Scenario) -> Result<(), String>] =
+                &[$($crate::property::run_scenario::<$name, C>,)*];
+            runners[index](conn, scenario)
         }
     };
+    (@nulls) => { None };
+    (@nulls $nulls:ident) => { Some(stringify!($nulls)) };
 }
 
 row_models! {
@@ -234,6 +268,19 @@ row_models! {
     C_desc__B_asc__ID_asc: [c desc, b asc] id asc;
     E_asc__A_asc__D_asc__ID_asc: [e asc, a asc, d asc] id asc;
     D_desc__E_desc__C_desc__ID_desc: [d desc, e desc, c desc] id desc;
+    // Nullable columns, leading and not, every placement and direction.
+    NA_asc_nulls_last__ID_asc: [na asc nulls_last] id asc;
+    NB_asc_nulls_last__ID_asc: [nb asc nulls_last] id asc;
+    NA_desc_nulls_first__ID_desc: [na desc nulls_first] id desc;
+    NA_asc_nulls_first__ID_asc: [na asc nulls_first] id asc;
+    NA_desc_nulls_first__ID_asc: [na desc nulls_first] id asc;
+    NA_desc_nulls_last__ID_desc: [na desc nulls_last] id desc;
+    NB_asc_nulls_first__A_desc__ID_desc: [nb asc nulls_first, a desc] id desc;
+    NB_desc_nulls_last__A_asc__ID_asc: [nb desc nulls_last, a asc] id asc;
+    A_asc__NA_asc_nulls_last__ID_asc: [a asc, na asc nulls_last] id asc;
+    A_desc__NA_desc_nulls_first__ID_desc: [a desc, na desc nulls_first] id desc;
+    NA_asc_nulls_first__NB_desc_nulls_last__ID_asc: [na asc nulls_first, nb desc nulls_last] id asc;
+    NB_asc_nulls_last__NA_asc_nulls_last__C_desc__ID_desc: [nb asc nulls_last, na asc nulls_last, c desc] id desc;
 }
 
 /// The seed article's activity-feed event, keyset `occurred_at ASC, event_id ASC`.

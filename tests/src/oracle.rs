@@ -3,7 +3,7 @@
 
 use keyset_diesel::{Cursor, Keyset, Page};
 
-use crate::models::{Oracle, Walk};
+use crate::models::{Oracle, OrderTerm, Walk};
 use crate::TestDb;
 
 /// A walk next to what the oracle says.
@@ -82,7 +82,7 @@ where
         .iter()
         .flat_map(|p| p.items.iter().map(M::id))
         .collect();
-    let expected = conn.ids(&oracle_sql::<M>(&tenant.to_string()));
+    let expected = conn.ids(&oracle_sql::<M, C>(&tenant.to_string()));
     Compared {
         walked,
         expected,
@@ -91,14 +91,42 @@ where
 }
 
 /// `SELECT id FROM <table> WHERE <filter column> = <value> ORDER BY <model's order>`.
-pub fn oracle_sql<M: Oracle>(filter_value_sql: &str) -> String {
+pub fn oracle_sql<M: Oracle, C: TestDb>(filter_value_sql: &str) -> String {
     format!(
         "SELECT id FROM {} WHERE {} = {} ORDER BY {}",
         M::TABLE,
         M::FILTER_COLUMN,
         filter_value_sql,
-        M::ORDER_SQL
+        order_sql::<C>(M::ORDER)
     )
+}
+
+/// `ORDER BY` text for declared terms on backend `C`: `NULLS FIRST/LAST` where the backend
+/// has the syntax, a leading `col IS NULL` term where it does not (MySQL).
+pub fn order_sql<C: TestDb>(terms: &[OrderTerm]) -> String {
+    terms
+        .iter()
+        .map(|&(col, dir, nulls)| match nulls {
+            None => format!("{col} {dir}"),
+            Some(nulls) if C::NULLS_SYNTAX => {
+                let place = if nulls == "nulls_first" {
+                    "NULLS FIRST"
+                } else {
+                    "NULLS LAST"
+                };
+                format!("{col} {dir} {place}")
+            }
+            Some(nulls) => {
+                let first = if nulls == "nulls_first" {
+                    "DESC"
+                } else {
+                    "ASC"
+                };
+                format!("{col} IS NULL {first}, {col} {dir}")
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Asserts a comparison: same ids, same order, nothing twice.

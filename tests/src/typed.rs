@@ -23,8 +23,8 @@ macro_rules! key_model {
         }
 
         impl $crate::models::Oracle for $name {
-            const ORDER_SQL: &'static str =
-                concat!(stringify!($col), " ", stringify!($dir), ", id ", stringify!($iddir));
+            const ORDER: &'static [$crate::models::OrderTerm] =
+                &[(stringify!($col), stringify!($dir), None), ("id", stringify!($iddir), None)];
             const TABLE: &'static str = stringify!($table);
             const FILTER_COLUMN: &'static str = "tenant";
             fn id(&self) -> i64 {
@@ -32,7 +32,8 @@ macro_rules! key_model {
             }
         }
 
-        $crate::impl_walk!(@one $feature, $conn, $name, $table, tenant, i32);
+        $crate::impl_walk!(@one $feature, $conn, $name, $table, i32,
+            |q, f| q.filter($table::tenant.eq(f)));
     };
 }
 
