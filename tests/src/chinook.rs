@@ -90,6 +90,55 @@ macro_rules! chinook_schema {
             pub track_id: i32,
         }
 
+        #[derive(
+            Debug, Clone, PartialEq, diesel::Queryable, diesel::Selectable, keyset_diesel::Keyset,
+        )]
+        #[diesel(table_name = track)]
+        pub struct TrackByComposer {
+            #[keyset(asc, nulls_last)]
+            pub composer: Option<String>,
+            #[keyset(asc, unique)]
+            pub track_id: i32,
+        }
+
+        #[derive(
+            Debug, Clone, PartialEq, diesel::Queryable, diesel::Selectable, keyset_diesel::Keyset,
+        )]
+        #[diesel(table_name = track)]
+        pub struct TrackByComposerDesc {
+            #[keyset(desc, nulls_first)]
+            pub composer: Option<String>,
+            #[keyset(asc)]
+            pub name: String,
+            #[keyset(desc, unique)]
+            pub track_id: i32,
+        }
+
+        impl $crate::chinook::ChinookOracle for TrackByComposer {
+            const TABLE: &'static str = $track;
+            const ID: &'static str = $track_id;
+            const ORDER: &'static [$crate::models::OrderTerm] = &[
+                ($composer, "ASC", Some("nulls_last")),
+                ($track_id, "ASC", None),
+            ];
+            fn id(&self) -> i64 {
+                self.track_id.into()
+            }
+        }
+
+        impl $crate::chinook::ChinookOracle for TrackByComposerDesc {
+            const TABLE: &'static str = $track;
+            const ID: &'static str = $track_id;
+            const ORDER: &'static [$crate::models::OrderTerm] = &[
+                ($composer, "DESC", Some("nulls_first")),
+                ($name, "ASC", None),
+                ($track_id, "DESC", None),
+            ];
+            fn id(&self) -> i64 {
+                self.track_id.into()
+            }
+        }
+
         impl $crate::chinook::ChinookOracle for InvoiceByDate {
             const TABLE: &'static str = $invoice;
             const ID: &'static str = $invoice_id;
@@ -126,6 +175,8 @@ macro_rules! chinook_schema {
         $crate::impl_walk!(InvoiceByDate, invoice);
         $crate::impl_walk!(TrackByPrice, track);
         $crate::impl_walk!(TrackByLength, track);
+        $crate::impl_walk!(TrackByComposer, track);
+        $crate::impl_walk!(TrackByComposerDesc, track);
     };
 }
 
@@ -147,10 +198,10 @@ pub mod camel {
     }
 }
 
-/// Walks `M` over the whole table with page sizes 1, 7 and 50, boxed and not, against the
-/// plain `ORDER BY`; `cast` turns the id column into a BIGINT expression (`{}` is the column).
-/// Returns the row count.
-pub fn check_walks<M, C>(conn: &mut C, cast: &str) -> usize
+/// Walks `M` over the whole table with page sizes 1 (if `single_row_pages`), 7 and 50, boxed
+/// and not, forward and backward, against the plain `ORDER BY`; `cast` turns the id column
+/// into a BIGINT expression (`{}` is the column). Returns the row count.
+pub fn check_walks<M, C>(conn: &mut C, cast: &str, single_row_pages: bool) -> usize
 where
     M: Walk<C, Filter = ()> + ChinookOracle,
     C: TestDb,
@@ -166,27 +217,47 @@ where
         "Chinook table {} looks empty",
         M::TABLE
     );
-    // Page size 1 walks the whole table one row per query; the boxed path is covered at 7.
+    // Page size 1 walks the whole table one row per query; the boxed path and the backward
+    // walk are covered at 7 and 50.
     for (page_size, boxed) in [(1, false), (7, false), (7, true), (50, false)] {
-        {
-            let pages = walk_pages::<M, C>(conn, &(), page_size, boxed);
-            let compared = Compared {
-                walked: pages
-                    .iter()
-                    .flat_map(|p| p.items.iter().map(M::id))
-                    .collect(),
-                expected: expected.clone(),
-                pages: pages.len(),
-            };
-            assert_matches(
-                &compared,
-                &format!(
-                    "{} {:?} page size {page_size} boxed {boxed}",
-                    C::NAME,
-                    M::ORDER
-                ),
-            );
+        if page_size == 1 && !single_row_pages {
+            continue;
         }
+        let pages = walk_pages::<M, C>(conn, &(), page_size, boxed);
+        let compared = Compared {
+            walked: pages
+                .iter()
+                .flat_map(|p| p.items.iter().map(M::id))
+                .collect(),
+            expected: expected.clone(),
+            pages: pages.len(),
+        };
+        let context = format!(
+            "{} {:?} page size {page_size} boxed {boxed}",
+            C::NAME,
+            M::ORDER
+        );
+        assert_matches(&compared, &context);
+        if page_size == 1 {
+            continue;
+        }
+        // Backward from the last page, following start cursors: the exact reverse.
+        let how = crate::models::Read {
+            boxed,
+            ..crate::models::Read::backward(page_size)
+        };
+        let mut cursor = None;
+        let mut backward: Vec<Vec<i64>> = Vec::new();
+        loop {
+            let page = M::read(conn, &(), cursor.take(), how).expect("backward page");
+            backward.push(page.items.iter().map(M::id).collect());
+            match page.start_cursor {
+                Some(c) => cursor = Some(c),
+                None => break,
+            }
+        }
+        let walked: Vec<i64> = backward.into_iter().rev().flatten().collect();
+        assert_eq!(walked, expected, "{context}: backward walk");
     }
     expected.len()
 }

@@ -64,6 +64,7 @@ pub struct PlanRow {
     pub tenant: i32,
     pub at: NaiveDateTime,
     pub score: i32,
+    pub maybe: Option<i32>,
     pub payload: String,
 }
 

@@ -330,6 +330,18 @@ pub struct PlanMixed {
     pub payload: String,
 }
 
+/// `plan_rows` by `maybe ASC NULLS LAST, id ASC` (index `(tenant, maybe, id)`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanNullable {
+    #[keyset(asc, nulls_last)]
+    pub maybe: Option<i32>,
+    #[keyset(asc, unique)]
+    pub id: i64,
+    pub payload: String,
+}
+
+impl_walk!(PlanNullable, plan_rows, tenant, i32);
 impl_walk!(PlanAsc, plan_rows, tenant, i32);
 impl_walk!(PlanDesc, plan_rows, tenant, i32);
 impl_walk!(PlanMixed, plan_rows, tenant, i32);

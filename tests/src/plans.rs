@@ -20,7 +20,8 @@ pub const AT_TIES: i64 = 10;
 pub const SCORES: i64 = 100;
 
 /// Fills `plan_rows`: tenants 1 and 2 alternate by id; `at` advances every `2 * AT_TIES` ids
-/// (so ties of `AT_TIES` per tenant); `score` is a scrambled value in `0..SCORES`.
+/// (so ties of `AT_TIES` per tenant); `score` is a scrambled value in `0..SCORES`; `maybe` is
+/// `score`, or NULL for one row in five.
 pub fn load_plan_rows<C: TestDb>(conn: &mut C) {
     let rows: Vec<PlanRow> = (0..PLAN_ROWS)
         .map(|id| PlanRow {
@@ -28,6 +29,8 @@ pub fn load_plan_rows<C: TestDb>(conn: &mut C) {
             tenant: 1 + (id % 2) as i32,
             at: at(id / (2 * AT_TIES), 0),
             score: ((id * 7919) % SCORES) as i32,
+            // NULL for one row in five; else like `score`.
+            maybe: (id % 5 != 0).then_some(((id * 7919) % SCORES) as i32),
             payload: format!("payload {id}"),
         })
         .collect();
@@ -36,8 +39,13 @@ pub fn load_plan_rows<C: TestDb>(conn: &mut C) {
 
 /// The id of the row at `PLAN_DEPTH` in tenant 1 under `order_sql`.
 pub fn deep_id<C: TestDb>(conn: &mut C, order_sql: &str) -> i64 {
+    id_at(conn, order_sql, PLAN_DEPTH)
+}
+
+/// The id of the row at `depth` in tenant 1 under `order_sql`.
+pub fn id_at<C: TestDb>(conn: &mut C, order_sql: &str, depth: i64) -> i64 {
     conn.ids(&format!(
-        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order_sql} LIMIT 1 OFFSET {PLAN_DEPTH}"
+        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order_sql} LIMIT 1 OFFSET {depth}"
     ))[0]
 }
 

@@ -32,6 +32,7 @@ diesel::table! {
         tenant -> Integer,
         at -> Timestamp,
         score -> Integer,
+        maybe -> Nullable<Integer>,
         payload -> Text,
     }
 }

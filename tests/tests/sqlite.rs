@@ -217,7 +217,12 @@ fn chinook_walks_equal_order_by() {
     };
     let url = format!("file:{}?mode=ro", path.display());
     let conn = &mut diesel::SqliteConnection::establish(&url).expect("open Chinook read-only");
-    assert_eq!(check_walks::<InvoiceByDate, _>(conn, "{}"), 412);
-    assert_eq!(check_walks::<TrackByPrice, _>(conn, "{}"), 3503);
-    assert_eq!(check_walks::<TrackByLength, _>(conn, "{}"), 3503);
+    assert_eq!(check_walks::<InvoiceByDate, _>(conn, "{}", true), 412);
+    assert_eq!(check_walks::<TrackByPrice, _>(conn, "{}", true), 3503);
+    assert_eq!(check_walks::<TrackByComposer, _>(conn, "{}", false), 3503);
+    assert_eq!(
+        check_walks::<TrackByComposerDesc, _>(conn, "{}", false),
+        3503
+    );
+    assert_eq!(check_walks::<TrackByLength, _>(conn, "{}", true), 3503);
 }

@@ -17,10 +17,12 @@ CREATE TABLE plan_rows (
     tenant INTEGER NOT NULL,
     at TIMESTAMP NOT NULL,
     score INTEGER NOT NULL,
+    maybe INTEGER NULL,
     payload TEXT NOT NULL
 );
 CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at, id);
 CREATE INDEX plan_rows_tenant_score_desc_id ON plan_rows (tenant, score DESC, id ASC);
+CREATE INDEX plan_rows_tenant_maybe_id ON plan_rows (tenant, maybe, id);
 
 -- One column per supported key type.
 CREATE TABLE typed_rows (
