@@ -171,7 +171,8 @@ macro_rules! run_feed {
                 .paginate_after(cursor)
                 .page_size(args.page_size);
             let sql =
-                diesel::debug_query::<$backend, _>(&paginated.clone().into_query()?).to_string();
+                diesel::debug_query::<$backend, _>(&paginated.clone().into_query::<$backend>()?)
+                    .to_string();
             let page = paginated.load_page(conn)?;
             let next = codec.encode_page_cursor(&page, &scope)?;
             print_page(number, &page, next.as_deref(), &sql, args.json)?;

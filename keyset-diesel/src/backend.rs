@@ -12,6 +12,10 @@ pub trait KeysetBackend: Backend + private::Sealed {
     /// `NULLS FIRST` / `NULLS LAST` is valid in `ORDER BY` (PostgreSQL; SQLite 3.30+). On MySQL
     /// the placement is a leading `col IS NULL` sort term instead.
     const NULLS_ORDER_SYNTAX: bool;
+    /// Later pages run as a deferred join by default (see [`crate::DeferredJoin`]): true for
+    /// MySQL/MariaDB, whose planner otherwise reads a non-covering page from the start of the
+    /// filtered range.
+    const DEFERRED_JOIN: bool;
 }
 
 mod private {
@@ -24,6 +28,7 @@ impl private::Sealed for diesel::pg::Pg {}
 impl KeysetBackend for diesel::pg::Pg {
     const ROW_VALUES: bool = true;
     const NULLS_ORDER_SYNTAX: bool = true;
+    const DEFERRED_JOIN: bool = false;
 }
 
 #[cfg(feature = "sqlite")]
@@ -32,6 +37,7 @@ impl private::Sealed for diesel::sqlite::Sqlite {}
 impl KeysetBackend for diesel::sqlite::Sqlite {
     const ROW_VALUES: bool = true;
     const NULLS_ORDER_SYNTAX: bool = true;
+    const DEFERRED_JOIN: bool = false;
 }
 
 #[cfg(feature = "mysql")]
@@ -40,4 +46,5 @@ impl private::Sealed for diesel::mysql::Mysql {}
 impl KeysetBackend for diesel::mysql::Mysql {
     const ROW_VALUES: bool = false;
     const NULLS_ORDER_SYNTAX: bool = false;
+    const DEFERRED_JOIN: bool = true;
 }

@@ -80,6 +80,7 @@ extern crate self as keyset_diesel;
 mod backend;
 mod checks;
 mod cursor;
+mod deferred;
 mod error;
 mod keyset;
 mod page;
@@ -93,12 +94,13 @@ pub mod value;
 
 pub use crate::backend::KeysetBackend;
 pub use crate::cursor::{Cursor, Direction};
+pub use crate::deferred::{DeferredJoin, SeekQuery, SelectParts};
 pub use crate::error::KeysetError;
 pub use crate::keyset::{KeyColumn, Keyset, KeysetSql, NullsOrder, SortDirection};
 pub use crate::page::Page;
 pub use crate::page_size::{PageSizeError, PageSizePolicy};
 pub use crate::paginate::{
-    PageQuery, PageSource, PaginateDsl, Paginated, PlainPage, DEFAULT_PAGE_SIZE,
+    PageQuery, PageSource, PaginateDsl, Paginated, PlainPage, SeekOf, DEFAULT_PAGE_SIZE,
 };
 pub use crate::predicate::{KeysetOrder, SeekPredicate};
 pub use crate::token::{

@@ -17,6 +17,7 @@ use diesel::QueryResult;
 
 use crate::backend::KeysetBackend;
 use crate::cursor::{Cursor, Direction};
+use crate::deferred::{DeferredJoin, SeekQuery};
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
@@ -101,7 +102,11 @@ pub struct Paginated<Q, K: Keyset> {
     walk: Direction,
     page_size: u32,
     exact: bool,
+    deferred: Option<bool>,
 }
+
+/// A later page's query for `Q`: direct or deferred join.
+pub type SeekOf<Q, K> = SeekQuery<<Q as PageSource<K>>::Seek, DeferredJoin<Q, K>>;
 
 impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -111,6 +116,7 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
             .field("walk", &self.walk)
             .field("page_size", &self.page_size)
             .field("exact", &self.exact)
+            .field("deferred", &self.deferred)
             .finish()
     }
 }
@@ -123,6 +129,7 @@ impl<Q: Clone, K: Keyset> Clone for Paginated<Q, K> {
             walk: self.walk,
             page_size: self.page_size,
             exact: self.exact,
+            deferred: self.deferred,
         }
     }
 }
@@ -135,6 +142,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
             walk,
             page_size: DEFAULT_PAGE_SIZE,
             exact: false,
+            deferred: None,
         }
     }
 
@@ -157,25 +165,37 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         self
     }
 
-    /// The SQL query this page runs, for `diesel::debug_query` or `EXPLAIN` (it is not itself
-    /// loadable: use [`Paginated::load_page`]).
+    /// Run later pages as a deferred join ([`DeferredJoin`]: the seek on the index alone, then
+    /// the rows by their tie-breaker) or not. Default: the backend's choice
+    /// ([`KeysetBackend::DEFERRED_JOIN`]): on for MySQL/MariaDB, off for PostgreSQL and SQLite.
+    pub fn deferred_join(mut self, deferred: bool) -> Self {
+        self.deferred = Some(deferred);
+        self
+    }
+
+    /// The SQL query this page runs on backend `DB` (the deferred-join default depends on the
+    /// backend), for `diesel::debug_query` or `EXPLAIN`. It is not itself loadable: use
+    /// [`Paginated::load_page`].
     ///
     /// # Errors
     /// [`KeysetError::InvalidPageSize`] for a page size of 0; for a boxed query,
     /// [`KeysetError::AlreadyOrdered`] / [`KeysetError::AlreadyLimited`] when it already has
     /// `ORDER BY`, `LIMIT` or `OFFSET`.
-    pub fn into_query(self) -> Result<PageQuery<Q::First, Q::Seek, K>, KeysetError>
+    pub fn into_query<DB: KeysetBackend>(
+        self,
+    ) -> Result<PageQuery<Q::First, SeekOf<Q, K>, K>, KeysetError>
     where
         Q: PageSource<K>,
     {
-        Ok(match self.build()?.0 {
+        let deferred = self.deferred.unwrap_or(DB::DEFERRED_JOIN);
+        Ok(match self.build(deferred)?.0 {
             Built::Plain(PlainPage::First(q)) => PageQuery::First(q),
             Built::Plain(PlainPage::Seek(q)) => PageQuery::Seek(q),
             Built::Union(q) => PageQuery::Union(q),
         })
     }
 
-    fn build(self) -> Result<(Built<Q::First, Q::Seek, K>, Shape), KeysetError>
+    fn build(self, deferred: bool) -> Result<(Built<Q::First, SeekOf<Q, K>, K>, Shape), KeysetError>
     where
         Q: PageSource<K>,
     {
@@ -199,7 +219,11 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         let part = Arc::new(PartSelector::default());
         let seek = SeekPredicate::with_selector(key, self.walk, part.clone());
         let arms = seek.arm_count();
-        let query = self.query.seek_page(seek, order, limit);
+        let query = if deferred {
+            SeekQuery::Deferred(DeferredJoin::new(self.query, seek, order, limit))
+        } else {
+            SeekQuery::Direct(self.query.seek_page(seek, order, limit))
+        };
         if arms == 1 && !shape.probed {
             return Ok((Built::Plain(PlainPage::Seek(query)), shape));
         }
@@ -219,11 +243,14 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         Conn::Backend: KeysetBackend,
         K: KeysetSql<Conn::Backend>,
         Q: PageSource<K>,
-        PlainPage<Q::First, Q::Seek>: LoadQuery<'query, Conn, K>,
-        UnionPage<Q::Seek, K>: LoadQuery<'query, Conn, (K, i32)>,
+        PlainPage<Q::First, SeekOf<Q, K>>: LoadQuery<'query, Conn, K>,
+        UnionPage<SeekOf<Q, K>, K>: LoadQuery<'query, Conn, (K, i32)>,
     {
         let cursor = self.cursor.clone();
-        let (built, shape) = self.build()?;
+        let deferred = self
+            .deferred
+            .unwrap_or(<Conn::Backend as KeysetBackend>::DEFERRED_JOIN);
+        let (built, shape) = self.build(deferred)?;
         let (rows, probe) = match built {
             Built::Plain(q) => (q.load::<K>(conn)?, None),
             Built::Union(q) => {

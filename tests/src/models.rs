@@ -22,6 +22,8 @@ pub struct Read {
     pub backward: bool,
     /// `.exact_flags(true)`.
     pub exact: bool,
+    /// `.deferred_join(..)`; `None`: the backend's default.
+    pub deferred: Option<bool>,
 }
 
 impl Read {
@@ -32,6 +34,7 @@ impl Read {
             boxed: false,
             backward: false,
             exact: false,
+            deferred: None,
         }
     }
 
@@ -130,16 +133,19 @@ macro_rules! impl_walk {
                 let $q = table::table;
                 let query = $filtered.select(<$model>::as_select());
                 macro_rules! run {
-                    ($query:expr) => {
-                        if how.backward {
+                    ($query:expr) => {{
+                        let paginated = if how.backward {
                             $query.paginate_before(cursor)
                         } else {
                             $query.paginate_after(cursor)
                         }
                         .page_size(how.page_size)
-                        .exact_flags(how.exact)
-                        .load_page(conn)
-                    };
+                        .exact_flags(how.exact);
+                        match how.deferred {
+                            Some(deferred) => paginated.deferred_join(deferred).load_page(conn),
+                            None => paginated.load_page(conn),
+                        }
+                    }};
                 }
                 if how.boxed {
                     run!(query.into_boxed())

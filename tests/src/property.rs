@@ -1,7 +1,8 @@
 //! The oracle as a property test: random tables of 0-500 rows with heavy ties (values from
 //! small domains) and NULLs at a density of 0%, 10%, 50% or 100%, a random keyset of 1-4
 //! columns in every direction combination and NULL placement (one of [`ROW_MODELS`]), a random
-//! page size 1-50, a tenant filter, boxed or unboxed queries, exact flags or not. For each case:
+//! page size 1-50, a tenant filter, boxed or unboxed queries, exact flags or not, deferred join
+//! or direct seek (or the backend's default). For each case:
 //!
 //! 1. walking forward from the first page gives exactly the plain `ORDER BY` query's rows;
 //! 2. walking backward from the last page (`paginate_before(None)`, then each page's
@@ -48,6 +49,8 @@ pub struct Scenario {
     pub page_size: u32,
     pub boxed: bool,
     pub exact: bool,
+    /// `.deferred_join(..)`, `None` for the backend's default.
+    pub deferred: Option<bool>,
     /// Random walk: `true` a step forward (from `end_cursor`), `false` backward (from
     /// `start_cursor`).
     pub steps: Vec<bool>,
@@ -168,6 +171,7 @@ where
         boxed: s.boxed,
         backward,
         exact: s.exact,
+        deferred: s.deferred,
     };
     let read = |conn: &mut C, cursor, backward| {
         M::read(conn, &s.tenant, cursor, how(backward)).map_err(|e| e.to_string())
@@ -262,15 +266,19 @@ pub fn oracle_property<C: TestDb>() {
         1..=50u32,
         any::<bool>(),
         any::<bool>(),
+        prop::option::of(any::<bool>()),
         prop::collection::vec(any::<bool>(), 0..8),
     )
-        .prop_map(|(tenant, page_size, boxed, exact, steps)| Scenario {
-            tenant,
-            page_size,
-            boxed,
-            exact,
-            steps,
-        });
+        .prop_map(
+            |(tenant, page_size, boxed, exact, deferred, steps)| Scenario {
+                tenant,
+                page_size,
+                boxed,
+                exact,
+                deferred,
+                steps,
+            },
+        );
     let strategy = (rows(), 0..ROW_MODELS.len(), scenario);
     let ran = std::cell::Cell::new(0u32);
     let result = runner.run(&strategy, |(rows, model, scenario)| {

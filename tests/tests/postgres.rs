@@ -51,7 +51,7 @@ macro_rules! deep_page_plan {
 
         let explain = Explain::<_, Text>::new(
             "EXPLAIN (ANALYZE, FORMAT JSON)",
-            paginated.into_query().expect("page query"),
+            paginated.into_query::<diesel::pg::Pg>().expect("page query"),
         );
         let json: String = explain.get_result(conn).expect("explain");
         let parsed: Value = serde_json::from_str(&json).expect("explain json");
@@ -357,7 +357,9 @@ fn nullable_plan(db: &mut diesel::PgConnection, depth: i64, exact: bool) -> (Vec
     assert!(page.has_previous_page);
     let explain = Explain::<_, Text>::new(
         "EXPLAIN (ANALYZE, FORMAT JSON)",
-        paginated.into_query().expect("page query"),
+        paginated
+            .into_query::<diesel::pg::Pg>()
+            .expect("page query"),
     );
     let json: String = explain.get_result(db).expect("explain");
     let parsed: Value = serde_json::from_str(&json).expect("explain json");

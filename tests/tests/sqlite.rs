@@ -38,7 +38,7 @@ macro_rules! deep_page_plan {
         assert_eq!(page.items.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
         let explain = Explain::<_, (Integer, Integer, Integer, Text)>::new(
             "EXPLAIN QUERY PLAN",
-            paginated.into_query().expect("page query"),
+            paginated.into_query::<diesel::sqlite::Sqlite>().expect("page query"),
         );
         let rows: Vec<(i32, i32, i32, String)> = explain.load(conn).expect("explain");
         let details: Vec<String> = rows.into_iter().map(|r| r.3).collect();
