@@ -351,3 +351,37 @@ impl_walk!(PlanNullable, plan_rows, tenant, i32);
 impl_walk!(PlanAsc, plan_rows, tenant, i32);
 impl_walk!(PlanDesc, plan_rows, tenant, i32);
 impl_walk!(PlanMixed, plan_rows, tenant, i32);
+
+/// `plan_rows` by `at ASC, id ASC`, selecting only the key (covered by the index).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanAscKey {
+    #[keyset(asc)]
+    pub at: NaiveDateTime,
+    #[keyset(asc, unique)]
+    pub id: i64,
+}
+
+/// `plan_rows` by `at DESC, id DESC`, selecting only the key.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanDescKey {
+    #[keyset(desc)]
+    pub at: NaiveDateTime,
+    #[keyset(desc, unique)]
+    pub id: i64,
+}
+
+/// `plan_rows` by `score DESC, id ASC`, selecting only the key.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanMixedKey {
+    #[keyset(desc)]
+    pub score: i32,
+    #[keyset(asc, unique)]
+    pub id: i64,
+}
+
+impl_walk!(PlanAscKey, plan_rows, tenant, i32);
+impl_walk!(PlanDescKey, plan_rows, tenant, i32);
+impl_walk!(PlanMixedKey, plan_rows, tenant, i32);

@@ -23,7 +23,12 @@ pub const SCORES: i64 = 100;
 /// (so ties of `AT_TIES` per tenant); `score` is a scrambled value in `0..SCORES`; `maybe` is
 /// `score`, or NULL for one row in five.
 pub fn load_plan_rows<C: TestDb>(conn: &mut C) {
-    let rows: Vec<PlanRow> = (0..PLAN_ROWS)
+    load_plan_rows_n(conn, PLAN_ROWS);
+}
+
+/// [`load_plan_rows`] with `n` rows.
+pub fn load_plan_rows_n<C: TestDb>(conn: &mut C, n: i64) {
+    let rows: Vec<PlanRow> = (0..n)
         .map(|id| PlanRow {
             id,
             tenant: 1 + (id % 2) as i32,
