@@ -7,7 +7,7 @@ diesel::table! {
     }
 }
 
-// A key field is read from the column of the same name: `occured_at` is a typo, and `id`
+// A key field is read from the column of the same name: `occured_at` is a typo, and `key`
 // needs `#[diesel(column_name = event_id)]`.
 #[derive(Keyset)]
 #[diesel(table_name = events)]
@@ -15,7 +15,7 @@ struct Event {
     #[keyset(asc)]
     occured_at: chrono::NaiveDateTime,
     #[keyset(asc, unique)]
-    id: String,
+    key: String,
 }
 
 fn main() {}

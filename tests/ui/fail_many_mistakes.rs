@@ -10,7 +10,7 @@ diesel::table! {
 
 // Every mistake of the model is reported in one compile, and nothing else: the model's use
 // below adds no "`Event: Keyset` is not satisfied" of its own.
-#[derive(Queryable, Selectable, Keyset)]
+#[derive(Queryable, Keyset)]
 #[diesel(table_name = events)]
 struct Event {
     #[keyset(acs)]
@@ -21,7 +21,7 @@ struct Event {
 
 fn first_page(conn: &mut SqliteConnection) -> QueryResult<Page<Event>> {
     events::table
-        .select(Event::as_select())
+        .select((events::occurred_at, events::event_id))
         .paginate_after(None)
         .load_page(conn)
 }

@@ -3,7 +3,7 @@ use keyset_diesel::Keyset;
 diesel::table! {
     tracks (id) {
         id -> BigInt,
-        composer -> Nullable<Text>,
+        duration_ms -> Nullable<Integer>,
     }
 }
 
@@ -11,7 +11,7 @@ diesel::table! {
 #[diesel(table_name = tracks)]
 struct Track {
     #[keyset(asc, nulls_last)]
-    composer: String,
+    duration_ms: i32,
     #[keyset(asc, unique)]
     id: i64,
 }

@@ -8,7 +8,7 @@ diesel::table! {
     }
 }
 
-#[derive(Queryable, Selectable, Keyset)]
+#[derive(Queryable, Keyset)]
 #[diesel(table_name = events)]
 struct Event {
     #[keyset(asc)]
@@ -19,7 +19,7 @@ struct Event {
 
 fn first_page(conn: &mut SqliteConnection) -> QueryResult<Page<Event>> {
     events::table
-        .select(Event::as_select())
+        .select((events::occurred_at, events::event_id))
         .offset(40)
         .paginate_after(None)
         .load_page(conn)
