@@ -185,11 +185,22 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
         errors.push(e);
     }
     if key.direction.is_none() && !unknown {
+        // The example keeps the options already written: #[keyset(unique)] -> #[keyset(asc, unique)].
+        let mut example = vec!["asc"];
+        if key.unique.is_some() {
+            example.push("unique");
+        }
+        match key.nulls.map(|n| n.value) {
+            Some(Nulls::First) => example.push("nulls_first"),
+            Some(Nulls::Last) => example.push("nulls_last"),
+            None => {}
+        }
         errors.push(syn::Error::new_spanned(
             attr,
             format!(
-                "key column `{}` needs a direction: add `asc` or `desc`, e.g. #[keyset(asc)]",
-                key.field.name
+                "key column `{}` needs a direction: add `asc` or `desc`, e.g. #[keyset({})]",
+                key.field.name,
+                example.join(", ")
             ),
         ));
     }
