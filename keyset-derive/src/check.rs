@@ -50,9 +50,6 @@ pub fn model(model: &Model, errors: &mut Errors) {
         ));
     }
     if model.keys.len() > 12 {
-        errors.push(syn::Error::new(
-            model.keys[12].attr_span,
-            "a keyset has at most 12 columns",
-        ));
+        errors.push(model.keys[12].attr_error("a keyset has at most 12 columns"));
     }
 }

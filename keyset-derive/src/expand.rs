@@ -1,31 +1,92 @@
-//! Code generation for a checked [`Model`].
+//! Code generation: the impls for a checked [`Model`], or a stub when the model has errors.
+//!
+//! Spans matter here as much as tokens: every `where` predicate of a check function is spanned
+//! on what the user must change (the field's type, its `#[keyset(..)]` attribute, the
+//! `nulls_first` word), so the compiler reports the check's message there.
 
-use proc_macro2::TokenStream;
-use quote::{quote, quote_spanned};
-use syn::Index;
+use proc_macro2::{Span, TokenStream, TokenTree};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
+use syn::{DeriveInput, Ident, Index};
 
 use crate::model::{Direction, KeyField, Model, Nulls};
+
+/// `::keyset_diesel::__private`, spanned.
+fn private(span: Span) -> TokenStream {
+    quote_spanned!(span=> ::keyset_diesel::__private)
+}
+
+/// `tokens` with every span set to `span`, groups included.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut tt| {
+            if let TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), respan(g.stream(), span));
+                group.set_span(span);
+                tt = TokenTree::Group(group);
+            } else {
+                tt.set_span(span);
+            }
+            tt
+        })
+        .collect()
+}
+
+/// The span of the last token of `tokens` (the closing delimiter of a trailing group), or
+/// `fallback` when empty. With the first token's own span, it lets a predicate cover the whole
+/// of a multi-token type on stable Rust, where spans cannot be joined.
+fn last_span(tokens: TokenStream, fallback: Span) -> Span {
+    match tokens.into_iter().last() {
+        Some(TokenTree::Group(g)) => g.span_close(),
+        Some(tt) => tt.span(),
+        None => fallback,
+    }
+}
+
+/// `start` on the first token of `tokens` and `end` on all the rest: the compiler underlines
+/// from `start` to `end`.
+fn spanned_range(tokens: TokenStream, start: Span, end: Span) -> TokenStream {
+    let mut out = TokenStream::new();
+    for (i, tt) in respan(tokens, end).into_iter().enumerate() {
+        let mut tt = tt;
+        if i == 0 {
+            if let TokenTree::Group(g) = &tt {
+                let mut group = proc_macro2::Group::new(g.delimiter(), g.stream());
+                group.set_span(start);
+                tt = TokenTree::Group(group);
+            } else {
+                tt.set_span(start);
+            }
+        }
+        out.extend([tt]);
+    }
+    out
+}
+
+/// The alias naming key column `i` inside the generated scope.
+fn column_alias(i: usize) -> Ident {
+    format_ident!("__KeysetColumn{}", i)
+}
 
 pub fn keyset(model: &Model) -> TokenStream {
     let ident = &model.ident;
     let table = &model.table;
-    let table_name = table
-        .segments
-        .last()
-        .map(|s| s.ident.to_string())
-        .unwrap_or_default();
-    let p = quote!(::keyset_diesel::__private);
+    let table_name = table_name(model);
+    let p = private(Span::call_site());
     let diesel = quote!(#p::diesel);
 
-    let columns: Vec<TokenStream> = model.keys.iter().map(|k| column_path(model, k)).collect();
-    let key_types: Vec<TokenStream> = model
-        .keys
-        .iter()
-        .map(|k| {
-            let ty = &k.field.ty;
-            quote_spanned!(k.field.span=> #ty)
-        })
-        .collect();
+    // One alias per key column: a column the table does not have is reported once, on the
+    // field (or on its `column_name` value), and every later use of the alias stays silent.
+    let aliases = model.keys.iter().enumerate().map(|(i, k)| {
+        let alias = column_alias(i);
+        let path = column_path(model, k);
+        quote! {
+            #[allow(non_camel_case_types)]
+            type #alias = #path;
+        }
+    });
+    let columns: Vec<Ident> = (0..model.keys.len()).map(column_alias).collect();
+    let key_types: Vec<&syn::Type> = model.keys.iter().map(|k| &k.field.ty).collect();
     let members: Vec<&TokenStream> = model.keys.iter().map(|k| &k.field.member).collect();
     let indexes: Vec<Index> = (0..model.keys.len()).map(Index::from).collect();
     let key_columns = model.keys.iter().zip(&columns).map(|(k, col)| {
@@ -49,11 +110,11 @@ pub fn keyset(model: &Model) -> TokenStream {
         }
     });
 
-    let checks = checks(model, &columns);
+    let checks = checks(model);
 
     let sql_bounds = model.keys.iter().zip(&columns).map(|(k, col)| {
         let ty = &k.field.ty;
-        quote_spanned! {k.field.span=>
+        quote! {
             #col: #diesel::query_builder::QueryFragment<__DB>,
             #ty: #diesel::serialize::ToSql<#diesel::dsl::SqlTypeOf<#col>, __DB>,
             __DB: #diesel::sql_types::HasSqlType<#diesel::dsl::SqlTypeOf<#col>>,
@@ -61,7 +122,10 @@ pub fn keyset(model: &Model) -> TokenStream {
     });
     let walk_columns = columns.iter().zip(&indexes).map(|(col, i)| {
         let n = i.index as usize;
-        quote!(#n => #diesel::query_builder::QueryFragment::<__DB>::walk_ast(&#col, out),)
+        quote! {
+            // `&Column {}` is promoted to a `'static` constant, as `walk_ast` needs.
+            #n => #diesel::query_builder::QueryFragment::<__DB>::walk_ast(&#col {}, out),
+        }
     });
     let walk_values = columns.iter().zip(&indexes).map(|(col, i)| {
         let n = i.index as usize;
@@ -70,6 +134,8 @@ pub fn keyset(model: &Model) -> TokenStream {
 
     quote! {
         const _: () = {
+            #(#aliases)*
+
             #checks
 
             impl #p::Keyset for #ident {
@@ -121,72 +187,160 @@ pub fn keyset(model: &Model) -> TokenStream {
     }
 }
 
-/// `table::column` for a key field, spanned on the field so a missing column is reported there.
+/// What a model with errors expands to, besides the errors: impls of `Keyset` and `KeysetSql`
+/// that type-check at every use site (same table, a hidden placeholder key), so the user sees
+/// only the real mistakes, not "`Event: Keyset` is not satisfied" wherever the model is used.
+/// Nothing in it can run: the crate does not compile while the errors stand.
+pub fn stub(input: &DeriveInput, model: &Model) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let p = private(Span::call_site());
+    let diesel = quote!(#p::diesel);
+    let table = &model.table;
+    let table_name = table_name(model);
+    let mut generics = input.generics.clone();
+    generics.params.push(syn::parse_quote!(__DB));
+    let (sql_impl_generics, _, _) = generics.split_for_impl();
+    let where_preds = where_clause.map(|w| &w.predicates);
+    quote! {
+        const _: () = {
+            impl #impl_generics #p::Keyset for #ident #ty_generics #where_clause {
+                type Table = #table::table;
+                type Columns = #p::InvalidKeyset;
+                type Key = (#p::InvalidKeyset,);
+                const COLUMNS: &'static [#p::KeyColumn] = &[];
+                const TABLE_NAME: &'static str = #table_name;
+
+                fn key(&self) -> Self::Key {
+                    (#p::InvalidKeyset,)
+                }
+            }
+
+            impl #sql_impl_generics #p::KeysetSql<__DB> for #ident #ty_generics
+            where
+                __DB: #diesel::backend::Backend,
+                #where_preds
+            {
+                fn walk_column(
+                    _index: usize,
+                    _out: #diesel::query_builder::AstPass<'_, '_, __DB>,
+                ) -> #diesel::QueryResult<()> {
+                    ::core::result::Result::Err(#p::__invalid_keyset())
+                }
+
+                fn walk_value<'__b>(
+                    _key: &'__b Self::Key,
+                    _index: usize,
+                    _out: #diesel::query_builder::AstPass<'_, '__b, __DB>,
+                ) -> #diesel::QueryResult<()> {
+                    ::core::result::Result::Err(#p::__invalid_keyset())
+                }
+            }
+        };
+    }
+}
+
+/// The last segment of the table path, as written.
+fn table_name(model: &Model) -> String {
+    model
+        .table
+        .segments
+        .last()
+        .map(|s| s.ident.to_string())
+        .unwrap_or_default()
+}
+
+/// `table::column` for a key field, spanned on the column's name as the user wrote it (the
+/// `column_name` value, or the field), so a column the table lacks is reported there.
 fn column_path(model: &Model, key: &KeyField) -> TokenStream {
     let table = &model.table;
     match &key.field.column {
-        Some(col) => {
-            let col = syn::Ident::new(&col.to_string(), key.field.span);
-            quote_spanned!(key.field.span=> #table::#col)
-        }
+        Some(col) => quote_spanned!(col.span()=> #table::#col),
         None => quote!(#table::__keyset_missing_column_name),
     }
 }
 
 /// Non-generic functions whose `where` clauses hold exactly when the model is right (the
-/// technique of Diesel's `check_for_backend`): the compiler reports each failing one on the
-/// span of the field it concerns, with the message of the marker trait in `keyset-diesel`.
-fn checks(model: &Model, columns: &[TokenStream]) -> TokenStream {
-    let p = quote!(::keyset_diesel::__private);
-    let diesel = quote!(#p::diesel);
+/// technique of Diesel's `check_for_backend`): the compiler reports each failing predicate on
+/// its span, with the message of the marker trait in `keyset_diesel::__private`.
+fn checks(model: &Model) -> TokenStream {
+    let diesel_at = |span: Span| {
+        let p = private(span);
+        quote_spanned!(span=> #p::diesel)
+    };
     let table = &model.table;
-    let mut out = TokenStream::new();
+    let mut preds = TokenStream::new();
     let last = model.keys.len().saturating_sub(1);
-    for (i, (k, col)) in model.keys.iter().zip(columns).enumerate() {
+    for (i, k) in model.keys.iter().enumerate() {
+        let col = column_alias(i);
         let ty = &k.field.ty;
-        let nullability = match k.nulls {
-            Some(n) => quote_spanned! {n.span=>
-                <#diesel::dsl::SqlTypeOf<#col> as #diesel::sql_types::SqlType>::IsNull:
-                    #p::NullPlacementNeedsNullableColumn<#col>,
+        let ty_start = ty
+            .to_token_stream()
+            .into_iter()
+            .next()
+            .map_or(k.field.span, |t| t.span());
+        let ty_end = last_span(ty.to_token_stream(), ty_start);
+
+        // The field's type: a key value, bindable as the column's SQL type.
+        let p = private(ty_end);
+        let bounds = respan(
+            quote! {
+                #p::KeyValue
+                + #p::KeyFieldMatchesColumn<#col, #p::diesel::dsl::SqlTypeOf<#col>>
+                + #p::NullableColumnNeedsOptionField<
+                    #col,
+                    <#p::diesel::dsl::SqlTypeOf<#col> as #p::diesel::sql_types::SqlType>::IsNull,
+                >
             },
-            None if i == last => quote_spanned! {k.attr_span=>
-                <#diesel::dsl::SqlTypeOf<#col> as #diesel::sql_types::SqlType>::IsNull:
-                    #p::TieBreakerMustBeNotNull<#col>,
-            },
-            None => quote_spanned! {k.attr_span=>
-                <#diesel::dsl::SqlTypeOf<#col> as #diesel::sql_types::SqlType>::IsNull:
-                    #p::NullableKeyColumnNeedsPlacement<#col>,
-            },
+            ty_end,
+        );
+        preds.extend(quote!(#ty: #bounds,));
+
+        // Nullability: against the NULL placement word, or the whole attribute when it lacks one.
+        let (start, end, check) = match k.nulls {
+            Some(n) => (n.span, n.span, quote!(NullPlacementNeedsNullableColumn)),
+            None if i == last => (
+                k.attr_start(),
+                k.attr_end(),
+                quote!(TieBreakerMustBeNotNull),
+            ),
+            None => (
+                k.attr_start(),
+                k.attr_end(),
+                quote!(NullableKeyColumnNeedsPlacement),
+            ),
         };
-        // Each check in its own anonymous scope, so the function names do not collide.
-        out.extend(quote_spanned! {k.field.span=>
-            const _: () = {
-                #[allow(dead_code)]
-                fn __keyset_check_column()
-                where
-                    #ty: #p::KeyValue,
-                    #ty: #p::KeyFieldMatchesColumn<#col>,
-                    #nullability
-                {
-                }
-            };
-        });
+        let d = diesel_at(end);
+        let p = private(end);
+        preds.extend(spanned_range(
+            quote! {
+                <#d::dsl::SqlTypeOf<#col> as #d::sql_types::SqlType>::IsNull: #p::#check<#col>,
+            },
+            start,
+            end,
+        ));
     }
-    if let Some(last) = model.keys.last() {
-        if last.unique.is_none() {
-            let col = columns.last().cloned().unwrap_or_default();
-            out.extend(quote_spanned! {last.attr_span=>
-                const _: () = {
-                    #[allow(dead_code)]
-                    fn __keyset_check_tie_breaker()
-                    where
-                        <#table::table as #diesel::Table>::PrimaryKey:
-                            #p::TieBreakerIsPrimaryKey<#col>,
-                    {
-                    }
-                };
-            });
+    if let Some(key) = model.keys.last() {
+        if key.unique.is_none() {
+            let col = column_alias(last);
+            let (start, end) = (key.attr_start(), key.attr_end());
+            let d = diesel_at(end);
+            let p = private(end);
+            preds.extend(spanned_range(
+                quote! {
+                    <#table::table as #d::Table>::PrimaryKey: #p::TieBreakerIsPrimaryKey<#col>,
+                },
+                start,
+                end,
+            ));
         }
     }
-    out
+    quote! {
+        #[allow(dead_code, non_snake_case)]
+        fn __keyset_checks()
+        where
+            #preds
+        {
+        }
+    }
 }

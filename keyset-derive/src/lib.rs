@@ -13,7 +13,10 @@ mod model;
 mod parse;
 
 /// See `keyset_diesel::Keyset`.
-#[proc_macro_derive(Keyset, attributes(keyset))]
+///
+/// `diesel` is a helper attribute here too, so a model may derive `Keyset` without any of
+/// Diesel's derives and still name its table and columns.
+#[proc_macro_derive(Keyset, attributes(keyset, diesel))]
 pub fn derive_keyset(input: TokenStream) -> TokenStream {
     derive_keyset_inner(input.into())
         .unwrap_or_else(syn::Error::into_compile_error)
@@ -21,6 +24,10 @@ pub fn derive_keyset(input: TokenStream) -> TokenStream {
 }
 
 /// The derive on token streams, so its expansion can be tested without a compiler.
+///
+/// A model with mistakes expands to all of them as `compile_error!`s, each on its own span,
+/// plus a stub impl ([`expand::stub`]) so that the model's use sites add no errors of their
+/// own. `Err` only for input that is not an item at all.
 fn derive_keyset_inner(input: proc_macro2::TokenStream) -> syn::Result<proc_macro2::TokenStream> {
     let input: syn::DeriveInput = syn::parse2(input)?;
     let mut errors = errors::Errors::default();
@@ -28,12 +35,81 @@ fn derive_keyset_inner(input: proc_macro2::TokenStream) -> syn::Result<proc_macr
     if let Some(model) = &model {
         check::model(model, &mut errors);
     }
-    match (model, errors.into_error()) {
-        (Some(model), None) => Ok(expand::keyset(&model)),
-        (_, Some(e)) => Err(e),
-        (None, None) => Err(syn::Error::new(
+    Ok(match (&model, errors.into_error()) {
+        (Some(model), None) => expand::keyset(model),
+        (model, Some(e)) => {
+            let mut out = e.into_compile_error();
+            if let Some(model) = model {
+                out.extend(expand::stub(&input, model));
+            }
+            out
+        }
+        (None, None) => syn::Error::new(
             proc_macro2::Span::call_site(),
             "#[derive(Keyset)] could not read this item",
-        )),
+        )
+        .into_compile_error(),
+    })
+}
+
+/// Snapshots of the expansion of three representative models (`src/snapshots/`). Review a
+/// change with `cargo insta review`, or accept it with `INSTA_UPDATE=always cargo test -p
+/// keyset-derive`; the UI tests in `tests/ui` check what the compiler makes of it.
+#[cfg(test)]
+mod snapshot_tests {
+    fn expand(input: proc_macro2::TokenStream) -> String {
+        let output = super::derive_keyset_inner(input).expect("an item");
+        let file: syn::File = syn::parse2(output).expect("the expansion parses as items");
+        prettyplease::unparse(&file)
+    }
+
+    /// Two columns, mixed directions, an explicit `unique` tie-breaker.
+    #[test]
+    fn two_columns_with_unique_tie_breaker() {
+        insta::assert_snapshot!(expand(quote::quote! {
+            #[derive(Keyset)]
+            #[diesel(table_name = events)]
+            struct Event {
+                workspace_id: String,
+                #[keyset(desc)]
+                occurred_at: chrono::NaiveDateTime,
+                #[keyset(asc, unique)]
+                event_id: String,
+                message: String,
+            }
+        }));
+    }
+
+    /// A nullable column with its placement, a renamed column, the primary key as the
+    /// tie-breaker without `unique` (so the primary-key check is written), a table path.
+    #[test]
+    fn nullable_renamed_and_primary_key_tie_breaker() {
+        insta::assert_snapshot!(expand(quote::quote! {
+            #[derive(Keyset)]
+            #[diesel(table_name = crate::schema::tracks)]
+            struct Track {
+                #[keyset(asc, nulls_last)]
+                composer: Option<String>,
+                #[keyset(asc)]
+                #[diesel(column_name = track_id)]
+                id: i64,
+            }
+        }));
+    }
+
+    /// A model with mistakes: every error, and a stub `Keyset` / `KeysetSql` so the model's
+    /// use sites add none of their own.
+    #[test]
+    fn model_with_errors_gets_errors_and_a_stub() {
+        insta::assert_snapshot!(expand(quote::quote! {
+            #[derive(Keyset)]
+            struct Event {
+                #[keyset(asc, uniqe)]
+                occurred_at: chrono::NaiveDateTime,
+                #[keyset(asc, unique)]
+                #[keyset(desc)]
+                event_id: String,
+            }
+        }));
     }
 }

@@ -52,6 +52,23 @@ pub struct KeyField {
     pub direction: Option<Spanned<Direction>>,
     pub nulls: Option<Spanned<Nulls>>,
     pub unique: Option<Span>,
-    /// Span of the whole `#[keyset(..)]` attribute.
-    pub attr_span: Span,
+    /// The `#[keyset(..)]` attribute, for errors that cover all of it.
+    pub attr: syn::Attribute,
+}
+
+impl KeyField {
+    /// Span of the attribute's `#`: with [`KeyField::attr_end`], the whole attribute.
+    pub fn attr_start(&self) -> Span {
+        self.attr.pound_token.span
+    }
+
+    /// Span of the attribute's closing `]`.
+    pub fn attr_end(&self) -> Span {
+        self.attr.bracket_token.span.close()
+    }
+
+    /// An error covering the whole `#[keyset(..)]` attribute.
+    pub fn attr_error(&self, message: impl std::fmt::Display) -> syn::Error {
+        syn::Error::new_spanned(&self.attr, message)
+    }
 }

@@ -18,8 +18,8 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         ));
     }
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
-        errors.push(syn::Error::new(
-            attr.span(),
+        errors.push(syn::Error::new_spanned(
+            attr,
             "#[keyset(..)] goes on fields, not on the struct: put `#[keyset(asc)]` (or `desc`) \
              on each sort column, in order, and `unique` on the tie-breaker",
         ));
@@ -58,18 +58,15 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         let mut key: Option<KeyField> = None;
         for attr in f.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
             if let Some(first) = &key {
-                let mut e = syn::Error::new(
-                    attr.span(),
+                let mut e = syn::Error::new_spanned(
+                    attr,
                     format!(
                         "field `{}` has two #[keyset(..)] attributes: write all its options in \
                          one, e.g. #[keyset(asc, unique)]",
                         field.name
                     ),
                 );
-                e.combine(syn::Error::new(
-                    first.attr_span,
-                    "first #[keyset(..)] is here",
-                ));
+                e.combine(first.attr_error("the first #[keyset(..)] of this field is here"));
                 errors.push(e);
                 continue;
             }
@@ -77,8 +74,7 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         }
         if let Some(k) = key {
             if !named && k.field.column.is_none() {
-                errors.push(syn::Error::new(
-                    k.attr_span,
+                errors.push(k.attr_error(
                     "a key field of a tuple struct needs #[diesel(column_name = ..)] to name its column",
                 ));
             }
@@ -98,15 +94,18 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
         direction: None,
         nulls: None,
         unique: None,
-        attr_span: attr.span(),
+        attr: attr.clone(),
     };
     if let syn::Meta::Path(_) = attr.meta {
-        errors.push(syn::Error::new(
-            attr.span(),
+        errors.push(syn::Error::new_spanned(
+            attr,
             "#[keyset] needs a direction: write #[keyset(asc)] or #[keyset(desc)]",
         ));
         return key;
     }
+    // An unknown option may be a misspelt direction: then "needs a direction" would only
+    // repeat that error.
+    let mut unknown = false;
     let result = attr.parse_nested_meta(|meta| {
         let span = meta.path.span();
         let word = meta
@@ -165,6 +164,7 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
                 }
             }
             _ => {
+                unknown = true;
                 let given = meta.path.to_token_stream().to_string();
                 let hint = match closest(&given) {
                     Some(best) => format!("did you mean `{best}`? "),
@@ -184,19 +184,31 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
     if let Err(e) = result {
         errors.push(e);
     }
-    if key.direction.is_none() {
-        errors.push(syn::Error::new(
-            attr.span(),
+    if key.direction.is_none() && !unknown {
+        // The example keeps the options already written: #[keyset(unique)] -> #[keyset(asc, unique)].
+        let mut example = vec!["asc"];
+        if key.unique.is_some() {
+            example.push("unique");
+        }
+        match key.nulls.map(|n| n.value) {
+            Some(Nulls::First) => example.push("nulls_first"),
+            Some(Nulls::Last) => example.push("nulls_last"),
+            None => {}
+        }
+        errors.push(syn::Error::new_spanned(
+            attr,
             format!(
-                "key column `{}` needs a direction: add `asc` or `desc`, e.g. #[keyset(asc)]",
-                key.field.name
+                "key column `{}` needs a direction: add `asc` or `desc`, e.g. #[keyset({})]",
+                key.field.name,
+                example.join(", ")
             ),
         ));
     }
     key
 }
 
-/// The option closest to `given` by edit distance, if it is close enough to be a typo.
+/// The option closest to `given` by edit distance, if it is close enough to be a typo, or the
+/// option a spelt-out word starts with (`descending` -> `desc`).
 fn closest(given: &str) -> Option<&'static str> {
     let given = given.to_ascii_lowercase();
     OPTIONS
@@ -205,6 +217,13 @@ fn closest(given: &str) -> Option<&'static str> {
         .filter(|(d, o)| *d <= (o.len() / 3).max(2))
         .min_by_key(|(d, _)| *d)
         .map(|(_, o)| o)
+        .or_else(|| {
+            OPTIONS
+                .iter()
+                .filter(|o| given.starts_with(*o))
+                .max_by_key(|o| o.len())
+                .copied()
+        })
 }
 
 fn edit_distance(a: &str, b: &str) -> usize {
@@ -315,7 +334,11 @@ mod tests {
         assert_eq!(closest("uniqe"), Some("unique"));
         assert_eq!(closest("nulls_frist"), Some("nulls_first"));
         assert_eq!(closest("DESC"), Some("desc"));
+        assert_eq!(closest("descending"), Some("desc"));
+        assert_eq!(closest("ascending"), Some("asc"));
+        assert_eq!(closest("nulls_first_please"), Some("nulls_first"));
         assert_eq!(closest("primary_key"), None);
+        assert_eq!(closest("order"), None);
     }
 
     #[test]

@@ -1,59 +1,178 @@
-//! Marker traits behind the derive's compile-time checks. Each one is implemented exactly when
-//! the model is right; the derive writes a non-generic function whose `where` clause names it,
-//! so a wrong model fails to compile with the message below, on the field concerned.
+//! Marker traits behind the compile-time checks. Each one is implemented exactly when the
+//! model or the query is right, and its `on_unimplemented` message names the fix.
+//!
+//! * The derive writes a non-generic function whose `where` clause names the model checks,
+//!   each predicate spanned on what the user must change (the technique of Diesel's
+//!   `check_for_backend`).
+//! * [`PageSource`](crate::PageSource) for an unboxed select statement requires the query
+//!   checks, so `paginate_after` on an ordered, limited or offset query, or on a query that does
+//!   not read the keyset's table, fails to compile with these messages.
+//!
+//! The README's "Compile-time checks" lists every message; `tests/ui` pins them.
 
-use diesel::expression::{AsExpression, Expression};
+use std::borrow::Cow;
+
+use diesel::expression::{
+    is_aggregate, AppearsOnTable, AsExpression, Expression, SelectableExpression,
+    TypedExpressionType, ValidGrouping,
+};
+use diesel::query_builder::{NoLimitClause, NoOffsetClause, NoOrderClause};
+use diesel::query_source::Once;
 use diesel::sql_types::is_nullable::{IsNullable, NotNull};
+use diesel::sql_types::SqlType;
 
-/// The last key column is the table's single-column primary key.
+use crate::value::{InvalidKeyValue, KeyValue};
+
+// ---------------------------------------------------------------------------------------------
+// Model checks, written by the derive.
+
+/// The last key column is the table's single-column primary key (checked when the last key
+/// column is not marked `unique`). `Self` is the table's primary key.
 #[diagnostic::on_unimplemented(
-    message = "the last key column `{Col}` is not marked `unique` and is not the table's single-column primary key",
-    label = "this keyset has no unique tie-breaker",
-    note = "add the primary key as the final tie-breaker: a last key field like `#[keyset(asc, unique)] id: i64`, or write `unique` here if `{Col}` has a UNIQUE constraint"
+    message = "the last key column `{Col}` is not a unique tie-breaker: it is not marked `unique` and is not the table's primary key `{Self}`",
+    label = "the last key column must name exactly one row",
+    note = "add the primary key as the final tie-breaker: a last key field marked `#[keyset(asc, unique)]` (or `desc`) whose column is `{Self}`",
+    note = "or, if `{Col}` itself is NOT NULL and has a UNIQUE constraint, write `unique` in this attribute, e.g. `#[keyset(desc, unique)]`"
 )]
 pub trait TieBreakerIsPrimaryKey<Col> {}
 
 impl<Col> TieBreakerIsPrimaryKey<Col> for Col {}
 
-/// A key column without `nulls_first` / `nulls_last` is `NOT NULL`.
+/// A key column without `nulls_first` / `nulls_last` is `NOT NULL`. `Self` is the column's
+/// nullability.
 #[diagnostic::on_unimplemented(
-    message = "key column `{Col}` is nullable but says nothing about where NULLs sort",
-    label = "add `nulls_first` or `nulls_last`, e.g. #[keyset(asc, nulls_last)]",
-    note = "databases disagree on the default NULL order, and a seek predicate must know it; the field's type must be an `Option<_>`"
+    message = "key column `{Col}` is nullable, but its #[keyset(..)] does not say where NULLs sort",
+    label = "add `nulls_first` or `nulls_last` here, e.g. `#[keyset(asc, nulls_last)]`",
+    note = "databases disagree on where NULLs sort by default, so the keyset writes the placement out in ORDER BY and in the seek predicate"
 )]
 pub trait NullableKeyColumnNeedsPlacement<Col> {}
 
 impl<Col> NullableKeyColumnNeedsPlacement<Col> for NotNull {}
 
-/// A key column with `nulls_first` / `nulls_last` is nullable.
+/// A key column with `nulls_first` / `nulls_last` is nullable. `Self` is the column's
+/// nullability.
 #[diagnostic::on_unimplemented(
-    message = "key column `{Col}` is NOT NULL, so a NULL placement means nothing",
-    label = "remove `nulls_first` / `nulls_last` from this column"
+    message = "key column `{Col}` is NOT NULL, so it has no NULLs to place",
+    label = "remove this NULL placement",
+    note = "`nulls_first` / `nulls_last` belong on columns declared `Nullable<..>` in `table!`"
 )]
 pub trait NullPlacementNeedsNullableColumn<Col> {}
 
 impl<Col> NullPlacementNeedsNullableColumn<Col> for IsNullable {}
 
-/// The tie-breaker is `NOT NULL`.
+/// The tie-breaker is `NOT NULL`. `Self` is the column's nullability.
 #[diagnostic::on_unimplemented(
-    message = "the tie-breaker `{Col}` is nullable: a unique column may hold many NULLs, so NULL cannot name one row",
-    label = "make the last key column a NOT NULL unique column, usually the primary key"
+    message = "the tie-breaker `{Col}` is nullable: a column with NULLs cannot name exactly one row",
+    label = "the last key column must be a NOT NULL unique column",
+    note = "make the last key column the primary key (or another NOT NULL unique column), marked `#[keyset(asc, unique)]`"
 )]
 pub trait TieBreakerMustBeNotNull<Col> {}
 
 impl<Col> TieBreakerMustBeNotNull<Col> for NotNull {}
 
-/// A key field's Rust type can be bound as its column's SQL type.
+/// A key field's Rust type can be bound as its column's SQL type `ST`.
 #[diagnostic::on_unimplemented(
-    message = "the field type `{Self}` does not match the SQL type of key column `{Col}`",
-    label = "use the Rust type Diesel maps this column's SQL type to (see the `table!` definition)"
+    message = "the field type `{Self}` does not match key column `{Col}`, whose SQL type is `{ST}`",
+    label = "expected the Rust type Diesel reads `{ST}` into",
+    note = "Diesel's mapping: `Text` -> `String`, `Integer` -> `i32`, `BigInt` -> `i64`, `SmallInt` -> `i16`, `Bool` -> `bool`, `Timestamp` -> `chrono::NaiveDateTime`, `Timestamptz` -> `chrono::DateTime<Utc>`, `Date` -> `chrono::NaiveDate`, `Nullable<T>` -> `Option<_>`"
 )]
-pub trait KeyFieldMatchesColumn<Col> {}
+pub trait KeyFieldMatchesColumn<Col, ST> {}
 
-impl<T, Col> KeyFieldMatchesColumn<Col> for T
+impl<T, Col, ST> KeyFieldMatchesColumn<Col, ST> for T
 where
-    Col: Expression,
-    Col::SqlType: diesel::sql_types::SqlType + diesel::expression::TypedExpressionType,
-    T: AsExpression<Col::SqlType>,
+    ST: SqlType + TypedExpressionType,
+    T: AsExpression<ST>,
 {
+}
+
+/// The field of a nullable key column is an `Option<_>` (`IsNull` is the column's
+/// nullability), so a row whose key is NULL can be read and its cursor written.
+#[diagnostic::on_unimplemented(
+    message = "key column `{Col}` is nullable, so its field must be an `Option<_>`, not `{Self}`",
+    label = "write `Option<{Self}>`"
+)]
+pub trait NullableColumnNeedsOptionField<Col, IsNull> {}
+
+impl<T, Col> NullableColumnNeedsOptionField<Col, NotNull> for T {}
+
+impl<T, Col> NullableColumnNeedsOptionField<Col, IsNullable> for Option<T> {}
+
+// ---------------------------------------------------------------------------------------------
+// Query checks, required by `PageSource` for unboxed select statements.
+
+/// The query has no `ORDER BY` yet. `Self` is the query's order clause.
+#[diagnostic::on_unimplemented(
+    message = "this query already has an ORDER BY, and `paginate_after` writes the keyset's own",
+    label = "remove `.order(..)` / `.then_order_by(..)` from the query given to `paginate_after`",
+    note = "a page is ordered by the model's #[keyset(..)] columns, in their declared directions; to page in another order, declare it there (or on another model)"
+)]
+pub trait NoOrderByYet {}
+
+impl NoOrderByYet for NoOrderClause {}
+
+/// The query has no `LIMIT` yet. `Self` is the query's limit clause.
+#[diagnostic::on_unimplemented(
+    message = "this query already has a LIMIT, and `paginate_after` writes its own (`LIMIT page_size + 1`)",
+    label = "remove `.limit(..)` from the query given to `paginate_after`",
+    note = "set the number of rows per page with `.page_size(n)` after `.paginate_after(..)`"
+)]
+pub trait NoLimitYet {}
+
+impl NoLimitYet for NoLimitClause {}
+
+/// The query has no `OFFSET`. `Self` is the query's offset clause.
+#[diagnostic::on_unimplemented(
+    message = "this query has an OFFSET, and keyset pages never skip rows",
+    label = "remove `.offset(..)` from the query given to `paginate_after`",
+    note = "the next page starts after the previous page's last row: pass `page.next_cursor` to `.paginate_after(..)`"
+)]
+pub trait NoOffsetYet {}
+
+impl NoOffsetYet for NoOffsetClause {}
+
+/// The keyset's table `T` appears exactly once in the query's `FROM` clause `QS`. `Self` is
+/// how often it appears (Diesel's `AppearsInFromClause::Count`).
+#[diagnostic::on_unimplemented(
+    message = "the keyset of `{K}` orders by columns of `{T}`, which is not in this query's FROM clause",
+    label = "this query reads `{QS}`, not `{T}`",
+    note = "paginate a query on `{T}` (or one that joins it once), or derive `Keyset` on a model whose `#[diesel(table_name = ..)]` is the table this query reads"
+)]
+pub trait KeysetTableInQuery<K, T, QS> {}
+
+impl<K, T, QS> KeysetTableInQuery<K, T, QS> for Once {}
+
+// ---------------------------------------------------------------------------------------------
+// The stub a model with derive errors gets, so its use sites add no errors of their own.
+
+/// Key and columns of a model whose `#[derive(Keyset)]` failed. The crate does not compile
+/// while that error stands, so nothing here ever runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct InvalidKeyset;
+
+impl KeyValue for InvalidKeyset {
+    type Repr = ();
+    fn type_tag() -> Cow<'static, str> {
+        Cow::Borrowed("invalid")
+    }
+    fn to_repr(&self) {}
+    fn from_repr((): ()) -> Result<Self, InvalidKeyValue> {
+        Err(InvalidKeyValue("the model's #[derive(Keyset)] failed"))
+    }
+}
+
+impl Expression for InvalidKeyset {
+    type SqlType = diesel::expression::expression_types::NotSelectable;
+}
+
+impl<QS> AppearsOnTable<QS> for InvalidKeyset {}
+
+impl<QS> SelectableExpression<QS> for InvalidKeyset {}
+
+impl<GB> ValidGrouping<GB> for InvalidKeyset {
+    type IsAggregate = is_aggregate::Never;
+}
+
+/// The error of every `KeysetSql` method of a stub.
+pub fn __invalid_keyset() -> diesel::result::Error {
+    diesel::result::Error::QueryBuilderError("the model's #[derive(Keyset)] failed".into())
 }

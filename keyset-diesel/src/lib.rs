@@ -120,6 +120,13 @@ pub use crate::value::{KeyTuple, KeyValue};
 ///
 /// `#[diesel(table_name = ..)]` on the struct and `#[diesel(column_name = ..)]` on fields are
 /// honoured as in Diesel's own derives.
+///
+/// A keyset that cannot page correctly does not compile: no key column, a last key column that
+/// is neither `unique` nor the single-column primary key, `unique` before the last column, a
+/// nullable column without a NULL placement (or a placement on a NOT NULL column), a field type
+/// that does not match its column, a column the table does not have. Each error is reported on
+/// the field or option concerned and names the fix; the README's "Compile-time checks" lists
+/// them all.
 pub use keyset_derive::Keyset;
 
 /// The names most code needs: `use keyset_diesel::prelude::*;`.

@@ -7,15 +7,16 @@ use std::sync::Arc;
 use diesel::backend::Backend;
 use diesel::connection::Connection;
 use diesel::query_builder::{
-    AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, NoLimitClause, NoOffsetClause,
-    NoOrderClause, Query, QueryFragment, QueryId, SelectStatement,
+    AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, Query, QueryFragment, QueryId,
+    SelectStatement,
 };
 use diesel::query_dsl::methods::{FilterDsl, LimitDsl, OrderDsl};
 use diesel::query_dsl::{LoadQuery, RunQueryDsl};
-use diesel::query_source::QuerySource;
+use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
 
 use crate::backend::KeysetBackend;
+use crate::checks::{KeysetTableInQuery, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::cursor::{Cursor, Direction};
 use crate::deferred::{DeferredJoin, SeekQuery};
 use crate::error::KeysetError;
@@ -349,21 +350,17 @@ pub trait PageSource<K: Keyset>: Sized {
     }
 }
 
-impl<K, F, S, D, W, G, H, LC, O1, L1, F2, O2, L2> PageSource<K>
-    for SelectStatement<
-        FromClause<F>,
-        S,
-        D,
-        W,
-        NoOrderClause,
-        LimitOffsetClause<NoLimitClause, NoOffsetClause>,
-        G,
-        H,
-        LC,
-    >
+/// The query checks are bounds of this impl, each a marker trait of `checks.rs` whose message
+/// names the fix: no `ORDER BY`, `LIMIT` or `OFFSET` yet, and the keyset's table in `FROM`.
+impl<K, F, S, D, W, O, L, Of, G, H, LC, O1, L1, F2, O2, L2> PageSource<K>
+    for SelectStatement<FromClause<F>, S, D, W, O, LimitOffsetClause<L, Of>, G, H, LC>
 where
     K: Keyset,
-    F: QuerySource,
+    F: QuerySource + AppearsInFromClause<K::Table>,
+    F::Count: KeysetTableInQuery<K, K::Table, F>,
+    O: NoOrderByYet,
+    L: NoLimitYet,
+    Of: NoOffsetYet,
     Self: OrderDsl<KeysetOrder<K>, Output = O1>,
     O1: LimitDsl<Output = L1>,
     Self: FilterDsl<SeekPredicate<K>, Output = F2>,
@@ -388,7 +385,8 @@ where
 impl<'a, K, ST, QS, DB, GB> PageSource<K> for BoxedSelectStatement<'a, ST, FromClause<QS>, DB, GB>
 where
     K: Keyset,
-    QS: QuerySource,
+    QS: QuerySource + AppearsInFromClause<K::Table>,
+    QS::Count: KeysetTableInQuery<K, K::Table, QS>,
     DB: Backend + Default,
     Self: FilterDsl<SeekPredicate<K>, Output = Self>
         + OrderDsl<KeysetOrder<K>, Output = Self>

@@ -16,10 +16,12 @@ use diesel::expression::{
     is_aggregate, AppearsOnTable, Expression, SelectableExpression, ValidGrouping,
 };
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_source::AppearsInFromClause;
 use diesel::sql_types::Bool;
 use diesel::QueryResult;
 
 use crate::backend::KeysetBackend;
+use crate::checks::KeysetTableInQuery;
 use crate::cursor::Direction;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::sql::{self, Dialect, Emitter, Part, Term};
@@ -135,10 +137,15 @@ impl<K: Keyset> Expression for SeekPredicate<K> {
     type SqlType = Bool;
 }
 
+/// Every key column is a column of `K::Table`, so "the key columns appear on `QS`" is "`K::Table`
+/// appears once in `QS`", said with the marker trait whose message names the fix (the same
+/// predicate as `PageSource`'s, so a query on the wrong table gets that message, not Diesel's
+/// type mismatch on `AppearsInFromClause::Count`).
 impl<K: Keyset, QS> AppearsOnTable<QS> for SeekPredicate<K>
 where
     Self: Expression,
-    K::Columns: AppearsOnTable<QS>,
+    QS: AppearsInFromClause<K::Table>,
+    QS::Count: KeysetTableInQuery<K, K::Table, QS>,
 {
 }
 
@@ -218,10 +225,12 @@ impl<K: Keyset> Expression for KeysetOrder<K> {
     type SqlType = diesel::expression::expression_types::NotSelectable;
 }
 
+/// As for [`SeekPredicate`].
 impl<K: Keyset, QS> AppearsOnTable<QS> for KeysetOrder<K>
 where
     Self: Expression,
-    K::Columns: AppearsOnTable<QS>,
+    QS: AppearsInFromClause<K::Table>,
+    QS::Count: KeysetTableInQuery<K, K::Table, QS>,
 {
 }
 

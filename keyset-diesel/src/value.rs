@@ -34,6 +34,12 @@ pub struct InvalidKeyValue(pub &'static str);
 /// Implemented for the types in the [module table](self). Implement it for your own type
 /// (a newtype around one of them, say) if its representation is lossless and its Diesel
 /// `ToSql` binds exactly the value that was read.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be the type of a key field",
+    label = "not a key value type",
+    note = "key fields may be `i16`, `i32`, `i64`, `bool`, `String`, `chrono::NaiveDateTime`, `chrono::DateTime<Utc>`, `chrono::NaiveDate` (feature `chrono`), `uuid::Uuid` (feature `uuid`), `bigdecimal::BigDecimal` (feature `numeric`), or an `Option<_>` of one of these; floating-point keys are not supported (NaN and -0.0 have no portable order)",
+    note = "for a type of your own, implement `keyset_diesel::value::KeyValue` for it"
+)]
 pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Serializable, lossless form used inside tokens.
     type Repr: Serialize + DeserializeOwned;

@@ -1,0 +1,147 @@
+//! Models the derive must accept, and queries `paginate_after` must accept; `main` checks the
+//! ORDER BY each one writes.
+
+use diesel::prelude::*;
+use diesel::sqlite::Sqlite;
+use keyset_diesel::prelude::*;
+
+diesel::table! {
+    events (event_id) {
+        event_id -> Text,
+        workspace_id -> Text,
+        occurred_at -> Timestamp,
+        score -> Integer,
+        composer -> Nullable<Text>,
+    }
+}
+
+diesel::table! {
+    workspaces (workspace_id) {
+        workspace_id -> Text,
+        name -> Text,
+    }
+}
+
+// A composite primary key, with a unique column as the explicit tie-breaker.
+diesel::table! {
+    line_items (order_id, line_no) {
+        order_id -> BigInt,
+        line_no -> Integer,
+        sku -> Text,
+        quantity -> SmallInt,
+        shipped -> Bool,
+    }
+}
+
+diesel::joinable!(events -> workspaces (workspace_id));
+diesel::allow_tables_to_appear_in_same_query!(events, workspaces);
+
+/// One column: the single-column primary key needs no `unique`.
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = events)]
+struct ById {
+    #[keyset(asc)]
+    event_id: String,
+}
+
+/// Two columns, descending.
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = events)]
+struct Newest {
+    #[keyset(desc)]
+    occurred_at: chrono::NaiveDateTime,
+    #[keyset(desc, unique)]
+    event_id: String,
+}
+
+/// Three columns in mixed directions, one of them nullable, renamed fields.
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = events)]
+struct Ranked {
+    #[keyset(desc)]
+    score: i32,
+    #[keyset(asc, nulls_last)]
+    #[diesel(column_name = composer)]
+    author: Option<String>,
+    #[keyset(asc)]
+    #[diesel(column_name = event_id)]
+    id: String,
+}
+
+/// Four columns; a composite primary key, so the tie-breaker is marked `unique`.
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = line_items)]
+struct LineItem {
+    #[keyset(asc)]
+    shipped: bool,
+    #[keyset(desc)]
+    quantity: i16,
+    #[keyset(asc)]
+    #[diesel(column_name = "order_id")]
+    order: i64,
+    #[keyset(asc, unique)]
+    sku: String,
+}
+
+/// A tuple struct names its columns.
+#[derive(Queryable, Keyset)]
+#[diesel(table_name = events)]
+struct Pair(
+    #[keyset(desc)]
+    #[diesel(column_name = occurred_at)]
+    chrono::NaiveDateTime,
+    #[keyset(desc, unique)]
+    #[diesel(column_name = event_id)]
+    String,
+);
+
+fn sql<Q: diesel::query_builder::QueryFragment<Sqlite>>(query: Q) -> String {
+    diesel::debug_query::<Sqlite, _>(&query).to_string()
+}
+
+fn main() {
+    let by_id = events::table
+        .select(ById::as_select())
+        .paginate_after::<ById>(None)
+        .into_query()
+        .unwrap();
+    assert!(sql(by_id).contains("ORDER BY `events`.`event_id` ASC LIMIT ?"));
+
+    // Filters and joins stay the caller's; the keyset's table appears once in the join.
+    let newest = events::table
+        .inner_join(workspaces::table)
+        .filter(workspaces::name.eq("W9"))
+        .select(Newest::as_select())
+        .paginate_after::<Newest>(None)
+        .into_query()
+        .unwrap();
+    assert!(sql(newest)
+        .contains("ORDER BY `events`.`occurred_at` DESC, `events`.`event_id` DESC LIMIT ?"));
+
+    let ranked = events::table
+        .select(Ranked::as_select())
+        .into_boxed()
+        .paginate_after::<Ranked>(None)
+        .into_query()
+        .unwrap();
+    assert!(sql(ranked).contains(
+        "ORDER BY `events`.`score` DESC, `events`.`composer` ASC NULLS LAST, `events`.`event_id` ASC"
+    ));
+
+    let items = line_items::table
+        .select(LineItem::as_select())
+        .paginate_after::<LineItem>(None)
+        .into_query()
+        .unwrap();
+    assert!(sql(items).contains(
+        "ORDER BY `line_items`.`shipped` ASC, `line_items`.`quantity` DESC, \
+         `line_items`.`order_id` ASC, `line_items`.`sku` ASC"
+    ));
+
+    let pairs = events::table
+        .select((events::occurred_at, events::event_id))
+        .paginate_after::<Pair>(None)
+        .into_query()
+        .unwrap();
+    assert!(sql(pairs).contains("ORDER BY `events`.`occurred_at` DESC, `events`.`event_id` DESC"));
+}
