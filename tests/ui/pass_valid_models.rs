@@ -103,7 +103,7 @@ fn main() {
     let by_id = events::table
         .select(ById::as_select())
         .paginate_after::<ById>(None)
-        .into_query()
+        .into_query::<Sqlite>()
         .unwrap();
     assert!(sql(by_id).contains("ORDER BY `events`.`event_id` ASC LIMIT ?"));
 
@@ -113,7 +113,7 @@ fn main() {
         .filter(workspaces::name.eq("W9"))
         .select(Newest::as_select())
         .paginate_after::<Newest>(None)
-        .into_query()
+        .into_query::<Sqlite>()
         .unwrap();
     assert!(sql(newest)
         .contains("ORDER BY `events`.`occurred_at` DESC, `events`.`event_id` DESC LIMIT ?"));
@@ -122,7 +122,7 @@ fn main() {
         .select(Ranked::as_select())
         .into_boxed()
         .paginate_after::<Ranked>(None)
-        .into_query()
+        .into_query::<Sqlite>()
         .unwrap();
     assert!(sql(ranked).contains(
         "ORDER BY `events`.`score` DESC, `events`.`composer` ASC NULLS LAST, `events`.`event_id` ASC"
@@ -131,7 +131,7 @@ fn main() {
     let items = line_items::table
         .select(LineItem::as_select())
         .paginate_after::<LineItem>(None)
-        .into_query()
+        .into_query::<Sqlite>()
         .unwrap();
     assert!(sql(items).contains(
         "ORDER BY `line_items`.`shipped` ASC, `line_items`.`quantity` DESC, \
@@ -141,7 +141,7 @@ fn main() {
     let pairs = events::table
         .select((events::occurred_at, events::event_id))
         .paginate_after::<Pair>(None)
-        .into_query()
+        .into_query::<Sqlite>()
         .unwrap();
     assert!(sql(pairs).contains("ORDER BY `events`.`occurred_at` DESC, `events`.`event_id` DESC"));
 }

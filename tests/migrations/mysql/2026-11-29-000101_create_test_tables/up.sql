@@ -33,8 +33,6 @@ CREATE TABLE typed_rows (
     k_bool BOOLEAN NOT NULL,
     k_text VARCHAR(64) NOT NULL,
     k_ts DATETIME(6) NOT NULL,
-    k_tstz TIMESTAMP(6) NOT NULL,
     k_date DATE NOT NULL,
-    k_uuid BINARY(16) NOT NULL,
     k_dec DECIMAL(12, 4) NOT NULL
 );
