@@ -100,7 +100,8 @@ pub use crate::keyset::{KeyColumn, Keyset, KeysetSql, NullsOrder, SortDirection}
 pub use crate::page::Page;
 pub use crate::page_size::{PageSizeError, PageSizePolicy};
 pub use crate::paginate::{
-    PageQuery, PageSource, PaginateDsl, Paginated, PlainPage, SeekOf, DEFAULT_PAGE_SIZE,
+    PageQuery, PageQueryOf, PageSource, PaginateDsl, Paginated, PlainPage, SeekOf,
+    DEFAULT_PAGE_SIZE,
 };
 pub use crate::predicate::{KeysetOrder, SeekPredicate};
 pub use crate::token::{

@@ -109,6 +109,12 @@ pub struct Paginated<Q, K: Keyset> {
 /// A later page's query for `Q`: direct or deferred join.
 pub type SeekOf<Q, K> = SeekQuery<<Q as PageSource<K>>::Seek, DeferredJoin<Q, K>>;
 
+/// The query [`Paginated::into_query`] returns for `Q`.
+pub type PageQueryOf<Q, K> = PageQuery<<Q as PageSource<K>>::First, SeekOf<Q, K>, K>;
+
+/// What `build` makes: the page query and how to read its result.
+type BuiltOf<Q, K> = (Built<<Q as PageSource<K>>::First, SeekOf<Q, K>, K>, Shape);
+
 impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Paginated")
@@ -182,9 +188,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// [`KeysetError::InvalidPageSize`] for a page size of 0; for a boxed query,
     /// [`KeysetError::AlreadyOrdered`] / [`KeysetError::AlreadyLimited`] when it already has
     /// `ORDER BY`, `LIMIT` or `OFFSET`.
-    pub fn into_query<DB: KeysetBackend>(
-        self,
-    ) -> Result<PageQuery<Q::First, SeekOf<Q, K>, K>, KeysetError>
+    pub fn into_query<DB: KeysetBackend>(self) -> Result<PageQueryOf<Q, K>, KeysetError>
     where
         Q: PageSource<K>,
     {
@@ -196,7 +200,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         })
     }
 
-    fn build(self, deferred: bool) -> Result<(Built<Q::First, SeekOf<Q, K>, K>, Shape), KeysetError>
+    fn build(self, deferred: bool) -> Result<BuiltOf<Q, K>, KeysetError>
     where
         Q: PageSource<K>,
     {

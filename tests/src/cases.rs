@@ -404,7 +404,7 @@ where
         codec.decode::<A_desc__ID_desc>(&c1, &reordered),
         Ok(cursor.clone())
     );
-    // The page size is not bound: size 1 from c1 gives [3].
+    // The page size is not bound: size 1 from c1 gives `[3]`.
     let smaller = A_desc__ID_desc::page(&mut *db, &1, Some(cursor), 1, false).unwrap();
     assert_eq!(smaller.items.iter().map(|r| r.id).collect::<Vec<_>>(), [3]);
     let recorded = codec
@@ -522,7 +522,7 @@ where
             [page_ids(&p1), page_ids(&p2), page_ids(&p3)],
             [[1, 2], [3, 4], [5, 6]]
         );
-        // C06: [3,4] in display order, both flags true.
+        // C06: `[3,4]` in display order, both flags true.
         let prev3 = read::<ID_asc, C>(&mut db, p3.start_cursor.clone(), back);
         assert_eq!(page_ids(&prev3), [3, 4]);
         assert!(prev3.has_previous_page && prev3.has_next_page);
@@ -541,7 +541,7 @@ where
         let dprev = read::<ID_desc, C>(&mut db, d3.start_cursor.clone(), back);
         assert_eq!(page_ids(&dprev), [4, 3]);
     }
-    // C04: v DESC, id DESC: prev(p2) is [4,3].
+    // C04: v DESC, id DESC: prev(p2) is `[4,3]`.
     db.exec("DELETE FROM keyset_rows");
     db.insert_rows(&rows_with_a(&[(1, 1), (2, 2), (3, 3), (4, 4)]));
     let p1 = read::<A_desc__ID_desc, C>(&mut db, None, Read::forward(2));
@@ -549,7 +549,7 @@ where
     assert_eq!(page_ids(&p2), [2, 1]);
     let back = read::<A_desc__ID_desc, C>(&mut db, p2.start_cursor, Read::backward(2));
     assert_eq!(page_ids(&back), [4, 3]);
-    // C05: score DESC, id ASC: prev(p3) is [3,4], prev(p2) is [5,2].
+    // C05: score DESC, id ASC: prev(p3) is `[3,4]`, prev(p2) is `[5,2]`.
     db.exec("DELETE FROM keyset_rows");
     db.insert_rows(&rows_with_a(&[
         (1, 10),
@@ -750,7 +750,7 @@ fn nullable_rows(values: &[(i64, Option<i32>)]) -> Vec<Row> {
 }
 
 /// CASES.md C09: the cursor's value is NULL: the page after it is the rest of the NULL group,
-/// never empty. `name ASC NULLS LAST, id ASC`: [5,1], [2,3], [4]; NULLS FIRST: [1,2], [3,4], [5].
+/// never empty. `name ASC NULLS LAST, id ASC`: `[5,1]`, `[2,3]`, `[4]`; NULLS FIRST: `[1,2]`, `[3,4]`, `[5]`.
 pub fn c09<C: TestDb>()
 where
     crate::models::NB_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
@@ -773,8 +773,8 @@ where
 }
 
 /// CASES.md C10: crossing from values into the NULL group keeps every NULL row.
-/// `user_id ASC NULLS LAST`: [1,3], [2,4]; NULLS FIRST: [2,4], [1,3]. DESC variant:
-/// `v DESC NULLS LAST, id DESC`: [1,2], [3,4]; `NULLS FIRST`: [4,1], [2,3].
+/// `user_id ASC NULLS LAST`: `[1,3]`, `[2,4]`; NULLS FIRST: `[2,4]`, `[1,3]`. DESC variant:
+/// `v DESC NULLS LAST, id DESC`: `[1,2]`, `[3,4]`; `NULLS FIRST`: `[4,1]`, `[2,3]`.
 pub fn c10<C: TestDb>()
 where
     crate::models::NA_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
@@ -807,8 +807,8 @@ where
     assert_eq!(pages, vec![vec![4, 1], vec![2, 3]]);
 }
 
-/// CASES.md C11: inside the NULL group. (a) `v ASC NULLS FIRST, id ASC`: [1,2], [3,4], [5];
-/// (b) `v DESC NULLS FIRST, id ASC`: [1,2], [3,5], [4].
+/// CASES.md C11: inside the NULL group. (a) `v ASC NULLS FIRST, id ASC`: `[1,2]`, `[3,4]`, `[5]`;
+/// (b) `v DESC NULLS FIRST, id ASC`: `[1,2]`, `[3,5]`, `[4]`.
 pub fn c11<C: TestDb>()
 where
     crate::models::NA_asc_nulls_first__ID_asc: Walk<C, Filter = i32>,
@@ -829,8 +829,8 @@ where
     assert_eq!(pages, vec![vec![1, 2], vec![3, 5], vec![4]]);
 }
 
-/// CASES.md C12: the cursor carries every key column: `received_at ASC, id ASC` gives [2,4],
-/// [1,6], [3,5]; a NULL component survives a token; a component missing from a token is an
+/// CASES.md C12: the cursor carries every key column: `received_at ASC, id ASC` gives `[2,4]`,
+/// `[1,6]`, `[3,5]`; a NULL component survives a token; a component missing from a token is an
 /// error, never a weaker predicate.
 pub fn c12<C: TestDb>()
 where

@@ -187,7 +187,7 @@ mod c20 {
 
 /// CASES.md C20: the column is `utf8mb4_unicode_ci`, the connection another collation; string
 /// keys are bound as plain parameters, so page 2 does not fail with "Illegal mix of collations"
-/// (error 1267). p1 [1,2], p2 [3,4].
+/// (error 1267). p1 `[1,2]`, p2 `[3,4]`.
 #[test]
 fn c20_connection_collation_differs_from_the_column() {
     use c20::{products, Product};

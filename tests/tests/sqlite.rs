@@ -170,7 +170,7 @@ fn every_key_type_pages_exactly_at_the_database_precision() {
 
 /// CASES.md C15: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`) and by
 /// `CURRENT_TIMESTAMP`-style text (`%F %T`) compare alike, because the cursor re-binds the
-/// value through Diesel's own encoding: p1 [4,3], p2 [2,1], no repeats, no loop.
+/// value through Diesel's own encoding: p1 `[4,3]`, p2 `[2,1]`, no repeats, no loop.
 #[test]
 fn c15_text_timestamps_from_diesel_and_current_timestamp_page_alike() {
     use keyset_tests::models::C_desc__ID_desc;
