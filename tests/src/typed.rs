@@ -103,3 +103,23 @@ pub fn decimals() -> Vec<BigDecimal> {
     .map(|s| s.parse().expect("valid decimal"))
     .collect()
 }
+
+/// Walks one-column model `M` over `rows` rows of tenant 0 with page sizes 1, 4 and 7, boxed
+/// and not, against the oracle, and sends every cursor through a token round trip.
+pub fn check_typed<M, C>(conn: &mut C, rows: usize)
+where
+    M: crate::models::Walk<C, Filter = i32> + crate::models::Oracle,
+    C: crate::TestDb,
+{
+    use crate::oracle::{assert_matches, token_round_trips, walk_and_compare};
+    for page_size in [1u32, 4, 7] {
+        for boxed in [false, true] {
+            let compared = walk_and_compare::<M, C>(conn, &0, page_size, boxed);
+            assert_eq!(compared.walked.len(), rows);
+            let context = format!("{} page size {page_size}", std::any::type_name::<M>());
+            assert_matches(&compared, &context);
+        }
+        let cursors = token_round_trips::<M, C>(conn, &0, page_size);
+        assert_eq!(cursors, (rows - 1) / page_size as usize);
+    }
+}
