@@ -14,7 +14,15 @@
 //!    filters, then [`Paginated::page_size`] and [`Paginated::load_page`].
 //! 3. Get a [`Page`]: `items` (at most `page_size` rows), `has_more` (exact: the query fetched
 //!    `page_size + 1` rows), and `next_cursor`, the key of the last row delivered, present iff
-//!    `has_more`.
+//!    `has_more`; plus the Relay flags and cursors (`has_previous_page`, `has_next_page`,
+//!    `start_cursor`, `end_cursor`) for paging both ways with [`PaginateDsl::paginate_before`].
+//! 4. Hand clients a signed token, not the cursor: [`CursorCodec`] encodes it bound to your
+//!    filters and checks it on the way back in ([`token`]); [`PageSizePolicy`] validates the
+//!    requested page size; [`PageResponse`] is the JSON shape.
+//!
+//! Backends: PostgreSQL (feature `postgres`), SQLite (`sqlite`) and MySQL/MariaDB (`mysql`).
+//! Nullable key columns declare their NULL placement (`#[keyset(asc, nulls_last)]`), which the
+//! SQL states on every backend.
 //!
 //! ```
 //! # include!("doctest_setup.rs");
@@ -55,7 +63,7 @@
 //! | backend | `WHERE` added to your filters | `ORDER BY` | `LIMIT` |
 //! |---|---|---|---|
 //! | PostgreSQL, SQLite | `("occurred_at", "event_id") > ($1, $2)` | `occurred_at ASC, event_id ASC` | `4` |
-//! | MySQL / MariaDB | `occurred_at >= ? AND (occurred_at > ? OR (occurred_at = ? AND event_id > ?))` | same | `4` |
+//! | MySQL / MariaDB | `occurred_at >= ? AND (occurred_at > ? OR (occurred_at = ? AND event_id > ?))`, inside a [deferred join](DeferredJoin) | same | `4` |
 //!
 //! With mixed directions (`score DESC, id ASC`) every backend gets the factored expanded form
 //! with a redundant bound on the leading column, which is what lets the index start the scan
