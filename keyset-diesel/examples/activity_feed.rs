@@ -61,17 +61,18 @@ const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Args {
-    /// `postgres://user@host/db` for PostgreSQL; anything else is a SQLite file path.
+    /// `postgres://user@host/db` for PostgreSQL (its `events` table is migrated and the rows
+    /// of W9 and W7 replaced); anything else is a SQLite file path (created if missing).
     /// Default: an in-memory SQLite database.
     #[arg(long, env = "DATABASE_URL")]
     database_url: Option<String>,
     /// Rows per page (at least 1).
-    #[arg(long, default_value_t = 3)]
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
     page_size: u32,
     /// The workspace to walk.
     #[arg(long, default_value = "W9")]
     workspace: String,
-    /// Print one JSON object per page instead of text.
+    /// Print one JSON object per page instead of text (without the refused-token demo).
     #[arg(long)]
     json: bool,
 }
@@ -159,6 +160,7 @@ macro_rules! run_feed {
         // The client's state between requests: only the token.
         let mut token: Option<String> = None;
         let mut last_token = None;
+        let mut last_row = None;
         let mut number = 1;
         loop {
             let cursor = match &token {
@@ -179,6 +181,9 @@ macro_rules! run_feed {
             if next.is_some() {
                 last_token = next.clone();
             }
+            if let Some(row) = page.items.last() {
+                last_row = Some(Cursor::after_row(row));
+            }
             token = next;
             if token.is_none() {
                 break;
@@ -186,7 +191,13 @@ macro_rules! run_feed {
             number += 1;
         }
         if !args.json {
-            if let Some(valid) = last_token {
+            // A token to misuse: the last one issued, or (a single page) one after its last row.
+            let valid = match (last_token, last_row) {
+                (Some(token), _) => Some(token),
+                (None, Some(cursor)) => Some(codec.encode(&cursor, &scope)?),
+                (None, None) => None,
+            };
+            if let Some(valid) = valid {
                 show_refusals(&codec, &skew, &valid, &scope);
             }
         }
@@ -245,40 +256,51 @@ fn print_page(
     Ok(())
 }
 
-/// A tampered token and an expired one, each refused with the restart error.
+/// A tampered token, an expired one and one used for another workspace, each refused with the
+/// restart error.
 fn show_refusals(codec: &CursorCodec, skew: &AtomicU64, valid: &str, scope: &Scope<'_>) {
     println!("\nrefused tokens (the API answers 400 and the client restarts from page 1):");
     let mut tampered: Vec<char> = valid.chars().collect();
     let middle = tampered.len() / 2;
     tampered[middle] = if tampered[middle] == 'A' { 'B' } else { 'A' };
     let tampered: String = tampered.into_iter().collect();
-    let report = |label: &str, token: &str| match codec.decode::<Event>(token, scope) {
-        Ok(_) => println!("  {label}: accepted (unexpected)"),
-        Err(e) => println!(
-            "  {label}: HTTP {}, restart from the first page: {}; {e}",
-            e.http_status(),
-            e.restart_from_first_page()
-        ),
-    };
-    report("tampered token (one character changed)", &tampered);
+    let report =
+        |label: &str, token: &str, scope: &Scope<'_>| match codec.decode::<Event>(token, scope) {
+            Ok(_) => println!("  {label}: accepted (unexpected)"),
+            Err(e) => println!(
+                "  {label}: HTTP {}, restart from the first page: {}; {e}",
+                e.http_status(),
+                e.restart_from_first_page()
+            ),
+        };
+    report("tampered token (one character changed)", &tampered, scope);
     skew.store(TTL.as_secs() + 60, Ordering::SeqCst);
-    report("the same valid token 16 minutes later", valid);
+    report("the same valid token 16 minutes later", valid, scope);
     skew.store(0, Ordering::SeqCst);
+    let other_workspace = if scope.workspace == "W7" { "W9" } else { "W7" };
     let other = Scope {
-        workspace: "W7",
+        workspace: other_workspace,
         ..*scope
     };
-    match codec.decode::<Event>(valid, &other) {
-        Ok(_) => println!("  used for workspace W7: accepted (unexpected)"),
-        Err(e) => println!("  used for workspace W7: HTTP {}; {e}", e.http_status()),
+    report(
+        &format!("the same valid token used for workspace {other_workspace}"),
+        valid,
+        &other,
+    );
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }
 
-fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
-    let args = Args::parse();
-    if args.page_size == 0 {
-        return Err("--page-size must be at least 1".into());
-    }
+fn run(args: &Args) -> Result<(), Box<dyn Error + Send + Sync>> {
     match args.database_url.as_deref() {
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
             let conn = &mut PgConnection::establish(url)?;
@@ -286,7 +308,7 @@ fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
                 conn,
                 diesel::pg::Pg,
                 POSTGRES_MIGRATIONS,
-                &args,
+                args,
                 "PostgreSQL"
             )
         }
@@ -301,13 +323,7 @@ fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
             } else {
                 format!("SQLite ({path})")
             };
-            run_feed!(
-                conn,
-                diesel::sqlite::Sqlite,
-                SQLITE_MIGRATIONS,
-                &args,
-                label
-            )
+            run_feed!(conn, diesel::sqlite::Sqlite, SQLITE_MIGRATIONS, args, label)
         }
     }
 }

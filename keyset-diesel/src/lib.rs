@@ -69,7 +69,8 @@
 //! with a redundant bound on the leading column, which is what lets the index start the scan
 //! at the cursor: `score <= $1 AND (score < $1 OR (score = $1 AND id > $2))`. Keys are bound
 //! as parameters of the column's own SQL type, never cast or formatted as text. The rules and
-//! the measurements behind them are in the repository's `shared/DESIGN.md`.
+//! the measurements behind them are in the project's design notes (`shared/DESIGN.md`, beside
+//! the repository).
 //!
 //! # What a page read promises
 //!
