@@ -240,14 +240,16 @@ pub fn stub(input: &DeriveInput, model: &Model) -> TokenStream {
     }
 }
 
-/// The last segment of the table path, as written.
+/// The table path as written in `#[diesel(table_name = ..)]` (`events`, `archive::events`):
+/// two tables of the same name in different modules (schemas) get different sort signatures.
 fn table_name(model: &Model) -> String {
     model
         .table
         .segments
-        .last()
+        .iter()
         .map(|s| s.ident.to_string())
-        .unwrap_or_default()
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 /// `table::column` for a key field, spanned on the column's name as the user wrote it (the

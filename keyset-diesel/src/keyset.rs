@@ -107,7 +107,8 @@ pub trait Keyset: Sized {
     type Key: KeyTuple;
     /// The key columns in key order; the last one is the unique tie-breaker.
     const COLUMNS: &'static [KeyColumn];
-    /// The name of [`Keyset::Table`], as written in `#[diesel(table_name = ..)]`.
+    /// The path of [`Keyset::Table`], as written in `#[diesel(table_name = ..)]`
+    /// (`events`, `archive::events`), part of the sort signature.
     const TABLE_NAME: &'static str;
 
     /// The key of this row (cloned out of the model).

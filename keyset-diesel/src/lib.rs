@@ -115,7 +115,7 @@ pub use crate::paginate::{
 pub use crate::predicate::{KeysetOrder, SeekPredicate};
 pub use crate::token::{
     scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
-    DecodedToken, PageResponse, ScopeError, SecretKey, SystemClock,
+    DecodedToken, EncodeError, PageResponse, SecretKey, SystemClock, Unordered,
 };
 pub use crate::union::UnionPage;
 pub use crate::value::{KeyTuple, KeyValue};

@@ -109,27 +109,50 @@ pub enum CursorError {
     /// Made for another ordering or model (another sort signature). HTTP 400.
     #[error("invalid cursor: made for another sort order; restart from the first page")]
     SortMismatch,
+    /// The *server's* scope value did not serialize (a map with non-string keys, a failing
+    /// `Serialize` impl): a bug on the server, not in the token. HTTP 500; restarting does not
+    /// help.
+    #[error("the server could not serialize the cursor scope")]
+    ScopeNotSerializable,
 }
 
 impl CursorError {
-    /// The HTTP status an API should answer: `400 Bad Request` for every variant (the request
-    /// carries a cursor the server will not use; the client restarts from the first page).
+    /// The HTTP status an API should answer: `400 Bad Request` for every variant about the
+    /// token (the request carries a cursor the server will not use; the client restarts from
+    /// the first page), `500` for [`CursorError::ScopeNotSerializable`] (a server bug).
     pub const fn http_status(&self) -> u16 {
-        400
+        match self {
+            CursorError::ScopeNotSerializable => 500,
+            _ => 400,
+        }
     }
 
-    /// `true`: every cursor error means "restart from the first page" (drop the token, request
-    /// again without it). There is no variant a client should retry as is.
+    /// `true` when the client should drop the token and request the first page again: every
+    /// variant about the token. `false` only for [`CursorError::ScopeNotSerializable`].
     pub const fn restart_from_first_page(&self) -> bool {
-        true
+        !matches!(self, CursorError::ScopeNotSerializable)
     }
 }
 
-/// The scope could not be serialized to JSON (a map with non-string keys, or a `Serialize`
-/// impl that fails). A server bug, not a client error: HTTP 500.
+/// Why a token could not be made. A server problem, not a client error: HTTP 500.
 #[derive(Debug, thiserror::Error)]
-#[error("cursor scope cannot be serialized: {0}")]
-pub struct ScopeError(#[from] serde_json::Error);
+#[non_exhaustive]
+pub enum EncodeError {
+    /// The scope (or a key value) did not serialize to JSON: a map with non-string keys, or a
+    /// `Serialize` impl that fails.
+    #[error("cursor scope cannot be serialized: {0}")]
+    Scope(#[from] serde_json::Error),
+    /// The token would be longer than the codec accepts back
+    /// ([`CursorCodecBuilder::max_token_len`]): the key values are too long (long text keys).
+    /// Raise the maximum, or key on shorter columns.
+    #[error("the cursor token would be {len} characters, more than the codec's maximum {max}")]
+    TooLong {
+        /// The token's length, in characters.
+        len: usize,
+        /// The codec's maximum.
+        max: usize,
+    },
+}
 
 /// A secret key for signing (and, encrypted, sealing) tokens, with the id written in tokens.
 #[derive(Clone)]
@@ -453,15 +476,19 @@ pub struct DecodedToken<K: Keyset> {
 
 /// SHA-256 of the canonical JSON of `scope`, the digest tokens are bound to.
 ///
-/// Canonical: objects with their keys sorted, no insignificant white space, and **arrays
-/// treated as sets** (sorted by their canonical text, duplicates removed), so
-/// `{"status": ["a", "d"]}` and `{"status": ["d", "a", "a"]}` give the same digest: the same
-/// `IN` filter written in another order. If order in an array matters to your query, encode
-/// it as a string or an object instead. Structs and maps canonicalize alike.
+/// Canonical: objects (structs, maps) with their keys sorted and no insignificant white space,
+/// so the same fields listed in another order give the same digest. Sequences and tuples keep
+/// their order (`("alice", "bob")` is not `("bob", "alice")`). For a set-valued filter (an
+/// `IN` list), wrap it in [`Unordered`]: its members are sorted and deduplicated, so
+/// `Unordered(vec!["a", "d"])` and `Unordered(vec!["d", "a", "a"])` give the same digest.
+///
+/// Limits of JSON: non-finite floats serialize as `null` (so `Some(f64::NAN)` and `None`
+/// collide: keep floats out of scopes) and map keys become strings (`{1: x}` and `{"1": x}`
+/// collide).
 ///
 /// # Errors
-/// [`ScopeError`] when `scope` does not serialize to JSON.
-pub fn scope_digest<S: Serialize + ?Sized>(scope: &S) -> Result<[u8; 32], ScopeError> {
+/// [`EncodeError`] when `scope` does not serialize to JSON.
+pub fn scope_digest<S: Serialize + ?Sized>(scope: &S) -> Result<[u8; 32], EncodeError> {
     let value = serde_json::to_value(scope)?;
     let mut text = Vec::with_capacity(128);
     text.extend_from_slice(b"keyset-diesel scope v1\0");
@@ -470,7 +497,7 @@ pub fn scope_digest<S: Serialize + ?Sized>(scope: &S) -> Result<[u8; 32], ScopeE
 }
 
 /// Writes the canonical JSON text of `value` (see [`scope_digest`]).
-fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) -> Result<(), ScopeError> {
+fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) -> Result<(), EncodeError> {
     use serde_json::Value;
     match value {
         Value::Object(map) => {
@@ -487,27 +514,12 @@ fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) -> Result<(), S
             }
             out.push(b'}');
         }
-        Value::Array(items) if items.len() > 1 => {
-            let mut parts = Vec::with_capacity(items.len());
-            for item in items {
-                let mut part = Vec::new();
-                write_canonical(item, &mut part)?;
-                parts.push(part);
-            }
-            parts.sort_unstable();
-            parts.dedup();
+        Value::Array(items) => {
             out.push(b'[');
-            for (i, part) in parts.iter().enumerate() {
+            for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                out.extend_from_slice(part);
-            }
-            out.push(b']');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            if let Some(item) = items.first() {
                 write_canonical(item, out)?;
             }
             out.push(b']');
@@ -515,6 +527,39 @@ fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) -> Result<(), S
         other => serde_json::to_writer(&mut *out, other)?,
     }
     Ok(())
+}
+
+/// A set-valued part of a scope (an `IN` list): serialized with its members sorted by their
+/// canonical JSON and deduplicated, so the same set in any order, with repeats or not, gives
+/// the same [`scope_digest`]. Plain `Vec`s, slices and tuples keep their order.
+///
+/// ```
+/// use keyset_diesel::{scope_digest, Unordered};
+/// let a = scope_digest(&("tasks", Unordered(vec!["a", "d"]))).unwrap();
+/// let b = scope_digest(&("tasks", Unordered(vec!["d", "a", "a"]))).unwrap();
+/// assert_eq!(a, b);
+/// assert_ne!(scope_digest(&("a", "d")).unwrap(), scope_digest(&("d", "a")).unwrap());
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Unordered<T>(pub Vec<T>);
+
+impl<T: Serialize> Serialize for Unordered<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeMap};
+        let mut members = Vec::with_capacity(self.0.len());
+        for member in &self.0 {
+            let value = serde_json::to_value(member).map_err(S::Error::custom)?;
+            let mut text = Vec::new();
+            write_canonical(&value, &mut text).map_err(S::Error::custom)?;
+            members.push((text, value));
+        }
+        members.sort_by(|a, b| a.0.cmp(&b.0));
+        members.dedup_by(|a, b| a.0 == b.0);
+        let mut map = serializer.serialize_map(Some(1))?;
+        let values: Vec<&serde_json::Value> = members.iter().map(|m| &m.1).collect();
+        map.serialize_entry("$unordered", &values)?;
+        map.end()
+    }
 }
 
 fn sort_digest<K: Keyset>() -> [u8; DIGEST_LEN] {
@@ -546,16 +591,26 @@ impl CursorCodec {
         CursorCodecBuilder::default()
     }
 
+    /// The format version this codec writes, and the only one it reads: switching encryption
+    /// on or off makes outstanding tokens restart.
+    fn version(&self) -> u8 {
+        #[cfg(feature = "encrypted-tokens")]
+        if self.inner.encrypted {
+            return VERSION_ENCRYPTED;
+        }
+        VERSION_SIGNED
+    }
+
     /// A token for `cursor` under `scope` (the request's filters), expiring after the
     /// codec's time to live. It records no page size.
     ///
     /// # Errors
-    /// [`ScopeError`] when `scope` does not serialize.
+    /// [`EncodeError`] when `scope` does not serialize.
     pub fn encode<K: Keyset, S: Serialize + ?Sized>(
         &self,
         cursor: &Cursor<K>,
         scope: &S,
-    ) -> Result<String, ScopeError> {
+    ) -> Result<String, EncodeError> {
         self.encode_inner(cursor, None, scope)
     }
 
@@ -563,25 +618,25 @@ impl CursorCodec {
     /// [`CursorCodec::decode_token`] as a default for the next request; not binding).
     ///
     /// # Errors
-    /// [`ScopeError`] when `scope` does not serialize.
+    /// [`EncodeError`] when `scope` does not serialize.
     pub fn encode_with_page_size<K: Keyset, S: Serialize + ?Sized>(
         &self,
         cursor: &Cursor<K>,
         page_size: u32,
         scope: &S,
-    ) -> Result<String, ScopeError> {
+    ) -> Result<String, EncodeError> {
         self.encode_inner(cursor, Some(page_size), scope)
     }
 
     /// The token of `page.next_cursor` (with the page's size), or `None` at the end of results.
     ///
     /// # Errors
-    /// [`ScopeError`] when `scope` does not serialize.
+    /// [`EncodeError`] when `scope` does not serialize.
     pub fn encode_page_cursor<K: Keyset, S: Serialize + ?Sized>(
         &self,
         page: &Page<K>,
         scope: &S,
-    ) -> Result<Option<String>, ScopeError> {
+    ) -> Result<Option<String>, EncodeError> {
         page.next_cursor
             .as_ref()
             .map(|c| self.encode_inner(c, Some(page.page_size), scope))
@@ -593,7 +648,7 @@ impl CursorCodec {
         cursor: &Cursor<K>,
         page_size: Option<u32>,
         scope: &S,
-    ) -> Result<String, ScopeError> {
+    ) -> Result<String, EncodeError> {
         let inner = &*self.inner;
         let expires_at = unix_seconds(inner.clock.now()).saturating_add(inner.ttl.as_secs());
         let key_json = serde_json::to_vec(&cursor.key.to_repr())?;
@@ -618,12 +673,24 @@ impl CursorCodec {
             let header = [VERSION_ENCRYPTED, hi, lo];
             bytes.extend_from_slice(&header);
             sealed::seal(&key.enc, &header, &json, &mut bytes);
-            return Ok(sign_and_encode(key, bytes));
+            return self.checked_len(sign_and_encode(key, bytes));
         }
         bytes.push(VERSION_SIGNED);
         bytes.extend_from_slice(&key.id.to_be_bytes());
         bytes.extend_from_slice(&json);
-        Ok(sign_and_encode(key, bytes))
+        self.checked_len(sign_and_encode(key, bytes))
+    }
+
+    /// Never issue a token `decode` would refuse as too long.
+    fn checked_len(&self, token: String) -> Result<String, EncodeError> {
+        let max = self.inner.max_len;
+        if token.len() > max {
+            return Err(EncodeError::TooLong {
+                len: token.len(),
+                max,
+            });
+        }
+        Ok(token)
     }
 
     /// The cursor in `token`, if the token is intact, unexpired, and made for keyset `K` and
@@ -659,7 +726,7 @@ impl CursorCodec {
             return Err(CursorError::Malformed);
         }
         let version = bytes[0];
-        if version != VERSION_SIGNED && version != VERSION_ENCRYPTED {
+        if version != self.version() {
             return Err(CursorError::UnsupportedVersion);
         }
         let key_id = u16::from_be_bytes([bytes[1], bytes[2]]);
@@ -693,7 +760,7 @@ impl CursorCodec {
         if payload.sort != sort_digest::<K>() {
             return Err(CursorError::SortMismatch);
         }
-        let expected_scope = scope_digest(scope).map_err(|_| CursorError::ScopeMismatch)?;
+        let expected_scope = scope_digest(scope).map_err(|_| CursorError::ScopeNotSerializable)?;
         if payload.scope != truncate(expected_scope) {
             return Err(CursorError::ScopeMismatch);
         }
@@ -793,13 +860,13 @@ impl<T> PageResponse<T> {
     /// a token bound to `scope`.
     ///
     /// # Errors
-    /// [`ScopeError`] when `scope` does not serialize.
+    /// [`EncodeError`] when `scope` does not serialize.
     pub fn from_page<K: Keyset, S: Serialize + ?Sized>(
         page: Page<K>,
         codec: &CursorCodec,
         scope: &S,
         map: impl FnMut(K) -> T,
-    ) -> Result<Self, ScopeError> {
+    ) -> Result<Self, EncodeError> {
         let next_cursor = codec.encode_page_cursor(&page, scope)?;
         Ok(PageResponse {
             has_more: page.has_more,
@@ -995,12 +1062,13 @@ mod tests {
             status: vec!["a", "d"],
         };
         let token = codec.encode(&cursor(), &scope).unwrap();
-        // Same filters: another field order (a map), set members reordered and repeated.
-        let same = serde_json::json!({"status": ["d", "a", "a"], "workspace": "W9"});
+        // Same filters: another field order (a map).
+        let same = serde_json::json!({"status": ["a", "d"], "workspace": "W9"});
         assert!(codec.decode::<Row>(&token, &same).is_ok());
         for other in [
             serde_json::json!({"status": ["a", "d"], "workspace": "W7"}),
             serde_json::json!({"status": ["a"], "workspace": "W9"}),
+            serde_json::json!({"status": ["d", "a"], "workspace": "W9"}),
             serde_json::json!({"status": ["a", "d"], "workspace": "W9", "kind": "all"}),
             serde_json::json!(null),
         ] {
@@ -1009,6 +1077,25 @@ mod tests {
                 Err(CursorError::ScopeMismatch)
             );
         }
+        // Tuples keep their order: a token for ("alice", "bob") is not one for ("bob", "alice").
+        let pair = codec.encode(&cursor(), &("alice", "bob")).unwrap();
+        for other in [("bob", "alice"), ("alice", "alice")] {
+            assert_eq!(
+                codec.decode::<Row>(&pair, &other),
+                Err(CursorError::ScopeMismatch)
+            );
+        }
+        // Sets are explicit: `Unordered` ignores order and repeats.
+        let set = codec
+            .encode(&cursor(), &("W9", Unordered(vec!["a", "d"])))
+            .unwrap();
+        assert!(codec
+            .decode::<Row>(&set, &("W9", Unordered(vec!["d", "a", "a"])))
+            .is_ok());
+        assert_eq!(
+            codec.decode::<Row>(&set, &("W9", vec!["a", "d"])),
+            Err(CursorError::ScopeMismatch)
+        );
     }
 
     #[test]
@@ -1057,6 +1144,38 @@ mod tests {
             impostor.decode::<Row>(&old_token, &"W9"),
             Err(CursorError::BadSignature)
         );
+    }
+
+    #[test]
+    fn tokens_never_exceed_what_decode_accepts() {
+        let codec = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .max_token_len(200)
+            .build()
+            .unwrap();
+        let at = cursor().key.0;
+        let long = Cursor::<Row>::after((at, "x".repeat(300), 1));
+        match codec.encode(&long, &"W9") {
+            Err(EncodeError::TooLong { len, max: 200 }) => assert!(len > 200),
+            other => panic!("expected TooLong, got {other:?}"),
+        }
+        assert!(codec.encode(&cursor(), &"W9").is_ok());
+    }
+
+    #[test]
+    fn a_scope_that_does_not_serialize_is_a_server_error() {
+        let codec = codec();
+        let token = codec.encode(&cursor(), &"W9").unwrap();
+        let mut map = std::collections::HashMap::new();
+        map.insert((1, 2), "not a JSON object key");
+        let error = codec.decode::<Row>(&token, &map).unwrap_err();
+        assert_eq!(error, CursorError::ScopeNotSerializable);
+        assert_eq!(error.http_status(), 500);
+        assert!(!error.restart_from_first_page());
+        assert!(matches!(
+            codec.encode(&cursor(), &map),
+            Err(EncodeError::Scope(_))
+        ));
     }
 
     #[test]
@@ -1210,8 +1329,19 @@ mod tests {
         let again = codec.encode(&cursor(), &"W9").unwrap();
         assert_ne!(token, again);
         assert_eq!(codec.decode::<Row>(&again, &"W9").unwrap(), cursor());
-        // A signed token is readable: the documented limit.
+        // A codec reads only the format it writes: an encrypted codec refuses signed tokens
+        // made with the same secret (turning encryption on restarts outstanding walks).
         let plain = codec_at(&Arc::new(AtomicU64::new(0)));
+        let signed_token = plain.encode(&cursor(), &"W9").unwrap();
+        assert_eq!(
+            codec.decode::<Row>(&signed_token, &"W9"),
+            Err(CursorError::UnsupportedVersion)
+        );
+        assert_eq!(
+            plain.decode::<Row>(&token, &"W9"),
+            Err(CursorError::UnsupportedVersion)
+        );
+        // A signed token is readable: the documented limit.
         let signed = plain.encode(&cursor(), &"W9").unwrap();
         assert!(
             String::from_utf8_lossy(&URL_SAFE_NO_PAD.decode(&signed).unwrap()).contains("e103")

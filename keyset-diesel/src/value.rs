@@ -9,7 +9,7 @@
 //! | `chrono::NaiveDateTime` (feature `chrono`) | `naive_datetime` | `[seconds since 1970-01-01T00:00:00, nanoseconds]` |
 //! | `chrono::NaiveDate` (feature `chrono`) | `date` | days since 0001-01-01 (CE day number) |
 //! | `uuid::Uuid` (feature `uuid`) | `uuid` | the 16 bytes as one big-endian `u128` |
-//! | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | the exact decimal text |
+//! | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | `[digits, scale]`: the exact value `digits × 10^-scale` |
 //! | `Option<T>` for any of these | `nullable<tag>` | `null` or the representation of `T` |
 //!
 //! Timestamps keep nanoseconds, so a key read from the database is bound back exactly as it
@@ -162,21 +162,25 @@ impl KeyValue for uuid::Uuid {
 
 #[cfg(feature = "numeric")]
 impl KeyValue for bigdecimal::BigDecimal {
-    type Repr = String;
+    /// `[digits, scale]`: the value is `digits × 10^-scale`, exactly, whatever its size.
+    type Repr = (String, i64);
     fn type_tag() -> Cow<'static, str> {
         Cow::Borrowed("decimal")
     }
     fn to_repr(&self) -> Self::Repr {
-        self.to_string()
+        let (digits, scale) = self.as_bigint_and_exponent();
+        (digits.to_string(), scale)
     }
-    fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
-        // Bounded input: the token size cap limits the text, and we refuse exponents that
-        // would make BigDecimal allocate huge digit strings when printed.
-        if repr.len() > 200 || repr.contains(['e', 'E']) {
-            return Err(InvalidKeyValue("decimal text not in plain form"));
+    fn from_repr((digits, scale): Self::Repr) -> Result<Self, InvalidKeyValue> {
+        // Bounded: a token is at most a few kilobytes, and no database column has a scale
+        // beyond a few thousand digits.
+        if digits.len() > 1000 || !(-10_000..=10_000).contains(&scale) {
+            return Err(InvalidKeyValue("decimal out of range"));
         }
-        repr.parse()
-            .map_err(|_| InvalidKeyValue("decimal text does not parse"))
+        let digits: bigdecimal::num_bigint::BigInt = digits
+            .parse()
+            .map_err(|_| InvalidKeyValue("decimal digits do not parse"))?;
+        Ok(bigdecimal::BigDecimal::new(digits, scale))
     }
 }
 
@@ -254,6 +258,31 @@ mod tests {
         assert_eq!(back, key);
         assert_eq!(<(Option<String>, i64)>::type_tag(0), "nullable<text>");
         assert_eq!(<(Option<String>, i64)>::type_tag(5), "");
+    }
+
+    #[cfg(feature = "numeric")]
+    #[test]
+    fn decimals_round_trip_exactly_at_any_magnitude() {
+        for text in [
+            "0.00000012",
+            "1.2E-7",
+            "1e+20",
+            "1E30",
+            "-99999999.9999",
+            "0",
+            "0.0001",
+        ] {
+            let d: bigdecimal::BigDecimal = text.parse().unwrap();
+            let back = bigdecimal::BigDecimal::from_repr(d.to_repr()).unwrap();
+            assert_eq!(back, d, "{text}");
+            assert_eq!(
+                back.as_bigint_and_exponent(),
+                d.as_bigint_and_exponent(),
+                "{text}"
+            );
+        }
+        assert!(bigdecimal::BigDecimal::from_repr(("1".into(), 1_000_000)).is_err());
+        assert!(bigdecimal::BigDecimal::from_repr(("1x".into(), 0)).is_err());
     }
 
     #[cfg(feature = "chrono")]

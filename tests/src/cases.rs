@@ -356,7 +356,13 @@ where
     db.insert_rows(&rows);
     let now = Arc::new(AtomicU64::new(1_800_000_000));
     let codec = test_codec(now.clone());
-    let scope = |status: &str| serde_json::json!({"endpoint": "tasks", "status": [status], "tags": ["x", "y"]});
+    let scope = |status: &'static str| {
+        (
+            "tasks",
+            keyset_diesel::Unordered(vec![status]),
+            keyset_diesel::Unordered(vec!["x", "y"]),
+        )
+    };
     let q1 = A_desc__ID_desc::page(&mut *db, &1, None, 2, false).unwrap();
     assert_eq!(q1.items.iter().map(|r| r.id).collect::<Vec<_>>(), [6, 4]);
     let c1 = codec
@@ -378,8 +384,11 @@ where
         Err(CursorError::SortMismatch)
     );
     // Refused: another endpoint (scope) or another table (keyset).
-    let other_endpoint =
-        serde_json::json!({"endpoint": "projects", "status": ["a"], "tags": ["x", "y"]});
+    let other_endpoint = (
+        "projects",
+        keyset_diesel::Unordered(vec!["a"]),
+        keyset_diesel::Unordered(vec!["x", "y"]),
+    );
     assert_eq!(
         codec.decode::<A_desc__ID_desc>(&c1, &other_endpoint),
         Err(CursorError::ScopeMismatch)
@@ -398,8 +407,12 @@ where
         codec.decode::<A_desc__ID_desc>(&v0, &scope("a")),
         Err(CursorError::UnsupportedVersion)
     );
-    // Accepted: the same filters with set members and fields in another order.
-    let reordered = serde_json::json!({"tags": ["y", "x"], "status": ["a"], "endpoint": "tasks"});
+    // Accepted: the same filters with set members in another order (sets are `Unordered`).
+    let reordered = (
+        "tasks",
+        keyset_diesel::Unordered(vec!["a", "a"]),
+        keyset_diesel::Unordered(vec!["y", "x"]),
+    );
     assert_eq!(
         codec.decode::<A_desc__ID_desc>(&c1, &reordered),
         Ok(cursor.clone())
