@@ -17,11 +17,11 @@ use crate::keyset::Keyset;
 ///   look-ahead row); read forward it is `true` when there was a cursor, exact with
 ///   `exact_flags`. The first page (no cursor, forward) says `false`, the last page (no
 ///   cursor, backward) says `has_next_page == false`.
-/// * `start_cursor`: `Some(Cursor::before(key of the first item))` iff `has_previous_page`;
-///   pass it to `paginate_before` (or `paginate`) for the previous page.
-/// * `end_cursor`: `Some(Cursor::after(key of the last item))` iff `has_next_page`; pass it to
-///   `paginate_after` (or `paginate`) for the next page. (On an empty page both use the
-///   request's cursor key.)
+/// * `start_cursor`: `Some(Cursor::before(key of the first item))` iff `has_previous_page`
+///   and the page has rows; pass it to `paginate_before` (or `paginate`) for the previous page.
+/// * `end_cursor`: `Some(Cursor::after(key of the last item))` iff `has_next_page` and the page
+///   has rows; pass it to `paginate_after` (or `paginate`) for the next page. An empty page
+///   has no cursors (Relay: no edges, no cursors); go back from the page you came from.
 /// * `has_more` / `next_cursor`: the flag and cursor in the walk's own direction:
 ///   `has_next_page` / `end_cursor` read forward, `has_previous_page` / `start_cursor` read
 ///   backward. `next_cursor` is the key of the last row delivered in walk order, never the
@@ -41,9 +41,9 @@ pub struct Page<T: Keyset> {
     pub has_previous_page: bool,
     /// Rows exist after the last item (see the type docs for exactness).
     pub has_next_page: bool,
-    /// The cursor for the previous page: `Some` iff `has_previous_page`.
+    /// The cursor for the previous page: `Some` iff `has_previous_page` and rows.
     pub start_cursor: Option<Cursor<T>>,
-    /// The cursor for the next page: `Some` iff `has_next_page`.
+    /// The cursor for the next page: `Some` iff `has_next_page` and rows.
     pub end_cursor: Option<Cursor<T>>,
 }
 

@@ -251,7 +251,6 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         PlainPage<Q::First, SeekOf<Q, K>>: LoadQuery<'query, Conn, K>,
         UnionPage<SeekOf<Q, K>, K>: LoadQuery<'query, Conn, (K, i32)>,
     {
-        let cursor = self.cursor.clone();
         let deferred = self
             .deferred
             .unwrap_or(<Conn::Backend as KeysetBackend>::DEFERRED_JOIN);
@@ -271,7 +270,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
                 (rows, shape.probed.then_some(found))
             }
         };
-        Ok(assemble(rows, probe, cursor, shape))
+        Ok(assemble(rows, probe, shape))
     }
 }
 
@@ -292,12 +291,7 @@ enum Built<A, B, K: Keyset> {
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
 /// never returned (../shared/CASES.md C03); a backward page is reversed into display order;
 /// flags and cursors follow the Relay connection spec's words (see [`Page`]).
-fn assemble<K: Keyset>(
-    mut items: Vec<K>,
-    probe: Option<bool>,
-    cursor: Option<K::Key>,
-    shape: Shape,
-) -> Page<K> {
+fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape) -> Page<K> {
     let keep = usize::try_from(shape.page_size).unwrap_or(usize::MAX);
     let more_in_walk = items.len() > keep;
     items.truncate(keep);
@@ -311,10 +305,16 @@ fn assemble<K: Keyset>(
             (more_in_walk, other_side)
         }
     };
-    let first = items.first().map(Keyset::key).or_else(|| cursor.clone());
-    let last = items.last().map(Keyset::key).or(cursor);
-    let start_cursor = first.filter(|_| has_previous_page).map(Cursor::before);
-    let end_cursor = last.filter(|_| has_next_page).map(Cursor::after);
+    // Relay: no edges, no cursors. (A cursor made from the request's key would be off by one:
+    // the page before an empty page ends *at* the request's row, which `before` excludes.)
+    let start_cursor = items
+        .first()
+        .filter(|_| has_previous_page)
+        .map(|row| Cursor::before(row.key()));
+    let end_cursor = items
+        .last()
+        .filter(|_| has_next_page)
+        .map(|row| Cursor::after(row.key()));
     let (has_more, next_cursor) = match shape.walk {
         Direction::Forward => (has_next_page, end_cursor.clone()),
         Direction::Backward => (has_previous_page, start_cursor.clone()),
@@ -536,7 +536,7 @@ mod tests {
     }
 
     fn page_from_rows(rows: Vec<Row>, page_size: u32) -> Page<Row> {
-        assemble(rows, None, None, forward(page_size, false))
+        assemble(rows, None, forward(page_size, false))
     }
 
     #[test]
