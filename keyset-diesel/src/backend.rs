@@ -16,6 +16,9 @@ pub trait KeysetBackend: Backend + private::Sealed {
     /// MySQL/MariaDB, whose planner otherwise reads a non-covering page from the start of the
     /// filtered range.
     const DEFERRED_JOIN: bool;
+    /// A member of `UNION ALL` may be parenthesized to carry its own `ORDER BY` and `LIMIT`
+    /// (PostgreSQL, MySQL); SQLite needs `SELECT * FROM (..)` instead.
+    const PARENTHESIZED_UNION: bool;
 }
 
 mod private {
@@ -29,6 +32,7 @@ impl KeysetBackend for diesel::pg::Pg {
     const ROW_VALUES: bool = true;
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
+    const PARENTHESIZED_UNION: bool = true;
 }
 
 #[cfg(feature = "sqlite")]
@@ -38,6 +42,7 @@ impl KeysetBackend for diesel::sqlite::Sqlite {
     const ROW_VALUES: bool = true;
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
+    const PARENTHESIZED_UNION: bool = false;
 }
 
 #[cfg(feature = "mysql")]
@@ -47,4 +52,5 @@ impl KeysetBackend for diesel::mysql::Mysql {
     const ROW_VALUES: bool = false;
     const NULLS_ORDER_SYNTAX: bool = false;
     const DEFERRED_JOIN: bool = true;
+    const PARENTHESIZED_UNION: bool = true;
 }

@@ -17,6 +17,10 @@
 //!
 //! `t.id` is the tie-breaker (the last key column), which is unique and `NOT NULL`; with an
 //! index on it (it is usually the primary key) the outer query reads exactly the page's rows.
+//!
+//! A `SELECT DISTINCT` query, or one with a locking clause (`FOR UPDATE`, `SKIP LOCKED`), is
+//! written directly instead: duplicates would use up the inner `LIMIT`, and the inner query
+//! would neither lock nor skip locked rows.
 
 use std::fmt;
 
@@ -61,6 +65,19 @@ pub trait SelectParts<DB: Backend> {
     /// # Errors
     /// What the clauses' `walk_ast` return.
     fn walk_group<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()>;
+    /// ` FOR UPDATE ...` (a locking clause), or nothing.
+    ///
+    /// # Errors
+    /// What the clause's `walk_ast` returns.
+    fn walk_locking<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()>;
+    /// Whether the statement is `SELECT DISTINCT` or has a locking clause: a deferred join
+    /// would change its result (duplicates would use up the inner `LIMIT`; the inner query
+    /// would not lock, `SKIP LOCKED` would shorten the page), so such a page is written
+    /// directly.
+    ///
+    /// # Errors
+    /// What the clauses' `is_noop` return.
+    fn distinct_or_locking(&self, backend: &DB) -> QueryResult<bool>;
 }
 
 impl<F, S, D, W, O, LOf, G, H, LC, DB> SelectParts<DB>
@@ -73,6 +90,7 @@ where
     W: QueryFragment<DB>,
     G: QueryFragment<DB>,
     H: QueryFragment<DB>,
+    LC: QueryFragment<DB>,
 {
     fn walk_select_list<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.distinct.walk_ast(out.reborrow())?;
@@ -90,6 +108,12 @@ where
     fn walk_group<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.group_by.walk_ast(out.reborrow())?;
         self.having.walk_ast(out)
+    }
+    fn walk_locking<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.locking.walk_ast(out)
+    }
+    fn distinct_or_locking(&self, backend: &DB) -> QueryResult<bool> {
+        Ok(!self.distinct.is_noop(backend)? || !self.locking.is_noop(backend)?)
     }
 }
 
@@ -114,6 +138,13 @@ where
     fn walk_group<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.group_by.walk_ast(out.reborrow())?;
         self.having.walk_ast(out)
+    }
+    fn walk_locking<'b>(&'b self, _out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        // Boxed select statements have no locking clause.
+        Ok(())
+    }
+    fn distinct_or_locking(&self, backend: &DB) -> QueryResult<bool> {
+        Ok(!self.distinct.is_noop(backend)?)
     }
 }
 
@@ -165,15 +196,72 @@ where
     Q: SelectParts<DB>,
     K: KeysetSql<DB>,
 {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        let has_where = self.query.has_where(out.backend())?;
-        let and_or_where = if has_where { " AND " } else { " WHERE " };
-        let tie_breaker = K::COLUMNS.len().saturating_sub(1);
-        out.push_sql("SELECT ");
-        self.query.walk_select_list(out.reborrow())?;
-        self.query.walk_from(out.reborrow())?;
-        self.query.walk_where(out.reborrow())?;
-        out.push_sql(and_or_where);
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        walk_statement(
+            Statement {
+                query: &self.query,
+                seek: &self.seek,
+                order: &self.order,
+                limit: &self.limit,
+                deferred: true,
+                extras: None,
+            },
+            out,
+        )
+    }
+}
+
+/// One page statement, written from the parts of the caller's query.
+pub(crate) struct Statement<'b, Q, K: Keyset> {
+    pub query: &'b Q,
+    pub seek: &'b SeekPredicate<K>,
+    pub order: &'b KeysetOrder<K>,
+    pub limit: &'b i64,
+    /// As a deferred join (unless the query is `DISTINCT` or locks rows).
+    pub deferred: bool,
+    /// For a union branch: also select every key column as `__keyset_k<i>`, and this literal
+    /// as `__keyset_arm`.
+    pub extras: Option<&'static str>,
+}
+
+/// `SELECT <list> [, keys, arm] FROM .. WHERE <filters> AND (<seek>) .. ORDER BY .. LIMIT ?`,
+/// or its deferred-join form (see the module docs).
+pub(crate) fn walk_statement<'b, Q, K, DB>(
+    s: Statement<'b, Q, K>,
+    mut out: AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: KeysetBackend + HasSqlType<BigInt>,
+    i64: ToSql<BigInt, DB>,
+    Q: SelectParts<DB>,
+    K: KeysetSql<DB>,
+{
+    let q = s.query;
+    let and_or_where = if q.has_where(out.backend())? {
+        " AND "
+    } else {
+        " WHERE "
+    };
+    let deferred = s.deferred && !q.distinct_or_locking(out.backend())?;
+    let tie_breaker = K::COLUMNS.len().saturating_sub(1);
+    out.push_sql("SELECT ");
+    q.walk_select_list(out.reborrow())?;
+    if let Some(arm) = s.extras {
+        for i in 0..K::COLUMNS.len() {
+            out.push_sql(", ");
+            K::walk_column(i, out.reborrow())?;
+            out.push_sql(" AS ");
+            out.push_identifier(&key_alias(i))?;
+        }
+        out.push_sql(", ");
+        out.push_sql(arm);
+        out.push_sql(" AS ");
+        out.push_identifier(ARM_ALIAS)?;
+    }
+    q.walk_from(out.reborrow())?;
+    q.walk_where(out.reborrow())?;
+    out.push_sql(and_or_where);
+    if deferred {
         K::walk_column(tie_breaker, out.reborrow())?;
         out.push_sql(" IN (SELECT ");
         out.push_identifier("__keyset_k")?;
@@ -183,27 +271,38 @@ where
         K::walk_column(tie_breaker, out.reborrow())?;
         out.push_sql(" AS ");
         out.push_identifier("__keyset_tb")?;
-        self.query.walk_from(out.reborrow())?;
-        self.query.walk_where(out.reborrow())?;
+        q.walk_from(out.reborrow())?;
+        q.walk_where(out.reborrow())?;
         out.push_sql(and_or_where);
-        out.push_sql("(");
-        self.seek.walk_ast(out.reborrow())?;
-        out.push_sql(")");
-        self.query.walk_group(out.reborrow())?;
-        out.push_sql(" ORDER BY ");
-        self.order.walk_ast(out.reborrow())?;
-        out.push_sql(" LIMIT ");
-        out.push_bind_param::<BigInt, i64>(&self.limit)?;
+    }
+    out.push_sql("(");
+    s.seek.walk_ast(out.reborrow())?;
+    out.push_sql(")");
+    q.walk_group(out.reborrow())?;
+    out.push_sql(" ORDER BY ");
+    s.order.walk_ast(out.reborrow())?;
+    out.push_sql(" LIMIT ");
+    out.push_bind_param::<BigInt, i64>(s.limit)?;
+    if deferred {
         out.push_sql(") AS ");
         out.push_identifier("__keyset_k")?;
         out.push_sql(")");
-        self.query.walk_group(out.reborrow())?;
+        q.walk_group(out.reborrow())?;
         out.push_sql(" ORDER BY ");
-        self.order.walk_ast(out.reborrow())?;
+        s.order.walk_ast(out.reborrow())?;
         out.push_sql(" LIMIT ");
-        out.push_bind_param::<BigInt, i64>(&self.limit)
+        out.push_bind_param::<BigInt, i64>(s.limit)?;
     }
+    q.walk_locking(out)
 }
+
+/// `__keyset_k<i>`: key column `i` in a union branch's select list.
+pub(crate) fn key_alias(i: usize) -> String {
+    format!("__keyset_k{i}")
+}
+
+/// The union branch marker column: 0 for a page row, 1 for the probe row.
+pub(crate) const ARM_ALIAS: &str = "__keyset_arm";
 
 /// A later page's query: the direct form (your query with the seek predicate, `ORDER BY` and
 /// `LIMIT`), or the deferred join.

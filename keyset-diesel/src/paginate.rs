@@ -23,7 +23,7 @@ use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
 use crate::predicate::{KeysetOrder, PartSelector, SeekPredicate};
-use crate::union::UnionPage;
+use crate::union::{UnionPage, UnionParts};
 
 /// The page size used when `.page_size(n)` is not called.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
@@ -110,10 +110,13 @@ pub struct Paginated<Q, K: Keyset> {
 pub type SeekOf<Q, K> = SeekQuery<<Q as PageSource<K>>::Seek, DeferredJoin<Q, K>>;
 
 /// The query [`Paginated::into_query`] returns for `Q`.
-pub type PageQueryOf<Q, K> = PageQuery<<Q as PageSource<K>>::First, SeekOf<Q, K>, K>;
+pub type PageQueryOf<Q, K> = PageQuery<<Q as PageSource<K>>::First, SeekOf<Q, K>, UnionPage<Q, K>>;
 
 /// What `build` makes: the page query and how to read its result.
-type BuiltOf<Q, K> = (Built<<Q as PageSource<K>>::First, SeekOf<Q, K>, K>, Shape);
+type BuiltOf<Q, K> = (
+    Built<<Q as PageSource<K>>::First, SeekOf<Q, K>, UnionPage<Q, K>>,
+    Shape,
+);
 
 impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -224,17 +227,25 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         let part = Arc::new(PartSelector::default());
         let seek = SeekPredicate::with_selector(key, self.walk, part.clone());
         let arms = seek.arm_count();
+        if arms > 1 || shape.probed {
+            let parts = UnionParts {
+                seek,
+                order,
+                part,
+                arms,
+                probe: shape.probed,
+                walk: self.walk,
+                deferred,
+                limit,
+            };
+            return Ok((Built::Union(UnionPage::new(self.query, parts)), shape));
+        }
         let query = if deferred {
             SeekQuery::Deferred(DeferredJoin::new(self.query, seek, order, limit))
         } else {
             SeekQuery::Direct(self.query.seek_page(seek, order, limit))
         };
-        if arms == 1 && !shape.probed {
-            return Ok((Built::Plain(PlainPage::Seek(query)), shape));
-        }
-        let outer_limit = limit + i64::from(shape.probed);
-        let union = UnionPage::new(query, part, arms, shape.probed, self.walk, outer_limit);
-        Ok((Built::Union(union), shape))
+        Ok((Built::Plain(PlainPage::Seek(query)), shape))
     }
 
     /// Runs the page: exactly one SQL statement.
@@ -249,7 +260,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         K: KeysetSql<Conn::Backend>,
         Q: PageSource<K>,
         PlainPage<Q::First, SeekOf<Q, K>>: LoadQuery<'query, Conn, K>,
-        UnionPage<SeekOf<Q, K>, K>: LoadQuery<'query, Conn, (K, i32)>,
+        UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
     {
         let deferred = self
             .deferred
@@ -260,7 +271,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
             Built::Union(q) => {
                 let mut found = false;
                 let mut rows = Vec::new();
-                for (row, arm) in q.load::<(K, i32)>(conn)? {
+                for (row, _key, arm) in q.load::<(K, K::Key, i32)>(conn)? {
                     if arm == 1 {
                         found = true;
                     } else {
@@ -283,9 +294,9 @@ struct Shape {
     probed: bool,
 }
 
-enum Built<A, B, K: Keyset> {
+enum Built<A, B, U> {
     Plain(PlainPage<A, B>),
-    Union(UnionPage<B, K>),
+    Union(U),
 }
 
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
@@ -468,28 +479,27 @@ impl<A, B, Conn> RunQueryDsl<Conn> for PlainPage<A, B> {}
 /// The SQL of one page, as [`Paginated::into_query`] gives it: for `diesel::debug_query` and
 /// `EXPLAIN`. Load pages with [`Paginated::load_page`].
 #[derive(Debug)]
-pub enum PageQuery<A, B, K: Keyset> {
+pub enum PageQuery<A, B, U> {
     /// First page: `ORDER BY` + `LIMIT`, no seek predicate.
     First(A),
     /// Later page: seek predicate + `ORDER BY` + `LIMIT`.
     Seek(B),
     /// Later page whose seek needs a union (a leading nullable column with its NULL group on
     /// the far side of the cursor) or carries a probe (exact flags): see `UnionPage`.
-    Union(UnionPage<B, K>),
+    Union(U),
 }
 
-impl<A, B, K: Keyset> QueryId for PageQuery<A, B, K> {
+impl<A, B, U> QueryId for PageQuery<A, B, U> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<A, B, K, DB> QueryFragment<DB> for PageQuery<A, B, K>
+impl<A, B, U, DB> QueryFragment<DB> for PageQuery<A, B, U>
 where
     DB: Backend,
-    K: Keyset,
     A: QueryFragment<DB>,
     B: QueryFragment<DB>,
-    UnionPage<B, K>: QueryFragment<DB>,
+    U: QueryFragment<DB>,
 {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         match self {

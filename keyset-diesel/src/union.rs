@@ -1,26 +1,27 @@
 //! The page query when one seek is not enough: a union of the seek's arms (a nullable leading
 //! column whose NULL group lies on the far side of the cursor) and, for exact flags, a one-row
-//! probe of the other side, in one statement:
+//! probe of the other side, in one statement. On PostgreSQL and MySQL:
 //!
 //! ```sql
-//! SELECT * FROM (
-//!   SELECT "__keyset_a0".*, 0 AS "__keyset_arm" FROM (<page query, arm 0>) AS "__keyset_a0"
-//!   UNION ALL SELECT "__keyset_a1".*, 0 AS "__keyset_arm" FROM (<page query, arm 1>) AS "__keyset_a1"
-//!   UNION ALL SELECT * FROM (SELECT "__keyset_p".*, 1 AS "__keyset_arm"
-//!                            FROM (<page query, probe>) AS "__keyset_p" LIMIT 1) AS "__keyset_pp"
-//! ) AS "__keyset_u"
-//! ORDER BY "__keyset_u"."__keyset_arm" DESC, <keyset on "__keyset_u"> LIMIT <page size + 1 (+ 1)>
+//! (SELECT <your select>, "t"."a" AS "__keyset_k0", "t"."id" AS "__keyset_k1", 0 AS "__keyset_arm"
+//!    FROM t WHERE <your filters> AND (<seek, arm 0>) ORDER BY <keyset> LIMIT $n)
+//! UNION ALL (SELECT ..., 0 AS "__keyset_arm" ... (<seek, arm 1>) ... LIMIT $n)
+//! UNION ALL (SELECT ..., 1 AS "__keyset_arm" ... (<at or before the cursor>) ... LIMIT 1)
+//! ORDER BY "__keyset_arm" DESC, "__keyset_k0" ASC NULLS LAST, "__keyset_k1" ASC LIMIT $m
 //! ```
 //!
-//! Each branch is the ordinary page query (your filters, the arm's seek predicate, the keyset's
-//! `ORDER BY`, `LIMIT page_size + 1`), so each keeps its own index range. The outer `ORDER BY`
-//! names the key columns unqualified, as the page query outputs them: a union page needs the
-//! key columns in the select list under their own names (as `Model::as_select()` has them) and
-//! no two output columns with the same name.
+//! (SQLite writes each branch as `SELECT * FROM (<branch>)`, its way of ordering and limiting
+//! a compound member.) Each branch is the ordinary page statement (your filters, the arm's seek
+//! predicate, the keyset's `ORDER BY`, `LIMIT page_size + 1`; on MySQL the deferred join), so
+//! each keeps its own index range. The outer `ORDER BY` uses the key columns each branch
+//! selects under its own aliases, so your select list may contain any names, duplicates
+//! included. The rows load as `(row, key, arm)`.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
 
+use diesel::dsl::SqlTypeOf;
+use diesel::expression::Expression;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::query_dsl::RunQueryDsl;
 use diesel::serialize::ToSql;
@@ -29,42 +30,56 @@ use diesel::QueryResult;
 
 use crate::backend::KeysetBackend;
 use crate::cursor::Direction;
-use crate::keyset::Keyset;
-use crate::predicate::{dialect, terms, PartSelector};
+use crate::deferred::{key_alias, walk_statement, SelectParts, Statement, ARM_ALIAS};
+use crate::keyset::{Keyset, KeysetSql};
+use crate::predicate::{dialect, terms, KeysetOrder, PartSelector, SeekPredicate};
 use crate::sql::{self, Emitter, Part};
 
-const UNION_ALIAS: &str = "__keyset_u";
-const ARM_COLUMN: &str = "__keyset_arm";
-
-/// A union page query; loads `(row, arm)` where `arm` is 1 for the probe row.
+/// A union page query; loads `(row, key, arm)` where `arm` is 1 for the probe row.
 pub struct UnionPage<Q, K: Keyset> {
     query: Q,
+    seek: SeekPredicate<K>,
+    order: KeysetOrder<K>,
     part: Arc<PartSelector>,
     arms: usize,
     probe: bool,
     walk: Direction,
+    deferred: bool,
+    /// `LIMIT` of each arm: page size + 1.
     limit: i64,
+    /// `LIMIT` of the probe.
+    probe_limit: i64,
+    /// `LIMIT` of the union: page size + 1, + 1 with a probe.
+    outer_limit: i64,
     _model: PhantomData<fn() -> K>,
 }
 
+/// How a union page is made (see [`UnionPage`]).
+pub(crate) struct UnionParts<K: Keyset> {
+    pub seek: SeekPredicate<K>,
+    pub order: KeysetOrder<K>,
+    pub part: Arc<PartSelector>,
+    pub arms: usize,
+    pub probe: bool,
+    pub walk: Direction,
+    pub deferred: bool,
+    pub limit: i64,
+}
+
 impl<Q, K: Keyset> UnionPage<Q, K> {
-    /// `query` is the page query whose seek predicate reads `part`; `limit` is the outer
-    /// `LIMIT` (page size + 1, + 1 more with a probe).
-    pub(crate) fn new(
-        query: Q,
-        part: Arc<PartSelector>,
-        arms: usize,
-        probe: bool,
-        walk: Direction,
-        limit: i64,
-    ) -> Self {
+    pub(crate) fn new(query: Q, parts: UnionParts<K>) -> Self {
         UnionPage {
             query,
-            part,
-            arms,
-            probe,
-            walk,
-            limit,
+            seek: parts.seek,
+            order: parts.order,
+            part: parts.part,
+            arms: parts.arms,
+            probe: parts.probe,
+            walk: parts.walk,
+            deferred: parts.deferred,
+            limit: parts.limit,
+            probe_limit: 1,
+            outer_limit: parts.limit + i64::from(parts.probe),
             _model: PhantomData,
         }
     }
@@ -74,9 +89,11 @@ impl<Q: std::fmt::Debug, K: Keyset> std::fmt::Debug for UnionPage<Q, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UnionPage")
             .field("query", &self.query)
+            .field("seek", &self.seek)
             .field("arms", &self.arms)
             .field("probe", &self.probe)
             .field("walk", &self.walk)
+            .field("deferred", &self.deferred)
             .field("limit", &self.limit)
             .finish()
     }
@@ -87,29 +104,26 @@ impl<Q, K: Keyset> QueryId for UnionPage<Q, K> {
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<Q: Query, K: Keyset> Query for UnionPage<Q, K> {
-    type SqlType = (Q::SqlType, Integer);
+impl<Q: Query, K: Keyset> Query for UnionPage<Q, K>
+where
+    K::Columns: Expression,
+{
+    type SqlType = (Q::SqlType, SqlTypeOf<K::Columns>, Integer);
 }
 
 impl<Q, K: Keyset, Conn> RunQueryDsl<Conn> for UnionPage<Q, K> {}
 
-/// Key columns of the union's output, unqualified names under the union's alias.
-struct OuterColumns<'p, 'a, 'b, DB: diesel::backend::Backend, K> {
+/// The union's key columns by their aliases.
+struct OuterColumns<'p, 'a, 'b, DB: diesel::backend::Backend> {
     out: &'p mut AstPass<'a, 'b, DB>,
-    _model: PhantomData<K>,
 }
 
-impl<DB: diesel::backend::Backend, K: Keyset> Emitter for OuterColumns<'_, '_, '_, DB, K> {
+impl<DB: diesel::backend::Backend> Emitter for OuterColumns<'_, '_, '_, DB> {
     fn sql(&mut self, sql: &str) {
         self.out.push_sql(sql);
     }
     fn column(&mut self, index: usize) -> QueryResult<()> {
-        let column = K::COLUMNS
-            .get(index)
-            .ok_or_else(|| crate::keyset::__index_error(index))?;
-        self.out.push_identifier(UNION_ALIAS)?;
-        self.out.push_sql(".");
-        self.out.push_identifier(column.name)
+        self.out.push_identifier(&key_alias(index))
     }
     fn value(&mut self, index: usize) -> QueryResult<()> {
         Err(crate::keyset::__index_error(index))
@@ -120,12 +134,11 @@ impl<Q, K, DB> QueryFragment<DB> for UnionPage<Q, K>
 where
     DB: KeysetBackend + HasSqlType<BigInt>,
     i64: ToSql<BigInt, DB>,
-    Q: QueryFragment<DB>,
-    K: Keyset,
+    Q: SelectParts<DB>,
+    K: KeysetSql<DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql("SELECT * FROM (");
-        let mut branches = (0..self.arms).map(Part::Arm).collect::<Vec<_>>();
+        let mut branches: Vec<Part> = (0..self.arms).map(Part::Arm).collect();
         if self.probe {
             branches.push(Part::Probe);
         }
@@ -133,50 +146,43 @@ where
             if i > 0 {
                 out.push_sql(" UNION ALL ");
             }
-            let alias = match part {
-                Part::Arm(a) => format!("__keyset_a{a}"),
-                Part::Probe => "__keyset_p".to_string(),
+            out.push_sql(if DB::PARENTHESIZED_UNION {
+                "("
+            } else {
+                "SELECT * FROM ("
+            });
+            let (limit, arm) = match part {
+                Part::Probe => (&self.probe_limit, "1"),
+                Part::Arm(_) => (&self.limit, "0"),
             };
-            if *part == Part::Probe {
-                out.push_sql("SELECT * FROM (");
-            }
-            out.push_sql("SELECT ");
-            out.push_identifier(&alias)?;
-            out.push_sql(".*, ");
-            out.push_sql(if *part == Part::Probe { "1" } else { "0" });
-            out.push_sql(" AS ");
-            out.push_identifier(ARM_COLUMN)?;
-            out.push_sql(" FROM (");
             self.part.set(*part);
-            let walked = self.query.walk_ast(out.reborrow());
+            let walked = walk_statement(
+                Statement {
+                    query: &self.query,
+                    seek: &self.seek,
+                    order: &self.order,
+                    limit,
+                    deferred: self.deferred,
+                    extras: Some(arm),
+                },
+                out.reborrow(),
+            );
             self.part.set(Part::Arm(0));
             walked?;
-            out.push_sql(") AS ");
-            out.push_identifier(&alias)?;
-            if *part == Part::Probe {
-                out.push_sql(" LIMIT 1) AS ");
-                out.push_identifier("__keyset_pp")?;
+            out.push_sql(")");
+            if !DB::PARENTHESIZED_UNION {
+                out.push_sql(" AS ");
+                out.push_identifier(&format!("__keyset_b{i}"))?;
             }
         }
-        out.push_sql(") AS ");
-        out.push_identifier(UNION_ALIAS)?;
         out.push_sql(" ORDER BY ");
         if self.probe {
-            out.push_identifier(UNION_ALIAS)?;
-            out.push_sql(".");
-            out.push_identifier(ARM_COLUMN)?;
+            out.push_identifier(ARM_ALIAS)?;
             out.push_sql(" DESC, ");
         }
         let terms = terms::<K>(self.walk);
-        sql::write_order(
-            &mut OuterColumns::<DB, K> {
-                out: &mut out,
-                _model: PhantomData,
-            },
-            &terms,
-            dialect::<DB>(),
-        )?;
+        sql::write_order(&mut OuterColumns { out: &mut out }, &terms, dialect::<DB>())?;
         out.push_sql(" LIMIT ");
-        out.push_bind_param::<BigInt, i64>(&self.limit)
+        out.push_bind_param::<BigInt, i64>(&self.outer_limit)
     }
 }

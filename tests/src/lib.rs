@@ -8,6 +8,7 @@
 pub mod cases;
 pub mod chinook;
 pub mod db;
+pub mod joins;
 pub mod models;
 pub mod oracle;
 pub mod plans;
@@ -173,6 +174,63 @@ macro_rules! backend_suite {
             assert_eq!(err(limited), Some(KeysetError::AlreadyLimited));
             assert_eq!(err(offset), Some(KeysetError::AlreadyLimited));
             assert!(plain.expect("a plain boxed query pages").items.is_empty());
+        }
+        #[test]
+        fn distinct_join_pages_every_row_with_and_without_the_deferred_join() {
+            use diesel::prelude::*;
+            use keyset_diesel::PaginateDsl;
+            use $crate::joins::{posts, posts_with_two_tags, tags, walk_ids, Post};
+            let mut db = <$db as $crate::TestDb>::open();
+            posts_with_two_tags(&mut *db);
+            let conn: &mut $db = &mut db;
+            for deferred in [false, true] {
+                for exact in [false, true] {
+                    let ids = walk_ids(
+                        |cursor| {
+                            posts::table
+                                .inner_join(tags::table)
+                                .filter(tags::tag.eq_any(["x", "y"]))
+                                .select(Post::as_select())
+                                .distinct()
+                                .paginate_after(cursor)
+                                .page_size(2)
+                                .deferred_join(deferred)
+                                .exact_flags(exact)
+                                .load_page(conn)
+                                .expect("page")
+                        },
+                        |p| p.id,
+                    );
+                    assert_eq!(ids, [1, 2, 3, 4, 5, 6], "deferred {deferred} exact {exact}");
+                }
+            }
+        }
+        #[test]
+        fn union_pages_accept_duplicate_output_column_names() {
+            use diesel::prelude::*;
+            use keyset_diesel::PaginateDsl;
+            use $crate::joins::{posts, posts_with_two_tags, tags, walk_ids, PostWithTagId};
+            let mut db = <$db as $crate::TestDb>::open();
+            posts_with_two_tags(&mut *db);
+            let conn: &mut $db = &mut db;
+            for deferred in [false, true] {
+                let ids = walk_ids(
+                    |cursor| {
+                        posts::table
+                            .inner_join(tags::table)
+                            .filter(tags::tag.eq("x"))
+                            .select(PostWithTagId::as_select())
+                            .paginate_after(cursor)
+                            .page_size(2)
+                            .deferred_join(deferred)
+                            .exact_flags(true)
+                            .load_page(conn)
+                            .expect("page")
+                    },
+                    |p| p.id,
+                );
+                assert_eq!(ids, [1, 2, 3, 4, 5, 6], "deferred {deferred}");
+            }
         }
         #[test]
         fn page_size_zero_is_a_typed_error() {
