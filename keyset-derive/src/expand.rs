@@ -206,7 +206,7 @@ pub fn stub(input: &DeriveInput, model: &Model) -> TokenStream {
         const _: () = {
             impl #impl_generics #p::Keyset for #ident #ty_generics #where_clause {
                 type Table = #table::table;
-                type Columns = #p::InvalidKeyset;
+                type Columns = (#p::InvalidKeyset,);
                 type Key = (#p::InvalidKeyset,);
                 const COLUMNS: &'static [#p::KeyColumn] = &[];
                 const TABLE_NAME: &'static str = #table_name;

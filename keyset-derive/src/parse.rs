@@ -39,7 +39,7 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
     let mut keys = Vec::new();
     let named = matches!(fields, Fields::Named(_));
     for (index, f) in fields.iter().enumerate() {
-        let column = column_name(&f.attrs, errors);
+        let (column, expression_options) = column_name(&f.attrs, errors);
         let (member, name) = match &f.ident {
             Some(ident) => (quote!(#ident), ident.to_string()),
             None => {
@@ -73,6 +73,18 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
             key = Some(key_options(attr, field.clone(), errors));
         }
         if let Some(k) = key {
+            for (option, span) in &expression_options {
+                errors.push(syn::Error::new(
+                    *span,
+                    format!(
+                        "`{option}` on key field `{}`: the seek predicate and ORDER BY compare \
+                         the column itself, not what you read it through, so pages would be \
+                         wrong; key on a plain column (for an expression such as lower(name), \
+                         add a generated column and key on it)",
+                        k.field.name
+                    ),
+                ));
+            }
             if !named && k.field.column.is_none() {
                 errors.push(k.attr_error(
                     "a key field of a tuple struct needs #[diesel(column_name = ..)] to name its column",
@@ -262,9 +274,23 @@ fn table_name(input: &DeriveInput, errors: &mut Errors) -> Path {
     })
 }
 
-/// `#[diesel(column_name = ident)]` on a field.
-fn column_name(attrs: &[Attribute], errors: &mut Errors) -> Option<Ident> {
+/// Diesel field options that read a field through something other than its column.
+const EXPRESSION_OPTIONS: &[&str] = &[
+    "select_expression",
+    "select_expression_type",
+    "deserialize_as",
+    "serialize_as",
+    "embed",
+];
+
+/// `#[diesel(column_name = ident)]` on a field, and the options of [`EXPRESSION_OPTIONS`] it
+/// carries (with their spans).
+fn column_name(
+    attrs: &[Attribute],
+    errors: &mut Errors,
+) -> (Option<Ident>, Vec<(String, proc_macro2::Span)>) {
     let mut found = None;
+    let mut expression_options = Vec::new();
     for attr in attrs.iter().filter(|a| a.path().is_ident("diesel")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("column_name") {
@@ -276,6 +302,9 @@ fn column_name(attrs: &[Attribute], errors: &mut Errors) -> Option<Ident> {
                     found = Some(value.call(Ident::parse_any_ident)?);
                 }
             } else {
+                if let Some(option) = EXPRESSION_OPTIONS.iter().find(|o| meta.path.is_ident(o)) {
+                    expression_options.push((option.to_string(), meta.path.span()));
+                }
                 skip_meta_value(&meta)?;
             }
             Ok(())
@@ -284,13 +313,25 @@ fn column_name(attrs: &[Attribute], errors: &mut Errors) -> Option<Ident> {
             errors.push(e);
         }
     }
-    found
+    (found, expression_options)
 }
 
-/// Diesel's own options we do not read (`check_for_backend(..)`, `embed`, ...).
+/// Diesel's own options we do not read (`check_for_backend(..)`, `embed`,
+/// `select_expression = ..`, `select_expression_type = ..`, ...): skipped token by token up to
+/// the next top-level comma, whether the value is an expression or a type.
 fn skip_meta_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
-        let _: syn::Expr = meta.value()?.parse()?;
+        let value = meta.value()?;
+        let mut angle_depth = 0usize;
+        while !value.is_empty() && !(angle_depth == 0 && value.peek(syn::Token![,])) {
+            match value.parse::<proc_macro2::TokenTree>()? {
+                proc_macro2::TokenTree::Punct(p) if p.as_char() == '<' => angle_depth += 1,
+                proc_macro2::TokenTree::Punct(p) if p.as_char() == '>' => {
+                    angle_depth = angle_depth.saturating_sub(1)
+                }
+                _ => {}
+            }
+        }
     } else if meta.input.peek(syn::token::Paren) {
         let _content;
         syn::parenthesized!(_content in meta.input);

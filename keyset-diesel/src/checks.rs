@@ -146,7 +146,7 @@ impl<K, T, QS> KeysetTableInQuery<K, T, QS> for Once {}
 
 /// Key and columns of a model whose `#[derive(Keyset)]` failed. The crate does not compile
 /// while that error stands, so nothing here ever runs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, diesel::deserialize::FromSqlRow)]
 pub struct InvalidKeyset;
 
 impl KeyValue for InvalidKeyset {
@@ -160,8 +160,18 @@ impl KeyValue for InvalidKeyset {
     }
 }
 
+// A real SQL type, so the stub keyset loads like any other at its use sites (no second
+// error there); reading one fails.
 impl Expression for InvalidKeyset {
-    type SqlType = diesel::expression::expression_types::NotSelectable;
+    type SqlType = diesel::sql_types::Integer;
+}
+
+impl<DB: diesel::backend::Backend> diesel::deserialize::FromSql<diesel::sql_types::Integer, DB>
+    for InvalidKeyset
+{
+    fn from_sql(_bytes: DB::RawValue<'_>) -> diesel::deserialize::Result<Self> {
+        Err("the model's #[derive(Keyset)] failed".into())
+    }
 }
 
 impl<QS> AppearsOnTable<QS> for InvalidKeyset {}
