@@ -215,3 +215,37 @@ fn chinook_walks_equal_order_by() {
     );
     assert_eq!(check_walks::<TrackByLength, _>(conn, "{}", true), 3503);
 }
+
+/// CASES.md C15 with other writers: timestamps stored as `T`-separated ISO text, with six
+/// fraction digits, or with `strftime`'s `.000`. Keyed as the column's text (`String`), the
+/// cursor carries the exact stored text and pages follow the text order: no repeats, no loop.
+#[test]
+fn c15_timestamp_text_from_other_writers_pages_by_the_stored_text() {
+    use keyset_tests::models::B_desc__ID_desc;
+    use keyset_tests::oracle::{assert_matches, walk_and_compare};
+    let mut db = diesel::SqliteConnection::open();
+    let texts = [
+        "2026-08-10T14:51:05",
+        "2026-08-10T14:51:05.500000",
+        "2026-08-10 14:51:05.000",
+        "2026-08-10 14:51:06",
+        "2026-08-10T14:51:07Z",
+        "2026-08-10 14:51:07.000",
+    ];
+    let rows: Vec<keyset_tests::Row> = texts
+        .iter()
+        .enumerate()
+        .flat_map(|(i, t)| {
+            (0..2).map(move |j| keyset_tests::Row {
+                b: t.to_string(),
+                ..keyset_tests::Row::new((i * 2 + j) as i64)
+            })
+        })
+        .collect();
+    db.insert_rows(&rows);
+    for page_size in [1, 2, 3, 5] {
+        let compared = walk_and_compare::<B_desc__ID_desc, _>(&mut *db, &0, page_size, false);
+        assert_eq!(compared.walked.len(), 12);
+        assert_matches(&compared, "C15, text keys");
+    }
+}
