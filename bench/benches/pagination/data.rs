@@ -21,7 +21,8 @@ pub const SMALL_TENANT: i32 = 2;
 pub const SMALL_TENANT_ROWS: i64 = 100_007;
 /// Written last by the load: its presence (with the row count) means the data is complete.
 /// Change it when the generator changes.
-pub const DATA_VERSION: &str = "keyset-bench data v1: 1300100 rows, tenants 1-4 (10:1:1:1), ties 10/10/10000";
+pub const DATA_VERSION: &str =
+    "keyset-bench data v1: 1300100 rows, tenants 1-4 (10:1:1:1), ties 10/10/10000";
 
 #[derive(QueryableByName)]
 pub struct Count {
@@ -87,9 +88,12 @@ pub fn load_postgres(conn: &mut PgConnection) -> QueryResult<()> {
                 (k * 7919) % 100000, (k * 7919) % 100, 'event ' || id || '{PAYLOAD}'
          FROM (SELECT id, {tenant} AS tenant, {k} AS k
                FROM generate_series(1::BIGINT, {ROWS}::BIGINT) AS id) AS s;
-         {INDEXES}
-         VACUUM ANALYZE bench_rows;
-         CREATE TABLE bench_meta (version TEXT NOT NULL);
+         {INDEXES}"
+    ))?;
+    // Not inside the implicit transaction of a multi-statement batch.
+    conn.batch_execute("VACUUM ANALYZE bench_rows")?;
+    conn.batch_execute(&format!(
+        "CREATE TABLE bench_meta (version TEXT NOT NULL);
          INSERT INTO bench_meta VALUES ('{DATA_VERSION}');"
     ))
 }

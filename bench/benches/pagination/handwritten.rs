@@ -77,7 +77,11 @@ impl Prepared {
             }
         }
         parts.push(current);
-        assert_eq!(parts.len(), binds.len() + 1, "placeholders vs binds in {sql}");
+        assert_eq!(
+            parts.len(),
+            binds.len() + 1,
+            "placeholders vs binds in {sql}"
+        );
         Prepared {
             parts: std::sync::Arc::new(parts),
             binds: binds.to_vec(),

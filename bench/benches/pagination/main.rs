@@ -58,7 +58,10 @@ where
     eprintln!("[bench] loading {} rows", data::ROWS);
     let started = Instant::now();
     loader(conn).expect("load the data set");
-    assert!(data::is_complete(conn), "the data set is complete after loading");
+    assert!(
+        data::is_complete(conn),
+        "the data set is complete after loading"
+    );
     let took = started.elapsed().as_secs_f64();
     eprintln!("[bench] loaded in {took:.0} s");
     format!("loaded by this run in {took:.0} s (rows, indexes, ANALYZE)")
@@ -83,7 +86,10 @@ fn tokens(c: &mut Criterion) -> Vec<TokenRow> {
         ($model:ty, $cursor:expr, $key:literal) => {{
             let cursor = $cursor;
             let token = codec.encode(&cursor, &scope).expect("encode");
-            assert_eq!(codec.decode::<$model>(&token, &scope).expect("decode"), cursor);
+            assert_eq!(
+                codec.decode::<$model>(&token, &scope).expect("decode"),
+                cursor
+            );
             let row = TokenRow {
                 key: $key,
                 token_len: token.len(),
@@ -92,7 +98,11 @@ fn tokens(c: &mut Criterion) -> Vec<TokenRow> {
                 both: Measure::new("token", "encode_decode", $key),
             };
             g.bench_function(row.encode.id(), |b| {
-                b.iter(|| codec.encode(std::hint::black_box(&cursor), &scope).expect("encode"))
+                b.iter(|| {
+                    codec
+                        .encode(std::hint::black_box(&cursor), &scope)
+                        .expect("encode")
+                })
             });
             g.bench_function(row.decode.id(), |b| {
                 b.iter(|| {
@@ -103,7 +113,9 @@ fn tokens(c: &mut Criterion) -> Vec<TokenRow> {
             });
             g.bench_function(row.both.id(), |b| {
                 b.iter(|| {
-                    let t = codec.encode(std::hint::black_box(&cursor), &scope).expect("encode");
+                    let t = codec
+                        .encode(std::hint::black_box(&cursor), &scope)
+                        .expect("encode");
                     codec.decode::<$model>(&t, &scope).expect("decode")
                 })
             });
@@ -119,6 +131,7 @@ fn tokens(c: &mut Criterion) -> Vec<TokenRow> {
 fn main() {
     let started = Instant::now();
     let started_at = chrono::Utc::now();
+    let load_at_start = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     let output = bench_dir().join("criterion");
     // Only this run's estimates: every ratio in the report comes from one run.
     let _ = std::fs::remove_dir_all(&output);
@@ -155,6 +168,11 @@ fn main() {
         tokens: &tokens,
         selected: &selected,
         started_at,
+        load_at_start: load_at_start
+            .split_whitespace()
+            .take(3)
+            .collect::<Vec<_>>()
+            .join(" "),
         took: started.elapsed(),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");

@@ -14,6 +14,7 @@ pub struct Inputs<'a> {
     pub tokens: &'a [TokenRow],
     pub selected: &'a [&'a str],
     pub started_at: chrono::DateTime<chrono::Utc>,
+    pub load_at_start: String,
     pub took: Duration,
 }
 
@@ -81,37 +82,57 @@ fn shape_title(shape: &str) -> &'static str {
     }
 }
 
-fn machine() -> Vec<(String, String)> {
+fn machine(load_at_start: &str) -> Vec<(String, String)> {
     let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
     let cpu = read("/proc/cpuinfo")
         .lines()
-        .find_map(|l| l.strip_prefix("model name").map(|r| r.trim_start_matches([' ', '\t', ':']).to_string()))
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .map(|r| r.trim_start_matches([' ', '\t', ':']).to_string())
+        })
         .unwrap_or_else(|| "unknown".to_string());
     let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
     let mem = read("/proc/meminfo")
         .lines()
         .find_map(|l| l.strip_prefix("MemTotal:").map(|r| r.trim().to_string()))
         .and_then(|r| r.trim_end_matches("kB").trim().parse::<u64>().ok())
-        .map_or_else(|| "unknown".to_string(), |kib| format!("{:.1} GiB", kib as f64 / 1024.0 / 1024.0));
+        .map_or_else(
+            || "unknown".to_string(),
+            |kib| format!("{:.1} GiB", kib as f64 / 1024.0 / 1024.0),
+        );
     let os = read("/etc/os-release")
         .lines()
-        .find_map(|l| l.strip_prefix("PRETTY_NAME=").map(|r| r.trim_matches('"').to_string()))
+        .find_map(|l| {
+            l.strip_prefix("PRETTY_NAME=")
+                .map(|r| r.trim_matches('"').to_string())
+        })
         .unwrap_or_else(|| "unknown".to_string());
     let kernel = read("/proc/sys/kernel/osrelease").trim().to_string();
-    let rustc = std::process::Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string()))
-        .arg("-V")
-        .output()
-        .ok()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
-        .unwrap_or_else(|| "unknown".to_string());
-    let load = read("/proc/loadavg").split_whitespace().take(3).collect::<Vec<_>>().join(" ");
+    let rustc =
+        std::process::Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string()))
+            .arg("-V")
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_else(|| "unknown".to_string());
+    let load = read("/proc/loadavg")
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
     vec![
         ("CPU".to_string(), format!("{cpu}, {cores} cores available")),
         ("memory".to_string(), mem),
         ("OS".to_string(), format!("{os}, Linux {kernel}")),
         ("rustc".to_string(), rustc),
-        ("build".to_string(), "`cargo bench` (release profile), criterion 0.5".to_string()),
-        ("load average at the end".to_string(), load),
+        (
+            "build".to_string(),
+            "`cargo bench` (release profile), criterion 0.5".to_string(),
+        ),
+        (
+            "load average (1, 5, 15 min)".to_string(),
+            format!("{load_at_start} at the start, {load} at the end (other work on the machine adds noise)"),
+        ),
     ]
 }
 
@@ -175,7 +196,10 @@ pub fn render(i: &Inputs<'_>) -> String {
         };
         for shape in &shapes {
             let rows: Vec<&DepthRow> = run.depth.iter().filter(|r| r.shape == *shape).collect();
-            let first = rows.iter().find(|r| r.depth == 0).and_then(|r| med(&r.keyset));
+            let first = rows
+                .iter()
+                .find(|r| r.depth == 0)
+                .and_then(|r| med(&r.keyset));
             for r in &rows {
                 let k = med(&r.keyset);
                 let vs_first = match (k, first) {
@@ -198,13 +222,27 @@ pub fn render(i: &Inputs<'_>) -> String {
                     let _ = writeln!(
                         body,
                         "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
-                        shape_title(shape), group(r.depth), t(k), vs_first, t(d), d_first, t(off), off_ratio, ties
+                        shape_title(shape),
+                        group(r.depth),
+                        t(k),
+                        vs_first,
+                        t(d),
+                        d_first,
+                        t(off),
+                        off_ratio,
+                        ties
                     );
                 } else {
                     let _ = writeln!(
                         body,
                         "| {} | {} | {} | {} | {} | {} | {} |",
-                        shape_title(shape), group(r.depth), t(k), vs_first, t(off), off_ratio, ties
+                        shape_title(shape),
+                        group(r.depth),
+                        t(k),
+                        vs_first,
+                        t(off),
+                        off_ratio,
+                        ties
                     );
                 }
                 if r.depth == DEEP && *shape != "long_ties" {
@@ -232,7 +270,10 @@ pub fn render(i: &Inputs<'_>) -> String {
     }
 
     // ---- 2. overhead ------------------------------------------------------------------
-    let _ = writeln!(body, "## 2. The library against the same SQL written by hand\n");
+    let _ = writeln!(
+        body,
+        "## 2. The library against the same SQL written by hand\n"
+    );
     let _ = writeln!(
         body,
         "The page at depth {} of each shape. `library` is `load_page`; `sql_query` runs the \
@@ -264,8 +305,14 @@ pub fn render(i: &Inputs<'_>) -> String {
             let _ = writeln!(
                 body,
                 "| {} | {} | {} | {} | {} | {} | {} | {} |",
-                backend_title(run.name), shape_title(o.shape), form, t(l), t(s),
-                r_s.map_or("—".into(), ratio), t(p), r_p.map_or("—".into(), ratio)
+                backend_title(run.name),
+                shape_title(o.shape),
+                form,
+                t(l),
+                t(s),
+                r_s.map_or("—".into(), ratio),
+                t(p),
+                r_p.map_or("—".into(), ratio)
             );
             targets.push(Target {
                 what: "library / hand-written (`sql_query`) ≤ 1.05".to_string(),
@@ -293,7 +340,10 @@ pub fn render(i: &Inputs<'_>) -> String {
          `(\"bench_rows\", \"tenant\", 1)`. Decode includes the signature check, expiry, \
          sort-signature and scope checks.\n"
     );
-    let _ = writeln!(body, "| key | token length | encode | decode + verify | encode, then decode |");
+    let _ = writeln!(
+        body,
+        "| key | token length | encode | decode + verify | encode, then decode |"
+    );
     let _ = writeln!(body, "|---|---:|---:|---:|---:|");
     for tk in i.tokens {
         let (e, d, b) = (med(&tk.encode), med(&tk.decode), med(&tk.both));
@@ -302,7 +352,14 @@ pub fn render(i: &Inputs<'_>) -> String {
             "timestamp_id" => "`(NaiveDateTime, i64)` (ASC/DESC models)",
             _ => "`(i32, i64)` (mixed model)",
         };
-        let _ = writeln!(body, "| {key} | {} chars | {} | {} | {} |", tk.token_len, t(e), t(d), t(b));
+        let _ = writeln!(
+            body,
+            "| {key} | {} chars | {} | {} | {} |",
+            tk.token_len,
+            t(e),
+            t(d),
+            t(b)
+        );
         targets.push(Target {
             what: "token encode + decode < 5 µs".to_string(),
             backend: "—",
@@ -348,8 +405,11 @@ pub fn render(i: &Inputs<'_>) -> String {
     let _ = writeln!(body);
 
     // ---- notes ------------------------------------------------------------------------
-    let notes: Vec<(&BackendRun, &String)> =
-        i.runs.iter().flat_map(|r| r.notes.iter().map(move |n| (r, n))).collect();
+    let notes: Vec<(&BackendRun, &String)> = i
+        .runs
+        .iter()
+        .flat_map(|r| r.notes.iter().map(move |n| (r, n)))
+        .collect();
     if !notes.is_empty() {
         let _ = writeln!(body, "## Run notes\n");
         for (run, note) in notes {
@@ -422,7 +482,15 @@ pub fn render(i: &Inputs<'_>) -> String {
     let _ = writeln!(out, "| target | backend | shape | measured | |");
     let _ = writeln!(out, "|---|---|---|---:|---|");
     for t in &targets {
-        let _ = writeln!(out, "| {} | {} | {} | {} | {} |", t.what, t.backend, t.shape, t.measured, met(t.met));
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            t.what,
+            t.backend,
+            t.shape,
+            t.measured,
+            met(t.met)
+        );
     }
     let missed = targets.iter().filter(|t| t.met == Some(false)).count();
     let _ = writeln!(
@@ -430,12 +498,16 @@ pub fn render(i: &Inputs<'_>) -> String {
         "\n{} of {} targets met{}.\n",
         targets.iter().filter(|t| t.met == Some(true)).count(),
         targets.len(),
-        if missed > 0 { format!(", {missed} missed (see below for why)") } else { String::new() }
+        if missed > 0 {
+            format!(", {missed} missed (see below for why)")
+        } else {
+            String::new()
+        }
     );
     out.push_str(&crate::report_notes::text());
     let _ = writeln!(out, "## Machine\n");
     let _ = writeln!(out, "| | |\n|---|---|");
-    for (k, v) in machine() {
+    for (k, v) in machine(&i.load_at_start) {
         let _ = writeln!(out, "| {k} | {v} |");
     }
     for run in i.runs {
@@ -448,7 +520,13 @@ pub fn render(i: &Inputs<'_>) -> String {
         if settings.is_empty() {
             settings = "—".into();
         }
-        let _ = writeln!(out, "| {} | {}; {settings}; data set {} |", backend_title(run.name), run.version, run.load);
+        let _ = writeln!(
+            out,
+            "| {} | {}; {settings}; data set {} |",
+            backend_title(run.name),
+            run.version,
+            run.load
+        );
     }
     let _ = writeln!(out);
     let _ = writeln!(out, "## Data set\n");
