@@ -169,9 +169,13 @@ pub fn render(i: &Inputs<'_>) -> String {
          keyset page reads: {PAGE} and the look-ahead row). \"vs first page\" is the keyset \
          page's median over the first page's. \"ties up to the cursor\" counts the rows that \
          share the cursor row's leading key value and sort before it (the cursor included): \
-         a seek whose index condition bounds only the leading column filters them.\n",
+         a seek whose index condition bounds only the leading column filters them. A time \
+         marked † took more than {} s in one run, too slow for criterion's minimum of 10 \
+         samples: it is the median of {} runs timed by hand after one warm-up run.\n",
         group(data::BIG_TENANT_ROWS as u64),
-        PAGE + 1
+        PAGE + 1,
+        crate::backends::SINGLE_RUN_LIMIT.as_secs(),
+        crate::backends::MANUAL_RUNS
     );
     for run in i.runs {
         let mysql = run.name == "mysql";
@@ -213,6 +217,14 @@ pub fn render(i: &Inputs<'_>) -> String {
                 };
                 let ties = r.ties_before.map_or("—".to_string(), |t| group(t as u64));
                 let t = |v: Option<f64>| v.map_or("—".to_string(), time);
+                let mark = |m: &Option<Measure>| {
+                    if m.as_ref().is_some_and(|m| m.manual.is_some()) {
+                        " †"
+                    } else {
+                        ""
+                    }
+                };
+                let t_off = format!("{}{}", t(off), mark(&r.offset));
                 if mysql {
                     let d = med_opt(&r.direct);
                     let d_first = match (d, first) {
@@ -226,9 +238,9 @@ pub fn render(i: &Inputs<'_>) -> String {
                         group(r.depth),
                         t(k),
                         vs_first,
-                        t(d),
+                        format!("{}{}", t(d), mark(&r.direct)),
                         d_first,
-                        t(off),
+                        t_off,
                         off_ratio,
                         ties
                     );
@@ -240,7 +252,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                         group(r.depth),
                         t(k),
                         vs_first,
-                        t(off),
+                        t_off,
                         off_ratio,
                         ties
                     );
@@ -381,22 +393,36 @@ pub fn render(i: &Inputs<'_>) -> String {
          walk): Diesel's rows, the page and the cursor. The database client libraries \
          allocate with C `malloc`, outside it; \"RSS peak\" is the growth of the process's \
          resident set high-water mark (`VmHWM`, reset through `/proc/self/clear_refs`), \
-         which counts them too.\n"
+         which counts them too. A walk still running after {} s is stopped and marked \
+         (so the run stays bounded); its rows per second are those of the part it walked.\n",
+        crate::backends::WALK_LIMIT.as_secs()
     );
-    let _ = writeln!(body, "| backend | tenant (rows) | page size | pages | time | rows/s | Rust heap peak | RSS peak |");
-    let _ = writeln!(body, "|---|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(body, "| backend | tenant (rows) | page size | pages | time | rows/s | page median | page p99 | slowest page (at depth) | Rust heap peak | RSS peak |");
+    let _ = writeln!(
+        body,
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
     for run in i.runs {
         for w in &run.walks {
             let _ = writeln!(
                 body,
-                "| {} | {} ({}) | {} | {} | {:.2} s | {} | {} | {} |",
+                "| {} | {} ({}) | {} | {} | {:.2} s{} | {} | {} | {} | {} ({}) | {} | {} |",
                 backend_title(run.name),
                 w.tenant,
                 group(w.tenant_rows as u64),
                 w.page_size,
                 group(w.pages),
                 w.seconds,
+                if w.stopped {
+                    format!(", **stopped** after {} rows", group(w.rows))
+                } else {
+                    String::new()
+                },
                 group((w.rows as f64 / w.seconds) as u64),
+                time(w.page_median),
+                time(w.page_p99),
+                time(w.page_max),
+                group(w.page_max_depth),
                 bytes(w.heap_peak),
                 w.rss_peak.map_or("—".to_string(), bytes)
             );

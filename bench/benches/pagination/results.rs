@@ -9,6 +9,8 @@ pub struct Measure {
     pub group: String,
     pub function: String,
     pub parameter: String,
+    /// Timed by hand (too slow for criterion's 10 samples): the median, in nanoseconds.
+    pub manual: Option<f64>,
 }
 
 impl Measure {
@@ -17,6 +19,7 @@ impl Measure {
             group: group.to_string(),
             function: function.to_string(),
             parameter: parameter.to_string(),
+            manual: None,
         }
     }
 
@@ -26,6 +29,9 @@ impl Measure {
 
     /// The median time of one iteration in nanoseconds, from this run's `estimates.json`.
     pub fn median_ns(&self, output: &Path) -> Option<f64> {
+        if let Some(manual) = self.manual {
+            return Some(manual);
+        }
         let path: PathBuf = output
             .join(&self.group)
             .join(&self.function)
@@ -90,6 +96,14 @@ pub struct WalkRow {
     pub heap_peak: u64,
     /// Peak growth of the resident set during the walk (includes the C client library).
     pub rss_peak: Option<u64>,
+    /// Stopped at the time limit before the end of the tenant.
+    pub stopped: bool,
+    /// Page times (nanoseconds): median, 99th percentile, slowest, and the slowest page's
+    /// depth (rows before it).
+    pub page_median: f64,
+    pub page_p99: f64,
+    pub page_max: f64,
+    pub page_max_depth: u64,
 }
 
 /// Everything measured on one backend.
