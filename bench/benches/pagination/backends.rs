@@ -917,6 +917,7 @@ pub mod mysql {
         run.version = one(&mut conn, "SELECT CAST(VERSION() AS CHAR) AS v");
         for setting in [
             "innodb_buffer_pool_size",
+            "innodb_flush_method",
             "innodb_flush_log_at_trx_commit",
             "optimizer_search_depth",
         ] {

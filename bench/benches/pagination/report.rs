@@ -177,6 +177,28 @@ pub fn render(i: &Inputs<'_>) -> String {
         crate::backends::SINGLE_RUN_LIMIT.as_secs(),
         crate::backends::MANUAL_RUNS
     );
+    // The noise floor: the first page read as a keyset page and as OFFSET 0 (the same rows,
+    // nearly the same SQL), per backend and shape, in this run.
+    let floor: Vec<f64> = i
+        .runs
+        .iter()
+        .flat_map(|run| run.depth.iter().filter(|r| r.depth == 0))
+        .filter_map(|r| {
+            med(&r.keyset)
+                .zip(med_opt(&r.offset))
+                .map(|(k, o)| (k / o).max(o / k))
+        })
+        .collect();
+    if let Some(worst) = floor.iter().copied().reduce(f64::max) {
+        let _ = writeln!(
+            body,
+            "Noise floor of this run: the first page, read once as a keyset page and once as \
+             OFFSET 0 (the same rows, nearly the same SQL), differs by a factor of up to {} \
+             between the two medians (over all backends and shapes). A ratio of two fast \
+             cases closer to 1 than that is not a measured difference.\n",
+            ratio(worst)
+        );
+    }
     for run in i.runs {
         let mysql = run.name == "mysql";
         let _ = writeln!(body, "### {}\n", backend_title(run.name));

@@ -40,6 +40,17 @@ pub fn text() -> String {
 * **PostgreSQL generic plans.** After five executions of a prepared statement PostgreSQL
   may switch to a generic plan (one for all bind values); "Run notes" lists the statements
   for which it did. `EXPLAIN` below shows the plan for the actual binds.
+* **Noise.** The machine was shared with other work during the run (see the load averages
+  under Machine), and criterion's medians of pages that take tens to hundreds of
+  microseconds move by tens of percent between runs. The "noise floor" line in section 1
+  measures it within this run. Targets near their limit (1.5, 2, 1.05) are met or missed
+  within that noise; the ratios of 100 and more are far outside it.
+* **Walks on MariaDB.** The table and its indexes (about 280 MB) do not fit the 128 MiB
+  InnoDB buffer pool of this server, which reads with `O_DIRECT` (no operating-system cache
+  behind it; see the settings under Machine), and the walks run after OFFSET scans that
+  filled the pool with other pages. So a walk of the big tenant reads most of its pages from
+  storage: the page median and 99th percentile show it, and a walk that reaches the time
+  limit is marked stopped. PostgreSQL and SQLite read through the operating system's cache.
 * **Memory.** A walk holds one page at a time: the Rust heap's peak depends on the page
   size, not on the tenant's size (compare the 100,007-row and 1,000,079-row tenants at each
   page size). The resident set peak also counts the client library's buffers and the
