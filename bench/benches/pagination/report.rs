@@ -249,6 +249,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                 let t_off = format!("{}{}", t(off), mark(&r.offset));
                 if mysql {
                     let d = med_opt(&r.direct);
+                    let t_direct = format!("{}{}", t(d), mark(&r.direct));
                     let d_first = match (d, first) {
                         (Some(d), Some(f)) => ratio(d / f),
                         _ => "—".into(),
@@ -260,7 +261,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                         group(r.depth),
                         t(k),
                         vs_first,
-                        format!("{}{}", t(d), mark(&r.direct)),
+                        t_direct,
                         d_first,
                         t_off,
                         off_ratio,
