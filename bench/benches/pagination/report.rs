@@ -1,0 +1,602 @@
+//! `docs/PERFORMANCE.md`, written from this run's criterion estimates.
+
+use std::fmt::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use crate::backends::{DEEP, OVERHEAD_DEPTH, PAGE};
+use crate::data;
+use crate::results::{BackendRun, DepthRow, Measure, TokenRow};
+
+pub struct Inputs<'a> {
+    pub output: &'a Path,
+    pub runs: &'a [BackendRun],
+    pub tokens: &'a [TokenRow],
+    pub selected: &'a [&'a str],
+    pub started_at: chrono::DateTime<chrono::Utc>,
+    pub load_at_start: String,
+    pub took: Duration,
+}
+
+/// A time in nanoseconds, with a unit a reader takes in at a glance.
+fn time(ns: f64) -> String {
+    if ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.1} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{:.2} ms", ns / 1e6)
+    } else {
+        format!("{:.2} s", ns / 1e9)
+    }
+}
+
+fn ratio(r: f64) -> String {
+    if r >= 100.0 {
+        format!("{r:.0}")
+    } else if r >= 10.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.2}")
+    }
+}
+
+fn bytes(b: u64) -> String {
+    if b < 10 * 1024 {
+        format!("{b} B")
+    } else if b < 10 * 1024 * 1024 {
+        format!("{:.0} KiB", b as f64 / 1024.0)
+    } else {
+        format!("{:.1} MiB", b as f64 / 1024.0 / 1024.0)
+    }
+}
+
+fn group(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+fn backend_title(name: &str) -> &'static str {
+    match name {
+        "postgres" => "PostgreSQL",
+        "sqlite" => "SQLite",
+        "mysql" => "MariaDB",
+        _ => "?",
+    }
+}
+
+fn shape_title(shape: &str) -> &'static str {
+    match shape {
+        "asc" => "ASC `at, id`",
+        "desc" => "DESC `at DESC, id DESC`",
+        "mixed" => "mixed `score DESC, id ASC`",
+        "long_ties" => "mixed, long ties `grade DESC, id ASC`",
+        _ => "?",
+    }
+}
+
+fn machine(load_at_start: &str) -> Vec<(String, String)> {
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+    let cpu = read("/proc/cpuinfo")
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .map(|r| r.trim_start_matches([' ', '\t', ':']).to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    let mem = read("/proc/meminfo")
+        .lines()
+        .find_map(|l| l.strip_prefix("MemTotal:").map(|r| r.trim().to_string()))
+        .and_then(|r| r.trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or_else(
+            || "unknown".to_string(),
+            |kib| format!("{:.1} GiB", kib as f64 / 1024.0 / 1024.0),
+        );
+    let os = read("/etc/os-release")
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("PRETTY_NAME=")
+                .map(|r| r.trim_matches('"').to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_string());
+    let kernel = read("/proc/sys/kernel/osrelease").trim().to_string();
+    let rustc =
+        std::process::Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string()))
+            .arg("-V")
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .unwrap_or_else(|| "unknown".to_string());
+    let load = read("/proc/loadavg")
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ");
+    vec![
+        ("CPU".to_string(), format!("{cpu}, {cores} cores available")),
+        ("memory".to_string(), mem),
+        ("OS".to_string(), format!("{os}, Linux {kernel}")),
+        ("rustc".to_string(), rustc),
+        (
+            "build".to_string(),
+            "`cargo bench` (release profile), criterion 0.5".to_string(),
+        ),
+        (
+            "load average (1, 5, 15 min)".to_string(),
+            format!("{load_at_start} at the start, {load} at the end (other work on the machine adds noise)"),
+        ),
+    ]
+}
+
+struct Target {
+    what: String,
+    backend: &'static str,
+    shape: String,
+    measured: String,
+    met: Option<bool>,
+}
+
+fn met(m: Option<bool>) -> &'static str {
+    match m {
+        Some(true) => "met",
+        Some(false) => "**missed**",
+        None => "not measured",
+    }
+}
+
+pub fn render(i: &Inputs<'_>) -> String {
+    let med = |m: &Measure| m.median_ns(i.output);
+    let med_opt = |m: &Option<Measure>| m.as_ref().and_then(|m| m.median_ns(i.output));
+    let mut targets: Vec<Target> = Vec::new();
+    let mut body = String::new();
+
+    // ---- 1. depth ---------------------------------------------------------------------
+    let _ = writeln!(body, "## 1. One page ({PAGE} rows) against depth\n");
+    let _ = writeln!(
+        body,
+        "The page after the row at each depth of the big tenant ({} rows), read with \
+         `.paginate_after(Some(cursor)).page_size({PAGE}).load_page(conn)` (the cursor taken \
+         beforehand, not timed); depth 0 is the first page (no cursor). OFFSET is the same \
+         Diesel query with `.order(<keyset>).limit({}).offset(depth)` (21 rows, as the \
+         keyset page reads: {PAGE} and the look-ahead row). \"vs first page\" is the keyset \
+         page's median over the first page's. \"ties up to the cursor\" counts the rows that \
+         share the cursor row's leading key value and sort before it (the cursor included): \
+         a seek whose index condition bounds only the leading column filters them. A time \
+         marked † took more than {} s in one run, too slow for criterion's minimum of 10 \
+         samples: it is the median of {} runs timed by hand after one warm-up run.\n",
+        group(data::BIG_TENANT_ROWS as u64),
+        PAGE + 1,
+        crate::backends::SINGLE_RUN_LIMIT.as_secs(),
+        crate::backends::MANUAL_RUNS
+    );
+    // The noise floor: the first page read as a keyset page and as OFFSET 0 (the same rows,
+    // nearly the same SQL), per backend and shape, in this run.
+    let floor: Vec<f64> = i
+        .runs
+        .iter()
+        .flat_map(|run| run.depth.iter().filter(|r| r.depth == 0))
+        .filter_map(|r| {
+            med(&r.keyset)
+                .zip(med_opt(&r.offset))
+                .map(|(k, o)| (k / o).max(o / k))
+        })
+        .collect();
+    if let Some(worst) = floor.iter().copied().reduce(f64::max) {
+        let _ = writeln!(
+            body,
+            "Noise floor of this run: the first page, read once as a keyset page and once as \
+             OFFSET 0 (the same rows, nearly the same SQL), differs by a factor of up to {} \
+             between the two medians (over all backends and shapes). A ratio of two fast \
+             cases closer to 1 than that is not a measured difference.\n",
+            ratio(worst)
+        );
+    }
+    for run in i.runs {
+        let mysql = run.name == "mysql";
+        let _ = writeln!(body, "### {}\n", backend_title(run.name));
+        if mysql {
+            let _ = writeln!(
+                body,
+                "`keyset` is the library's default here: later pages run as a deferred join \
+                 (README, \"MySQL and MariaDB\"); `direct` is `.deferred_join(false)`. The first \
+                 page is the same query in both.\n"
+            );
+            let _ = writeln!(body, "| shape | depth | keyset | vs first page | direct | vs first page | OFFSET | OFFSET / keyset | ties up to the cursor |");
+            let _ = writeln!(body, "|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        } else {
+            let _ = writeln!(body, "| shape | depth | keyset | vs first page | OFFSET | OFFSET / keyset | ties up to the cursor |");
+            let _ = writeln!(body, "|---|---:|---:|---:|---:|---:|---:|");
+        }
+        let shapes: Vec<&str> = {
+            let mut s: Vec<&str> = run.depth.iter().map(|r| r.shape).collect();
+            s.dedup();
+            s
+        };
+        for shape in &shapes {
+            let rows: Vec<&DepthRow> = run.depth.iter().filter(|r| r.shape == *shape).collect();
+            let first = rows
+                .iter()
+                .find(|r| r.depth == 0)
+                .and_then(|r| med(&r.keyset));
+            for r in &rows {
+                let k = med(&r.keyset);
+                let vs_first = match (k, first) {
+                    (Some(k), Some(f)) => ratio(k / f),
+                    _ => "—".into(),
+                };
+                let off = med_opt(&r.offset);
+                let off_ratio = match (off, k) {
+                    (Some(o), Some(k)) => ratio(o / k),
+                    _ => "—".into(),
+                };
+                let ties = r.ties_before.map_or("—".to_string(), |t| group(t as u64));
+                let t = |v: Option<f64>| v.map_or("—".to_string(), time);
+                let mark = |m: &Option<Measure>| {
+                    if m.as_ref().is_some_and(|m| m.manual.is_some()) {
+                        " †"
+                    } else {
+                        ""
+                    }
+                };
+                let t_off = format!("{}{}", t(off), mark(&r.offset));
+                if mysql {
+                    let d = med_opt(&r.direct);
+                    let t_direct = format!("{}{}", t(d), mark(&r.direct));
+                    let d_first = match (d, first) {
+                        (Some(d), Some(f)) => ratio(d / f),
+                        _ => "—".into(),
+                    };
+                    let _ = writeln!(
+                        body,
+                        "| {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                        shape_title(shape),
+                        group(r.depth),
+                        t(k),
+                        vs_first,
+                        t_direct,
+                        d_first,
+                        t_off,
+                        off_ratio,
+                        ties
+                    );
+                } else {
+                    let _ = writeln!(
+                        body,
+                        "| {} | {} | {} | {} | {} | {} | {} |",
+                        shape_title(shape),
+                        group(r.depth),
+                        t(k),
+                        vs_first,
+                        t_off,
+                        off_ratio,
+                        ties
+                    );
+                }
+                if r.depth == DEEP && *shape != "long_ties" {
+                    let limit = if mysql { 2.0 } else { 1.5 };
+                    let deep_ratio = k.zip(first).map(|(k, f)| k / f);
+                    targets.push(Target {
+                        what: format!("deep page ({}) / first page ≤ {limit}", group(DEEP)),
+                        backend: backend_title(run.name),
+                        shape: shape_title(shape).to_string(),
+                        measured: deep_ratio.map_or("—".into(), ratio),
+                        met: deep_ratio.map(|x| x <= limit),
+                    });
+                    let off_k = off.zip(k).map(|(o, k)| o / k);
+                    targets.push(Target {
+                        what: format!("OFFSET / keyset at {} ≥ 100", group(DEEP)),
+                        backend: backend_title(run.name),
+                        shape: shape_title(shape).to_string(),
+                        measured: off_k.map_or("—".into(), ratio),
+                        met: off_k.map(|x| x >= 100.0),
+                    });
+                }
+            }
+        }
+        let _ = writeln!(body);
+    }
+
+    // ---- 2. overhead ------------------------------------------------------------------
+    let _ = writeln!(
+        body,
+        "## 2. The library against the same SQL written by hand\n"
+    );
+    let _ = writeln!(
+        body,
+        "The page at depth {} of each shape. `library` is `load_page`; `sql_query` runs the \
+         SQL text the library generates (from `diesel::debug_query` of `into_query`) with \
+         the same binds through `diesel::sql_query(..).into_boxed().bind(..)` into a \
+         `QueryableByName` struct, which is how SQL is written by hand in Diesel. Diesel \
+         never caches a `sql_query` as a prepared statement, while it caches the library's \
+         page queries by their SQL text, so `sql_query` pays a statement preparation on every \
+         call. `prepared` is the same text and binds as a query Diesel caches like the \
+         library's (a small `QueryFragment` that writes the text and pushes the binds): it is \
+         the fair measure of what the library itself costs. Before timing, the run checks \
+         that both hand-written queries have exactly the library's SQL text and binds and \
+         return the same rows.\n",
+        group(OVERHEAD_DEPTH)
+    );
+    let _ = writeln!(body, "| backend | shape | form | library | sql_query | library / sql_query | prepared | library / prepared |");
+    let _ = writeln!(body, "|---|---|---|---:|---:|---:|---:|---:|");
+    for run in i.runs {
+        for o in &run.overhead {
+            let (l, s, p) = (med(&o.library), med(&o.sql_query), med(&o.prepared));
+            let r_s = l.zip(s).map(|(l, s)| l / s);
+            let r_p = l.zip(p).map(|(l, p)| l / p);
+            let t = |v: Option<f64>| v.map_or("—".to_string(), time);
+            let form = match (run.name, o.variant) {
+                ("mysql", "default") => "deferred join (default)",
+                ("mysql", _) => "direct",
+                _ => "default",
+            };
+            let _ = writeln!(
+                body,
+                "| {} | {} | {} | {} | {} | {} | {} | {} |",
+                backend_title(run.name),
+                shape_title(o.shape),
+                form,
+                t(l),
+                t(s),
+                r_s.map_or("—".into(), ratio),
+                t(p),
+                r_p.map_or("—".into(), ratio)
+            );
+            targets.push(Target {
+                what: "library / hand-written (`sql_query`) ≤ 1.05".to_string(),
+                backend: backend_title(run.name),
+                shape: format!("{} ({form})", shape_title(o.shape)),
+                measured: r_s.map_or("—".into(), ratio),
+                met: r_s.map(|x| x <= 1.05),
+            });
+            targets.push(Target {
+                what: "library / hand-written (prepared) ≤ 1.05".to_string(),
+                backend: backend_title(run.name),
+                shape: format!("{} ({form})", shape_title(o.shape)),
+                measured: r_p.map_or("—".into(), ratio),
+                met: r_p.map(|x| x <= 1.05),
+            });
+        }
+    }
+    let _ = writeln!(body);
+
+    // ---- 3. tokens --------------------------------------------------------------------
+    let _ = writeln!(body, "## 3. Tokens\n");
+    let _ = writeln!(
+        body,
+        "`CursorCodec` with one HMAC-SHA256 key, a one-hour time to live, scope \
+         `(\"bench_rows\", \"tenant\", 1)`. Decode includes the signature check, expiry, \
+         sort-signature and scope checks.\n"
+    );
+    let _ = writeln!(
+        body,
+        "| key | token length | encode | decode + verify | encode, then decode |"
+    );
+    let _ = writeln!(body, "|---|---:|---:|---:|---:|");
+    for tk in i.tokens {
+        let (e, d, b) = (med(&tk.encode), med(&tk.decode), med(&tk.both));
+        let t = |v: Option<f64>| v.map_or("—".to_string(), time);
+        let key = match tk.key {
+            "timestamp_id" => "`(NaiveDateTime, i64)` (ASC/DESC models)",
+            _ => "`(i32, i64)` (mixed model)",
+        };
+        let _ = writeln!(
+            body,
+            "| {key} | {} chars | {} | {} | {} |",
+            tk.token_len,
+            t(e),
+            t(d),
+            t(b)
+        );
+        targets.push(Target {
+            what: "token encode + decode < 5 µs".to_string(),
+            backend: "—",
+            shape: key.to_string(),
+            measured: t(b),
+            met: b.map(|b| b < 5_000.0),
+        });
+    }
+    let _ = writeln!(body);
+
+    // ---- 4. walks ---------------------------------------------------------------------
+    let _ = writeln!(body, "## 4. Full walks\n");
+    let _ = writeln!(
+        body,
+        "Every page of one tenant in `at ASC, id ASC` order, each page from the previous \
+         page's `next_cursor`, until `has_more` is false; one timed walk each (the walk \
+         checks it saw every row once, in order). \"Rust heap peak\" is the highest growth \
+         of the Rust heap during the walk (a counting global allocator, reset before the \
+         walk): Diesel's rows, the page and the cursor. The database client libraries \
+         allocate with C `malloc`, outside it; \"RSS peak\" is the growth of the process's \
+         resident set high-water mark (`VmHWM`, reset through `/proc/self/clear_refs`), \
+         which counts them too. A walk still running after {} s is stopped and marked \
+         (so the run stays bounded); its rows per second are those of the part it walked.\n",
+        crate::backends::WALK_LIMIT.as_secs()
+    );
+    let _ = writeln!(body, "| backend | tenant (rows) | page size | pages | time | rows/s | page median | page p99 | slowest page (at depth) | Rust heap peak | RSS peak |");
+    let _ = writeln!(
+        body,
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for run in i.runs {
+        for w in &run.walks {
+            let _ = writeln!(
+                body,
+                "| {} | {} ({}) | {} | {} | {:.2} s{} | {} | {} | {} | {} ({}) | {} | {} |",
+                backend_title(run.name),
+                w.tenant,
+                group(w.tenant_rows as u64),
+                w.page_size,
+                group(w.pages),
+                w.seconds,
+                if w.stopped {
+                    format!(", **stopped** after {} rows", group(w.rows))
+                } else {
+                    String::new()
+                },
+                group((w.rows as f64 / w.seconds) as u64),
+                time(w.page_median),
+                time(w.page_p99),
+                time(w.page_max),
+                group(w.page_max_depth),
+                bytes(w.heap_peak),
+                w.rss_peak.map_or("—".to_string(), bytes)
+            );
+        }
+    }
+    let _ = writeln!(body);
+
+    // ---- notes ------------------------------------------------------------------------
+    let notes: Vec<(&BackendRun, &String)> = i
+        .runs
+        .iter()
+        .flat_map(|r| r.notes.iter().map(move |n| (r, n)))
+        .collect();
+    if !notes.is_empty() {
+        let _ = writeln!(body, "## Run notes\n");
+        for (run, note) in notes {
+            let _ = writeln!(body, "* {}: {note}", backend_title(run.name));
+        }
+        let _ = writeln!(body);
+    }
+
+    // ---- plans ------------------------------------------------------------------------
+    let _ = writeln!(body, "## SQL and plans\n");
+    let _ = writeln!(
+        body,
+        "For each shape: the first page, the page at depth {} (on MariaDB both the deferred \
+         join and the direct form) and OFFSET {}, as `diesel::debug_query` prints them (the \
+         SQL, then its binds), with the plan: PostgreSQL `EXPLAIN (ANALYZE, BUFFERS)`, SQLite \
+         `EXPLAIN QUERY PLAN`, MariaDB `EXPLAIN` and the `Handler_*` counters of one run \
+         of the statement (`FLUSH STATUS` first; counters that stayed 0 are left out).\n",
+        group(DEEP),
+        group(DEEP)
+    );
+    for run in i.runs {
+        let _ = writeln!(body, "### {}\n", backend_title(run.name));
+        let mut last_shape = "";
+        for p in &run.plans {
+            if p.shape != last_shape {
+                let _ = writeln!(body, "#### {}\n", shape_title(p.shape));
+                last_shape = p.shape;
+            }
+            let _ = writeln!(body, "{}:\n", p.title);
+            let _ = writeln!(body, "```sql\n{}\n```\n", p.sql);
+            let _ = writeln!(body, "```text\n{}\n```\n", p.plan);
+            if let Some(c) = &p.counters {
+                let _ = writeln!(body, "Counters: `{c}`\n");
+            }
+        }
+    }
+
+    // ---- head -------------------------------------------------------------------------
+    let mut out = String::new();
+    let _ = writeln!(out, "# Performance\n");
+    let _ = writeln!(
+        out,
+        "<!-- Generated by `bash scripts/bench.sh` (`cargo bench -p keyset-bench`). Do not edit by hand: rerun the command. -->\n"
+    );
+    let _ = writeln!(
+        out,
+        "Generated by `bash scripts/bench.sh` (which runs `cargo bench -p keyset-bench`) on \
+         {} UTC; the run took {:.1} minutes. Do not edit this file by hand: rerun the \
+         command. Every figure is a criterion median of this run, and every ratio divides two \
+         medians of this same run on the same machine.\n",
+        i.started_at.format("%Y-%m-%d %H:%M"),
+        i.took.as_secs_f64() / 60.0
+    );
+    if crate::backends::quick() {
+        let _ = writeln!(
+            out,
+            "**Smoke run** (`KEYSET_BENCH_QUICK=1`): measurement times were cut to a fraction \
+             of a second; these figures are not to be used.\n"
+        );
+    }
+    let all = ["postgres", "sqlite", "mysql"];
+    if !all.iter().all(|b| i.selected.contains(b)) {
+        let _ = writeln!(
+            out,
+            "**Partial run**: only {} (`KEYSET_BENCH_BACKENDS`).\n",
+            i.selected.join(", ")
+        );
+    }
+    let _ = writeln!(out, "## Targets\n");
+    let _ = writeln!(out, "| target | backend | shape | measured | |");
+    let _ = writeln!(out, "|---|---|---|---:|---|");
+    for t in &targets {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} |",
+            t.what,
+            t.backend,
+            t.shape,
+            t.measured,
+            met(t.met)
+        );
+    }
+    let missed = targets.iter().filter(|t| t.met == Some(false)).count();
+    let _ = writeln!(
+        out,
+        "\n{} of {} targets met{}.\n",
+        targets.iter().filter(|t| t.met == Some(true)).count(),
+        targets.len(),
+        if missed > 0 {
+            format!(", {missed} missed (see below for why)")
+        } else {
+            String::new()
+        }
+    );
+    out.push_str(&crate::report_notes::text());
+    let _ = writeln!(out, "## Machine\n");
+    let _ = writeln!(out, "| | |\n|---|---|");
+    for (k, v) in machine(&i.load_at_start) {
+        let _ = writeln!(out, "| {k} | {v} |");
+    }
+    for run in i.runs {
+        let mut settings = run
+            .settings
+            .iter()
+            .map(|(k, v)| format!("`{k}` = {v}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        if settings.is_empty() {
+            settings = "—".into();
+        }
+        let _ = writeln!(
+            out,
+            "| {} | {}; {settings}; data set {} |",
+            backend_title(run.name),
+            run.version,
+            run.load
+        );
+    }
+    let _ = writeln!(out);
+    let _ = writeln!(out, "## Data set\n");
+    let _ = writeln!(
+        out,
+        "One table per backend, `bench_rows (id BIGINT PRIMARY KEY, tenant INTEGER, at \
+         TIMESTAMP (DATETIME(6) on MariaDB), score INTEGER, grade INTEGER, payload TEXT)`, \
+         {} rows: of every 13 consecutive ids, 10 belong to tenant 1 and one each to tenants \
+         2, 3 and 4 (so tenant 1 has {} rows and the others {} each, interleaved on disk). \
+         Within a tenant, `at` advances one second every 10 rows (10 rows per timestamp), \
+         `score` has about 10 rows per value and `grade` about 10,000 (long runs of ties), \
+         both scattered over the ids; `payload` is about 80 characters that no index covers, \
+         and every model selects it. Indexes: `(tenant, at, id)`, `(tenant, score DESC, id)`, \
+         `(tenant, grade DESC, id)`. Loaded with set-based SQL (`generate_series`, MariaDB's \
+         `seq_1_to_N`, a recursive CTE on SQLite), then analyzed. PostgreSQL schema and \
+         MariaDB database `keyset_bench`; SQLite file `<target>/keyset-bench/bench.sqlite3`. \
+         Warm cache: every benchmark runs its query repeatedly.\n",
+        group(data::ROWS as u64),
+        group(data::BIG_TENANT_ROWS as u64),
+        group(data::SMALL_TENANT_ROWS as u64)
+    );
+    out.push_str(&body);
+    out
+}
