@@ -323,7 +323,9 @@ fn skip_meta_value(meta: &syn::meta::ParseNestedMeta<'_>) -> syn::Result<()> {
     if meta.input.peek(syn::Token![=]) {
         let value = meta.value()?;
         let mut angle_depth = 0usize;
-        while !value.is_empty() && !(angle_depth == 0 && value.peek(syn::Token![,])) {
+        let at_top_level_comma =
+            |v: syn::parse::ParseStream<'_>, depth: usize| depth == 0 && v.peek(syn::Token![,]);
+        while !value.is_empty() && !at_top_level_comma(value, angle_depth) {
             match value.parse::<proc_macro2::TokenTree>()? {
                 proc_macro2::TokenTree::Punct(p) if p.as_char() == '<' => angle_depth += 1,
                 proc_macro2::TokenTree::Punct(p) if p.as_char() == '>' => {
