@@ -176,6 +176,69 @@ macro_rules! backend_suite {
             assert!(plain.expect("a plain boxed query pages").items.is_empty());
         }
         #[test]
+        fn or_filters_page_every_row_when_grouped_and_raw_sql_needs_its_parentheses() {
+            use diesel::dsl::sql;
+            use diesel::prelude::*;
+            use diesel::sql_types::Bool;
+            use keyset_diesel::{Cursor, PaginateDsl};
+            use $crate::models::FeedEvent;
+            use $crate::schema::events;
+            let mut db = <$db as $crate::TestDb>::open();
+            db.insert_events(&$crate::cases::seed_events());
+            db.insert_events(&[$crate::NewEvent {
+                event_id: "e301".into(),
+                workspace_id: "W3".into(),
+                occurred_at: $crate::at(2, 0),
+                message: "other".into(),
+            }]);
+            let conn: &mut $db = &mut db;
+            let oracle: Vec<String> = events::table
+                .filter(events::workspace_id.eq_any(["W9", "W7"]))
+                .order((events::occurred_at, events::event_id))
+                .select(events::event_id)
+                .load(conn)
+                .expect("oracle");
+            assert_eq!(oracle.len(), 9);
+            // Up to 20 pages of 2 rows with `filter`, the ids in page order.
+            let mut walk = |filter: &dyn Fn() -> Box<
+                dyn BoxableExpression<events::table, <$db as Connection>::Backend, SqlType = Bool>,
+            >| {
+                let mut cursor: Option<Cursor<FeedEvent>> = None;
+                let mut ids = Vec::new();
+                for _ in 0..20 {
+                    let page = events::table
+                        .filter(filter())
+                        .select(FeedEvent::as_select())
+                        .paginate_after(cursor.take())
+                        .page_size(2)
+                        .load_page(&mut *conn)
+                        .expect("page");
+                    ids.extend(page.items.iter().map(|e| e.event_id.clone()));
+                    match page.next_cursor {
+                        Some(next) => cursor = Some(next),
+                        None => break,
+                    }
+                }
+                ids
+            };
+            let grouped = walk(&|| {
+                Box::new(
+                    events::workspace_id
+                        .eq("W9")
+                        .or(events::workspace_id.eq("W7")),
+                )
+            });
+            assert_eq!(grouped, oracle, "Diesel's .or() groups its operands");
+            let parenthesized =
+                walk(&|| Box::new(sql::<Bool>("(workspace_id = 'W9' OR workspace_id = 'W7')")));
+            assert_eq!(parenthesized, oracle, "raw SQL in parentheses");
+            // The documented limit: without parentheses the seek binds to the second
+            // alternative only (`W9 OR (W7 AND seek)`), so W9's rows come back on every page.
+            let bare =
+                walk(&|| Box::new(sql::<Bool>("workspace_id = 'W9' OR workspace_id = 'W7'")));
+            assert_ne!(bare, oracle, "README, Limits: raw SQL with a top-level OR");
+        }
+        #[test]
         fn distinct_join_pages_every_row_with_and_without_the_deferred_join() {
             use diesel::prelude::*;
             use keyset_diesel::PaginateDsl;
