@@ -22,7 +22,8 @@ use crate::deferred::{DeferredJoin, SeekQuery};
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
-use crate::predicate::{KeysetOrder, PartSelector, SeekPredicate};
+use crate::predicate::{dialect, KeysetOrder, PartSelector, SeekPredicate};
+use crate::sql::Dialect;
 use crate::union::{UnionPage, UnionParts};
 
 /// The page size used when `.page_size(n)` is not called.
@@ -104,6 +105,7 @@ pub struct Paginated<Q, K: Keyset> {
     page_size: u32,
     exact: bool,
     deferred: Option<bool>,
+    per_level: bool,
 }
 
 /// A later page's query for `Q`: direct or deferred join.
@@ -127,6 +129,7 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
             .field("page_size", &self.page_size)
             .field("exact", &self.exact)
             .field("deferred", &self.deferred)
+            .field("per_level", &self.per_level)
             .finish()
     }
 }
@@ -140,6 +143,7 @@ impl<Q: Clone, K: Keyset> Clone for Paginated<Q, K> {
             page_size: self.page_size,
             exact: self.exact,
             deferred: self.deferred,
+            per_level: self.per_level,
         }
     }
 }
@@ -153,6 +157,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
             page_size: DEFAULT_PAGE_SIZE,
             exact: false,
             deferred: None,
+            per_level: false,
         }
     }
 
@@ -183,6 +188,23 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         self
     }
 
+    /// Write a later page as a union of one seek per key level, each with its own `ORDER BY`
+    /// and `LIMIT page_size + 1`, merged by an outer `ORDER BY ... LIMIT` (DESIGN.md, "Long
+    /// runs of ties"). For `score DESC, id ASC` after `(s, i)`: `score < s` and
+    /// `score = s AND id > i`. Every branch is an index range that starts at the cursor, so
+    /// a cursor deep inside a long run of rows sharing the leading value costs no more than
+    /// any other page; the single seek (default) reads that run from its start to the
+    /// cursor and filters it. Pages are identical either way. The union costs more per page
+    /// when runs of ties are short: use it for keysets whose leading columns can tie in the
+    /// thousands (bulk imports stamped with one timestamp, coarse scores). A keyset in one
+    /// direction is already one range on PostgreSQL and SQLite (a row value) and is left as
+    /// it is; a nullable leading column whose NULL group lies beyond the cursor keeps its own
+    /// two-arm split. Default: off.
+    pub fn seek_per_level(mut self, per_level: bool) -> Self {
+        self.per_level = per_level;
+        self
+    }
+
     /// The SQL query this page runs on backend `DB` (the deferred-join default depends on the
     /// backend), for `diesel::debug_query` or `EXPLAIN`. It is not itself loadable: use
     /// [`Paginated::load_page`].
@@ -196,14 +218,14 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         Q: PageSource<K>,
     {
         let deferred = self.deferred.unwrap_or(DB::DEFERRED_JOIN);
-        Ok(match self.build(deferred)?.0 {
+        Ok(match self.build(deferred, dialect::<DB>())?.0 {
             Built::Plain(PlainPage::First(q)) => PageQuery::First(q),
             Built::Plain(PlainPage::Seek(q)) => PageQuery::Seek(q),
             Built::Union(q) => PageQuery::Union(q),
         })
     }
 
-    fn build(self, deferred: bool) -> Result<BuiltOf<Q, K>, KeysetError>
+    fn build(self, deferred: bool, dialect: Dialect) -> Result<BuiltOf<Q, K>, KeysetError>
     where
         Q: PageSource<K>,
     {
@@ -225,8 +247,8 @@ impl<Q, K: Keyset> Paginated<Q, K> {
             return Ok((Built::Plain(PlainPage::First(query)), shape));
         };
         let part = Arc::new(PartSelector::default());
-        let seek = SeekPredicate::with_selector(key, self.walk, part.clone());
-        let arms = seek.arm_count();
+        let seek = SeekPredicate::with_selector(key, self.walk, part.clone(), self.per_level);
+        let arms = seek.arm_count(dialect);
         if arms > 1 || shape.probed {
             let parts = UnionParts {
                 seek,
@@ -265,7 +287,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         let deferred = self
             .deferred
             .unwrap_or(<Conn::Backend as KeysetBackend>::DEFERRED_JOIN);
-        let (built, shape) = self.build(deferred)?;
+        let (built, shape) = self.build(deferred, dialect::<Conn::Backend>())?;
         let (rows, probe) = match built {
             Built::Plain(q) => (q.load::<K>(conn)?, None),
             Built::Union(q) => {

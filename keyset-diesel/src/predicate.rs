@@ -90,6 +90,8 @@ pub struct SeekPredicate<K: Keyset> {
     key: K::Key,
     walk: Direction,
     part: Arc<PartSelector>,
+    /// One union arm per key level (see [`crate::Paginated::seek_per_level`]).
+    per_level: bool,
 }
 
 impl<K: Keyset> SeekPredicate<K> {
@@ -99,18 +101,36 @@ impl<K: Keyset> SeekPredicate<K> {
             key,
             walk,
             part: Arc::default(),
+            per_level: false,
         }
     }
 
-    /// A predicate whose part is chosen by `part` (for a union page query).
-    pub(crate) fn with_selector(key: K::Key, walk: Direction, part: Arc<PartSelector>) -> Self {
-        SeekPredicate { key, walk, part }
+    /// A predicate whose part is chosen by `part` (for a union page query), split per key
+    /// level when `per_level`.
+    pub(crate) fn with_selector(
+        key: K::Key,
+        walk: Direction,
+        part: Arc<PartSelector>,
+        per_level: bool,
+    ) -> Self {
+        SeekPredicate {
+            key,
+            walk,
+            part,
+            per_level,
+        }
     }
 
-    /// How many arms the seek has for this key (see [`crate::sql::arm_count`]).
-    pub(crate) fn arm_count(&self) -> usize {
+    /// How many arms the seek has for this key on a backend with `dialect` (see
+    /// [`crate::sql::arm_count`]).
+    pub(crate) fn arm_count(&self, dialect: Dialect) -> usize {
         let terms = terms::<K>(self.walk);
-        sql::arm_count(&terms, &|i| KeyTuple::is_null(&self.key, i))
+        sql::arm_count(
+            &terms,
+            &|i| KeyTuple::is_null(&self.key, i),
+            dialect,
+            self.per_level,
+        )
     }
 }
 
@@ -120,6 +140,7 @@ impl<K: Keyset> Clone for SeekPredicate<K> {
             key: self.key.clone(),
             walk: self.walk,
             part: self.part.clone(),
+            per_level: self.per_level,
         }
     }
 }
@@ -129,6 +150,7 @@ impl<K: Keyset> fmt::Debug for SeekPredicate<K> {
         f.debug_struct("SeekPredicate")
             .field("key", &self.key)
             .field("walk", &self.walk)
+            .field("per_level", &self.per_level)
             .finish()
     }
 }
@@ -183,6 +205,7 @@ where
             &|i| KeyTuple::is_null(key, i),
             dialect::<DB>(),
             self.part.get(),
+            self.per_level,
         )
     }
 }

@@ -165,8 +165,29 @@ pub(crate) enum Part {
 /// the rows after the key are values and then the NULL group (NULLs after a value cursor), or
 /// the rest of the NULL group and then the values (NULLs before, NULL cursor): a single `OR`
 /// would turn the leading column's index condition into a filter (PostgreSQL), so each arm
-/// gets its own index range and the page query takes the union. One otherwise.
-pub(crate) fn arm_count(terms: &[Term], is_null: &dyn Fn(usize) -> bool) -> usize {
+/// gets its own index range and the page query takes the union. Otherwise, with `per_level`,
+/// one arm per key level (group of columns compared together, see [`level_count`]); one
+/// without.
+pub(crate) fn arm_count(
+    terms: &[Term],
+    is_null: &dyn Fn(usize) -> bool,
+    dialect: Dialect,
+    per_level: bool,
+) -> usize {
+    match null_arms(terms, is_null) {
+        1 if per_level => level_count(terms, dialect),
+        n => n,
+    }
+}
+
+/// The number of key levels: groups of columns the seek compares together (a leading run of
+/// same-direction, non-nullable columns is one level on row-value backends; every column is
+/// its own level otherwise).
+pub(crate) fn level_count(terms: &[Term], dialect: Dialect) -> usize {
+    groups(terms, dialect.row_values).len()
+}
+
+fn null_arms(terms: &[Term], is_null: &dyn Fn(usize) -> bool) -> usize {
     match terms.first().map(|t| (t.nulls, is_null(0))) {
         Some((Some(NullsOrder::Last), false)) | Some((Some(NullsOrder::First), true))
             if terms.len() > 1 =>
@@ -179,13 +200,17 @@ pub(crate) fn arm_count(terms: &[Term], is_null: &dyn Fn(usize) -> bool) -> usiz
 
 /// Writes `part` of the seek predicate for the walk. `is_null(i)` says whether key value `i`
 /// is NULL. With one arm, `Part::Arm(0)` is the whole seek: rows strictly after the key in
-/// the walk's order.
+/// the walk's order. With `per_level` (and no NULL split), `Part::Arm(j)` is key level `j`:
+/// the levels before it equal to the key's, level `j` strictly after it
+/// (`a = $1 AND b > $2`), each arm an index range of its own (../shared/DESIGN.md, "Long runs
+/// of ties").
 pub(crate) fn write_part(
     e: &mut dyn Emitter,
     terms: &[Term],
     is_null: &dyn Fn(usize) -> bool,
     dialect: Dialect,
     part: Part,
+    per_level: bool,
 ) -> QueryResult<()> {
     match part {
         Part::Probe => {
@@ -201,7 +226,7 @@ pub(crate) fn write_part(
             };
             w.write_seek(e)
         }
-        Part::Arm(arm) if arm_count(terms, is_null) == 2 => {
+        Part::Arm(arm) if null_arms(terms, is_null) == 2 => {
             let groups = groups(terms, dialect.row_values);
             let w = Writer {
                 terms,
@@ -230,6 +255,17 @@ pub(crate) fn write_part(
                     Ok(())
                 }
             }
+        }
+        Part::Arm(level) if per_level => {
+            let groups = groups(terms, dialect.row_values);
+            Writer {
+                terms,
+                is_null,
+                groups: &groups,
+                values_only: false,
+                inclusive: false,
+            }
+            .write_level(e, level)
         }
         Part::Arm(_) => {
             let groups = groups(terms, dialect.row_values);
@@ -271,6 +307,24 @@ impl Writer<'_> {
             e.sql(" AND ");
         }
         self.write_chain(e, 0)
+    }
+
+    /// Key level `level` alone: every group before it equal to the key's, group `level`
+    /// strictly after it. The levels are disjoint and together they are the chain.
+    fn write_level(&self, e: &mut dyn Emitter, level: usize) -> QueryResult<()> {
+        let Some(&g) = self.groups.get(level) else {
+            // The page query was built for another backend's levels: refuse, never guess.
+            return Err(crate::keyset::__index_error(level));
+        };
+        for &before in &self.groups[..level] {
+            self.write_equal(e, before)?;
+            e.sql(" AND ");
+        }
+        match self.after_kind(g) {
+            After::Nothing => e.sql("1 = 0"),
+            After::Some => self.write_after(e, g)?,
+        }
+        Ok(())
     }
 
     /// `(g_i after) OR ((g_i equal) AND chain(i + 1))`, factored from the right.
@@ -476,13 +530,37 @@ pub(crate) mod tests {
 
     fn part(spec: &str, nulls: &[usize], dialect: Dialect, part: Part) -> String {
         let mut t = Text::default();
-        write_part(&mut t, &terms(spec), &|i| nulls.contains(&i), dialect, part).unwrap();
+        write_part(
+            &mut t,
+            &terms(spec),
+            &|i| nulls.contains(&i),
+            dialect,
+            part,
+            false,
+        )
+        .unwrap();
         t.0
+    }
+    /// Every arm of the per-level split, and their count.
+    fn levels(spec: &str, nulls: &[usize], dialect: Dialect) -> Vec<String> {
+        let terms = terms(spec);
+        let is_null = |i| nulls.contains(&i);
+        (0..arm_count(&terms, &is_null, dialect, true))
+            .map(|arm| {
+                let mut t = Text::default();
+                write_part(&mut t, &terms, &is_null, dialect, Part::Arm(arm), true).unwrap();
+                t.0
+            })
+            .collect()
     }
 
     fn seek(spec: &str, nulls: &[usize], dialect: Dialect) -> String {
         let terms = terms(spec);
-        assert_eq!(arm_count(&terms, &|i| nulls.contains(&i)), 1, "{spec}");
+        assert_eq!(
+            arm_count(&terms, &|i| nulls.contains(&i), dialect, false),
+            1,
+            "{spec}"
+        );
         part(spec, nulls, dialect, Part::Arm(0))
     }
 
@@ -551,7 +629,9 @@ pub(crate) mod tests {
 
     #[test]
     fn a_leading_null_group_on_the_far_side_is_its_own_arm() {
-        let n = |spec: &str, nulls: &[usize]| arm_count(&terms(spec), &|i| nulls.contains(&i));
+        let n = |spec: &str, nulls: &[usize]| {
+            arm_count(&terms(spec), &|i| nulls.contains(&i), PG, false)
+        };
         // C10: non-null cursor, NULLs after it: the values after it, then the NULL group.
         assert_eq!(n("a/last a", &[]), 2);
         assert_eq!(
@@ -594,6 +674,47 @@ pub(crate) mod tests {
             part("a/last a", &[0], PG, Part::Probe),
             "(c0 IS NOT NULL OR (c0 IS NULL AND (c1 < $1 OR (c1 = $1))))"
         );
+    }
+
+    #[test]
+    fn per_level_arms_are_equal_prefixes_then_one_strict_level() {
+        // One level: the plain seek (nothing to split).
+        assert_eq!(levels("a a", &[], PG), ["(c0, c1) > ($0, $1)"]);
+        // DESIGN.md, "Long runs of ties": one seek per key level.
+        assert_eq!(levels("d a", &[], PG), ["c0 < $0", "c0 = $0 AND c1 > $1"]);
+        assert_eq!(
+            levels("a a d", &[], PG),
+            ["(c0, c1) > ($0, $1)", "c0 = $0 AND c1 = $1 AND c2 < $2"]
+        );
+        // MySQL: every column is a level, even in one direction.
+        assert_eq!(
+            levels("a a", &[], MYSQL),
+            ["c0 > $0", "c0 = $0 AND c1 > $1"]
+        );
+        // Nullable inner levels keep their NULL rules; a NULL that sorts last has nothing
+        // after it.
+        assert_eq!(
+            levels("d a/last a", &[], PG),
+            [
+                "c0 < $0",
+                "c0 = $0 AND (c1 > $1 OR c1 IS NULL)",
+                "c0 = $0 AND c1 = $1 AND c2 > $2"
+            ]
+        );
+        assert_eq!(
+            levels("d a/last a", &[1], PG),
+            [
+                "c0 < $0",
+                "c0 = $0 AND 1 = 0",
+                "c0 = $0 AND c1 IS NULL AND c2 > $2"
+            ]
+        );
+        // A leading NULL split keeps its two arms.
+        assert_eq!(levels("a/last d a", &[], PG).len(), 2);
+        // A level the statement does not have is refused.
+        let mut t = Text::default();
+        let terms = terms("d a");
+        assert!(write_part(&mut t, &terms, &|_| false, PG, Part::Arm(2), true).is_err());
     }
 
     #[test]

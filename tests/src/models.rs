@@ -24,6 +24,8 @@ pub struct Read {
     pub exact: bool,
     /// `.deferred_join(..)`; `None`: the backend's default.
     pub deferred: Option<bool>,
+    /// `.seek_per_level(..)`.
+    pub per_level: bool,
 }
 
 impl Read {
@@ -35,6 +37,7 @@ impl Read {
             backward: false,
             exact: false,
             deferred: None,
+            per_level: false,
         }
     }
 
@@ -140,7 +143,8 @@ macro_rules! impl_walk {
                             $query.paginate_after(cursor)
                         }
                         .page_size(how.page_size)
-                        .exact_flags(how.exact);
+                        .exact_flags(how.exact)
+                        .seek_per_level(how.per_level);
                         match how.deferred {
                             Some(deferred) => paginated.deferred_join(deferred).load_page(conn),
                             None => paginated.load_page(conn),

@@ -2,7 +2,8 @@
 //! small domains) and NULLs at a density of 0%, 10%, 50% or 100%, a random keyset of 1-4
 //! columns in every direction combination and NULL placement (one of [`ROW_MODELS`]), a random
 //! page size 1-50, a tenant filter, boxed or unboxed queries, exact flags or not, deferred join
-//! or direct seek (or the backend's default). For each case:
+//! or direct seek (or the backend's default), one seek or one union arm per key level
+//! (`seek_per_level`). For each case:
 //!
 //! 1. walking forward from the first page gives exactly the plain `ORDER BY` query's rows;
 //! 2. walking backward from the last page (`paginate_before(None)`, then each page's
@@ -51,6 +52,8 @@ pub struct Scenario {
     pub exact: bool,
     /// `.deferred_join(..)`, `None` for the backend's default.
     pub deferred: Option<bool>,
+    /// `.seek_per_level(..)`: one union arm per key level.
+    pub per_level: bool,
     /// Random walk: `true` a step forward (from `end_cursor`), `false` backward (from
     /// `start_cursor`).
     pub steps: Vec<bool>,
@@ -172,6 +175,7 @@ where
         backward,
         exact: s.exact,
         deferred: s.deferred,
+        per_level: s.per_level,
     };
     let read = |conn: &mut C, cursor, backward| {
         M::read(conn, &s.tenant, cursor, how(backward)).map_err(|e| e.to_string())
@@ -268,14 +272,16 @@ pub fn oracle_property<C: TestDb>() {
         any::<bool>(),
         prop::option::of(any::<bool>()),
         prop::collection::vec(any::<bool>(), 0..8),
+        any::<bool>(),
     )
         .prop_map(
-            |(tenant, page_size, boxed, exact, deferred, steps)| Scenario {
+            |(tenant, page_size, boxed, exact, deferred, steps, per_level)| Scenario {
                 tenant,
                 page_size,
                 boxed,
                 exact,
                 deferred,
+                per_level,
                 steps,
             },
         );

@@ -472,3 +472,111 @@ fn locking_clause_is_kept_on_later_pages() {
         );
     }
 }
+
+/// DESIGN.md, "Long runs of ties": every row of tenant 1 shares one score (15,000 ties), the
+/// cursor deep inside the run. The single seek bounds only `score` and filters the run from
+/// its start to the cursor; `seek_per_level(true)` gives one index range per key level
+/// (`score < s`, `score = s AND id > i`), each starting at the cursor.
+#[test]
+fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run() {
+    let mut db = diesel::PgConnection::open();
+    plans::load_plan_rows(&mut *db);
+    db.exec("UPDATE plan_rows SET score = 7 WHERE tenant = 1; ANALYZE plan_rows");
+    let conn: &mut diesel::PgConnection = &mut db;
+    let order = "score DESC, id ASC";
+    let id = plans::deep_id(conn, order);
+    let row: PlanMixed = plan_rows::table
+        .find(id)
+        .select(PlanMixed::as_select())
+        .first(conn)
+        .expect("deep row");
+    let expected = conn.ids(&format!(
+        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+        plans::PLAN_DEPTH + 1
+    ));
+    // The scan nodes, the JSON, and the execution time (ms; printed, never asserted).
+    let scans = |per_level: bool, conn: &mut diesel::PgConnection| -> (Vec<Value>, String, f64) {
+        let paginated = plan_rows::table
+            .filter(plan_rows::tenant.eq(1))
+            .select(PlanMixed::as_select())
+            .paginate_after(Some(Cursor::after_row(&row)))
+            .page_size(PLAN_PAGE_SIZE)
+            .seek_per_level(per_level);
+        let page = paginated.clone().load_page(conn).expect("deep page");
+        assert_eq!(
+            page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+            expected
+        );
+        let explain = Explain::<_, Text>::new(
+            "EXPLAIN (ANALYZE, FORMAT JSON)",
+            paginated
+                .into_query::<diesel::pg::Pg>()
+                .expect("page query"),
+        );
+        let json: String = explain.get_result(conn).expect("explain");
+        let parsed: Value = serde_json::from_str(&json).expect("explain json");
+        let mut all = Vec::new();
+        nodes(&parsed[0]["Plan"], &mut all);
+        let scans = all
+            .into_iter()
+            .filter(|n| {
+                matches!(
+                    n["Node Type"].as_str(),
+                    Some("Index Scan" | "Index Only Scan")
+                )
+            })
+            .collect();
+        let ms = parsed[0]["Execution Time"].as_f64().unwrap_or(f64::NAN);
+        (scans, json, ms)
+    };
+    let removed = |scans: &[Value]| -> i64 {
+        scans
+            .iter()
+            .map(|s| s["Rows Removed by Filter"].as_i64().unwrap_or(0))
+            .sum()
+    };
+
+    // One seek: the tie run up to the cursor is read and filtered.
+    let (single, json, single_ms) = scans(false, conn);
+    assert_eq!(single.len(), 1, "{json}");
+    assert!(
+        removed(&single) >= plans::PLAN_DEPTH - 100,
+        "the single seek filters the run before the cursor: {json}"
+    );
+
+    // One seek per level: two index ranges from the cursor, nothing filtered.
+    let (levels, json, levels_ms) = scans(true, conn);
+    assert_eq!(levels.len(), 2, "{json}");
+    for scan in &levels {
+        assert_eq!(
+            scan["Index Name"], "plan_rows_tenant_score_desc_id",
+            "{json}"
+        );
+        assert!(scan["Index Cond"].as_str().is_some(), "{json}");
+        let rows = scan["Actual Rows"].as_f64().expect("actual rows");
+        assert!(
+            rows <= f64::from(PLAN_PAGE_SIZE + 1),
+            "{rows} rows read\n{json}"
+        );
+    }
+    assert_eq!(removed(&levels), 0, "{json}");
+    let conds: Vec<&str> = levels
+        .iter()
+        .filter_map(|s| s["Index Cond"].as_str())
+        .collect();
+    assert!(
+        conds.iter().any(|c| c.contains("(score = 7) AND (id > ")),
+        "the tie level seeks on (score, id): {conds:?}"
+    );
+    assert!(
+        conds.iter().any(|c| c.contains("(score < 7)")),
+        "the next level seeks on score: {conds:?}"
+    );
+    eprintln!(
+        "long tie run at depth {}: single seek removed {} ({single_ms} ms), per level removed {} \
+         ({levels_ms} ms), conds {conds:?}",
+        plans::PLAN_DEPTH,
+        removed(&single),
+        removed(&levels)
+    );
+}

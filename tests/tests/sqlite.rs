@@ -249,3 +249,49 @@ fn c15_timestamp_text_from_other_writers_pages_by_the_stored_text() {
         assert_matches(&compared, "C15, text keys");
     }
 }
+
+/// DESIGN.md, "Long runs of ties": with every row of tenant 1 on one score, the single seek
+/// searches from `score<?` and filters the run; `seek_per_level(true)` searches each level
+/// from the cursor (`score=? AND id>?`, then `score<?`).
+#[test]
+fn plan_seek_per_level_searches_every_level_from_the_cursor() {
+    let mut db = diesel::SqliteConnection::open();
+    plans::load_plan_rows(&mut *db);
+    db.exec("UPDATE plan_rows SET score = 7 WHERE tenant = 1");
+    db.exec("ANALYZE");
+    let conn: &mut diesel::SqliteConnection = &mut db;
+    let order = "score DESC, id ASC";
+    let id = plans::deep_id(conn, order);
+    let row: PlanMixed = plan_rows::table
+        .find(id)
+        .select(PlanMixed::as_select())
+        .first(conn)
+        .expect("deep row");
+    let expected = conn.ids(&format!(
+        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+        plans::PLAN_DEPTH + 1
+    ));
+    let paginated = plan_rows::table
+        .filter(plan_rows::tenant.eq(1))
+        .select(PlanMixed::as_select())
+        .paginate_after(Some(Cursor::after_row(&row)))
+        .page_size(PLAN_PAGE_SIZE)
+        .seek_per_level(true);
+    let page = paginated.clone().load_page(conn).expect("deep page");
+    assert_eq!(
+        page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+        expected
+    );
+    let explain = Explain::<_, (Integer, Integer, Integer, Text)>::new(
+        "EXPLAIN QUERY PLAN",
+        paginated
+            .into_query::<diesel::sqlite::Sqlite>()
+            .expect("page query"),
+    );
+    let rows: Vec<(i32, i32, i32, String)> = explain.load(conn).expect("explain");
+    let details: Vec<String> = rows.into_iter().map(|r| r.3).collect();
+    eprintln!("per level: {details:?}");
+    let index = "plan_rows_tenant_score_desc_id";
+    assert_search(&details, index, "score=? AND id>?");
+    assert_search(&details, index, "score<?");
+}
