@@ -507,7 +507,8 @@ pub enum PageQuery<A, B, U> {
     /// Later page: seek predicate + `ORDER BY` + `LIMIT`.
     Seek(B),
     /// Later page whose seek needs a union (a leading nullable column with its NULL group on
-    /// the far side of the cursor) or carries a probe (exact flags): see `UnionPage`.
+    /// the far side of the cursor, or one seek per key level) or carries a probe (exact
+    /// flags): see `UnionPage`.
     Union(U),
 }
 

@@ -1,6 +1,7 @@
 //! The page query when one seek is not enough: a union of the seek's arms (a nullable leading
-//! column whose NULL group lies on the far side of the cursor) and, for exact flags, a one-row
-//! probe of the other side, in one statement. On PostgreSQL and MySQL:
+//! column whose NULL group lies on the far side of the cursor, or one arm per key level with
+//! [`crate::Paginated::seek_per_level`]) and, for exact flags, a one-row probe of the other
+//! side, in one statement. On PostgreSQL and MySQL:
 //!
 //! ```sql
 //! (SELECT <your select>, "t"."a" AS "__keyset_k0", "t"."id" AS "__keyset_k1", 0 AS "__keyset_arm"

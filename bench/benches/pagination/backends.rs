@@ -146,7 +146,7 @@ macro_rules! shape_benches {
     (
         $c:expr, $conn:expr, $run:expr, $conn_ty:ty, $db:ty, $model:ty, $shape:literal, $order:expr,
         lead: $lead:ident as $lead_bind:ident, id_before: $idcmp:ident, same_direction: $same:expr,
-        offset: $with_offset:expr, overhead: $with_overhead:expr
+        offset: $with_offset:expr, overhead: $with_overhead:expr, per_level: $per_level:expr
     ) => {{
         use diesel::prelude::*;
         use keyset_diesel::{Cursor, KeysetBackend, PaginateDsl};
@@ -196,6 +196,7 @@ macro_rules! shape_benches {
             let cursor = row.as_ref().map(Cursor::after_row);
             let page = base()
                 .paginate_after(cursor.clone())
+                .seek_per_level($per_level)
                 .page_size(PAGE)
                 .load_page(conn)
                 .expect("page");
@@ -203,6 +204,7 @@ macro_rules! shape_benches {
             assert!(page.has_more);
             let direct = base()
                 .paginate_after(cursor.clone())
+                .seek_per_level($per_level)
                 .page_size(PAGE)
                 .deferred_join(false)
                 .load_page(conn)
@@ -241,6 +243,7 @@ macro_rules! shape_benches {
                 b.iter(|| {
                     base()
                         .paginate_after(cursor.clone())
+                        .seek_per_level($per_level)
                         .page_size(PAGE)
                         .load_page(&mut *conn)
                         .expect("page")
@@ -268,6 +271,7 @@ macro_rules! shape_benches {
                 $crate::backends::bench_slow(&mut g, &mut direct, || {
                     base()
                         .paginate_after(cursor.clone())
+                        .seek_per_level($per_level)
                         .page_size(PAGE)
                         .deferred_join(false)
                         .load_page(&mut *conn)
@@ -319,7 +323,10 @@ macro_rules! shape_benches {
                     slow(&mut g);
                 }
                 let paginated = || {
-                    let p = base().paginate_after(Some(cursor.clone())).page_size(PAGE);
+                    let p = base()
+                        .paginate_after(Some(cursor.clone()))
+                        .seek_per_level($per_level)
+                        .page_size(PAGE);
                     match deferred {
                         Some(d) => p.deferred_join(d),
                         None => p,
@@ -394,7 +401,10 @@ macro_rules! shape_benches {
             };
             for &(deferred, variant) in variants {
                 let paginated = || {
-                    let p = base().paginate_after(cursor.clone()).page_size(PAGE);
+                    let p = base()
+                        .paginate_after(cursor.clone())
+                        .seek_per_level($per_level)
+                        .page_size(PAGE);
                     match deferred {
                         Some(d) => p.deferred_join(d),
                         None => p,
@@ -545,16 +555,24 @@ macro_rules! backend_run {
         if shapes {
         shape_benches!(c, conn, run, $conn_ty, $db, Asc, "asc",
             (bench_rows::at.asc(), bench_rows::id.asc()),
-            lead: at as Ts, id_before: le, same_direction: true, offset: true, overhead: true);
+            lead: at as Ts, id_before: le, same_direction: true, offset: true, overhead: true,
+            per_level: false);
         shape_benches!(c, conn, run, $conn_ty, $db, Desc, "desc",
             (bench_rows::at.desc(), bench_rows::id.desc()),
-            lead: at as Ts, id_before: ge, same_direction: true, offset: true, overhead: true);
+            lead: at as Ts, id_before: ge, same_direction: true, offset: true, overhead: true,
+            per_level: false);
         shape_benches!(c, conn, run, $conn_ty, $db, Mixed, "mixed",
             (bench_rows::score.desc(), bench_rows::id.asc()),
-            lead: score as Int, id_before: le, same_direction: false, offset: true, overhead: true);
+            lead: score as Int, id_before: le, same_direction: false, offset: true, overhead: true,
+            per_level: false);
         shape_benches!(c, conn, run, $conn_ty, $db, LongTies, "long_ties",
             (bench_rows::grade.desc(), bench_rows::id.asc()),
-            lead: grade as Int, id_before: le, same_direction: false, offset: false, overhead: false);
+            lead: grade as Int, id_before: le, same_direction: false, offset: false, overhead: false,
+            per_level: false);
+        shape_benches!(c, conn, run, $conn_ty, $db, LongTies, "long_ties_per_level",
+            (bench_rows::grade.desc(), bench_rows::id.asc()),
+            lead: grade as Int, id_before: le, same_direction: false, offset: false, overhead: false,
+            per_level: true);
         }
         for page_size in [20, 1000] {
             for (tenant, rows) in [(SMALL_TENANT, SMALL_TENANT_ROWS), (BIG_TENANT, BIG_TENANT_ROWS)] {

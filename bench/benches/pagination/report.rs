@@ -78,6 +78,7 @@ fn shape_title(shape: &str) -> &'static str {
         "desc" => "DESC `at DESC, id DESC`",
         "mixed" => "mixed `score DESC, id ASC`",
         "long_ties" => "mixed, long ties `grade DESC, id ASC`",
+        "long_ties_per_level" => "mixed, long ties, `.seek_per_level(true)`",
         _ => "?",
     }
 }
@@ -280,7 +281,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                         ties
                     );
                 }
-                if r.depth == DEEP && *shape != "long_ties" {
+                if r.depth == DEEP && !shape.starts_with("long_ties") {
                     let limit = if mysql { 2.0 } else { 1.5 };
                     let deep_ratio = k.zip(first).map(|(k, f)| k / f);
                     targets.push(Target {

@@ -18,8 +18,10 @@ pub fn text() -> String {
   cursor are read and filtered ("ties up to the cursor"). With about 10 ties that is noise;
   the extra shape `grade DESC, id ASC`, with about 10,000 rows per grade, shows the cost
   growing with the cursor's position inside its run of ties (the case DESIGN.md, "Long runs
-  of ties", describes; a union of one seek per key level would bound it). It has no target;
-  it is here so that nobody reads the short-tie figures as a promise for long ties.
+  of ties", describes). The same shape with `.seek_per_level(true)` is a union of one seek per
+  key level (`grade < ?`, `grade = ? AND id > ?`), each starting at the cursor: its rows show
+  what that costs and saves. Neither has a target; they are here so that nobody reads the
+  short-tie figures as a promise for long ties.
 * **MariaDB.** Later pages run as a deferred join by default: a covering seek on the index
   that returns the page's ids, then the rows by id. Its work is bounded (see the Handler
   counters below), but it is a different and larger statement than the first page, with a
