@@ -196,7 +196,9 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// any other page; the single seek (default) reads that run from its start to the
     /// cursor and filters it. Pages are identical either way. The union costs more per page
     /// when runs of ties are short: use it for keysets whose leading columns can tie in the
-    /// thousands (bulk imports stamped with one timestamp, coarse scores). A keyset in one
+    /// thousands (bulk imports stamped with one timestamp, coarse scores) on PostgreSQL and
+    /// SQLite. Not on MySQL/MariaDB: its range optimizer already seeks the expanded `OR` from
+    /// the cursor, and the union measured slower there (docs/PERFORMANCE.md). A keyset in one
     /// direction is already one range on PostgreSQL and SQLite (a row value) and is left as
     /// it is; a nullable leading column whose NULL group lies beyond the cursor keeps its own
     /// two-arm split. Default: off.
