@@ -256,27 +256,20 @@ pub(crate) fn write_part(
                 }
             }
         }
-        Part::Arm(level) if per_level => {
+        Part::Arm(level) => {
             let groups = groups(terms, dialect.row_values);
-            Writer {
+            let w = Writer {
                 terms,
                 is_null,
                 groups: &groups,
                 values_only: false,
                 inclusive: false,
+            };
+            if per_level {
+                w.write_level(e, level)
+            } else {
+                w.write_seek(e)
             }
-            .write_level(e, level)
-        }
-        Part::Arm(_) => {
-            let groups = groups(terms, dialect.row_values);
-            Writer {
-                terms,
-                is_null,
-                groups: &groups,
-                values_only: false,
-                inclusive: false,
-            }
-            .write_seek(e)
         }
     }
 }

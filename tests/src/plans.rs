@@ -47,6 +47,22 @@ pub fn deep_id<C: TestDb>(conn: &mut C, order_sql: &str) -> i64 {
     id_at(conn, order_sql, PLAN_DEPTH)
 }
 
+/// DESIGN.md, "Long runs of ties": the plan rows with every row of tenant 1 on score 7
+/// (15,000 ties), analyzed. Returns the id of the row at `PLAN_DEPTH` under
+/// `score DESC, id ASC` and the ids of the page after it.
+pub fn long_tie_run<C: TestDb>(conn: &mut C) -> (i64, Vec<i64>) {
+    load_plan_rows(conn);
+    conn.exec("UPDATE plan_rows SET score = 7 WHERE tenant = 1");
+    conn.exec("ANALYZE");
+    let order = "score DESC, id ASC";
+    let id = deep_id(conn, order);
+    let expected = conn.ids(&format!(
+        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+        PLAN_DEPTH + 1
+    ));
+    (id, expected)
+}
+
 /// The id of the row at `depth` in tenant 1 under `order_sql`.
 pub fn id_at<C: TestDb>(conn: &mut C, order_sql: &str, depth: i64) -> i64 {
     conn.ids(&format!(

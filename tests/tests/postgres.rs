@@ -480,20 +480,13 @@ fn locking_clause_is_kept_on_later_pages() {
 #[test]
 fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run() {
     let mut db = diesel::PgConnection::open();
-    plans::load_plan_rows(&mut *db);
-    db.exec("UPDATE plan_rows SET score = 7 WHERE tenant = 1; ANALYZE plan_rows");
     let conn: &mut diesel::PgConnection = &mut db;
-    let order = "score DESC, id ASC";
-    let id = plans::deep_id(conn, order);
+    let (id, expected) = plans::long_tie_run(conn);
     let row: PlanMixed = plan_rows::table
         .find(id)
         .select(PlanMixed::as_select())
         .first(conn)
         .expect("deep row");
-    let expected = conn.ids(&format!(
-        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
-        plans::PLAN_DEPTH + 1
-    ));
     // The scan nodes, the JSON, and the execution time (ms; printed, never asserted).
     let scans = |per_level: bool, conn: &mut diesel::PgConnection| -> (Vec<Value>, String, f64) {
         let paginated = plan_rows::table

@@ -256,21 +256,13 @@ fn c15_timestamp_text_from_other_writers_pages_by_the_stored_text() {
 #[test]
 fn plan_seek_per_level_searches_every_level_from_the_cursor() {
     let mut db = diesel::SqliteConnection::open();
-    plans::load_plan_rows(&mut *db);
-    db.exec("UPDATE plan_rows SET score = 7 WHERE tenant = 1");
-    db.exec("ANALYZE");
     let conn: &mut diesel::SqliteConnection = &mut db;
-    let order = "score DESC, id ASC";
-    let id = plans::deep_id(conn, order);
+    let (id, expected) = plans::long_tie_run(conn);
     let row: PlanMixed = plan_rows::table
         .find(id)
         .select(PlanMixed::as_select())
         .first(conn)
         .expect("deep row");
-    let expected = conn.ids(&format!(
-        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
-        plans::PLAN_DEPTH + 1
-    ));
     let paginated = plan_rows::table
         .filter(plan_rows::tenant.eq(1))
         .select(PlanMixed::as_select())
