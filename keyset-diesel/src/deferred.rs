@@ -278,20 +278,20 @@ where
     out.push_sql("(");
     s.seek.walk_ast(out.reborrow())?;
     out.push_sql(")");
-    q.walk_group(out.reborrow())?;
-    out.push_sql(" ORDER BY ");
-    s.order.walk_ast(out.reborrow())?;
-    out.push_sql(" LIMIT ");
-    out.push_bind_param::<BigInt, i64>(s.limit)?;
-    if deferred {
-        out.push_sql(") AS ");
-        out.push_identifier("__keyset_k")?;
-        out.push_sql(")");
+    // ` GROUP BY .. ORDER BY <keyset> LIMIT ?`: of the seek, and again of the outer query.
+    let tail = |mut out: AstPass<'_, 'b, DB>| -> QueryResult<()> {
         q.walk_group(out.reborrow())?;
         out.push_sql(" ORDER BY ");
         s.order.walk_ast(out.reborrow())?;
         out.push_sql(" LIMIT ");
-        out.push_bind_param::<BigInt, i64>(s.limit)?;
+        out.push_bind_param::<BigInt, i64>(s.limit)
+    };
+    tail(out.reborrow())?;
+    if deferred {
+        out.push_sql(") AS ");
+        out.push_identifier("__keyset_k")?;
+        out.push_sql(")");
+        tail(out.reborrow())?;
     }
     q.walk_locking(out)
 }

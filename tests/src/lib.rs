@@ -53,6 +53,38 @@ pub fn shared_data(relative: &str) -> Option<std::path::PathBuf> {
     None
 }
 
+/// The test that a locking clause (`FOR UPDATE SKIP LOCKED`, the job-queue pattern) stays on
+/// every page of backend `$db`, with or without the deferred join (which falls back to the
+/// direct form for it). SQLite has no locking clause.
+#[macro_export]
+macro_rules! locking_clause_test {
+    ($db:ty) => {
+        #[test]
+        fn locking_clause_is_kept_on_later_pages() {
+            use diesel::prelude::*;
+            use keyset_diesel::{Cursor, PaginateDsl};
+            use $crate::joins::{posts, Post};
+            for deferred in [false, true] {
+                let later = posts::table
+                    .select(Post::as_select())
+                    .for_update()
+                    .skip_locked()
+                    .paginate_after(Some(Cursor::<Post>::after((2, 2))))
+                    .page_size(2)
+                    .deferred_join(deferred)
+                    .into_query::<$db>()
+                    .expect("page query");
+                let sql = diesel::debug_query::<$db, _>(&later).to_string();
+                assert!(sql.contains("FOR UPDATE SKIP LOCKED"), "{sql}");
+                assert!(
+                    !sql.contains("__keyset_tb"),
+                    "no deferred join under a lock: {sql}"
+                );
+            }
+        }
+    };
+}
+
 /// Expands to the `#[test]` functions every backend runs, for connection type `$db`.
 #[macro_export]
 macro_rules! backend_suite {

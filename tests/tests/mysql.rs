@@ -371,28 +371,4 @@ fn chinook_walks_equal_order_by() {
     assert_eq!(check_walks::<TrackByLength, _>(&mut *db, cast, true), 3503);
 }
 
-/// A locking clause (`FOR UPDATE SKIP LOCKED`, the job-queue pattern) stays on every page,
-/// with or without the deferred join (which falls back to the direct form for it).
-#[test]
-fn locking_clause_is_kept_on_later_pages() {
-    use keyset_diesel::{Cursor, PaginateDsl};
-    use keyset_tests::joins::{posts, Post};
-    type Db = diesel::mysql::Mysql;
-    for deferred in [false, true] {
-        let later = posts::table
-            .select(Post::as_select())
-            .for_update()
-            .skip_locked()
-            .paginate_after(Some(Cursor::<Post>::after((2, 2))))
-            .page_size(2)
-            .deferred_join(deferred)
-            .into_query::<Db>()
-            .expect("page query");
-        let sql = diesel::debug_query::<Db, _>(&later).to_string();
-        assert!(sql.contains("FOR UPDATE SKIP LOCKED"), "{sql}");
-        assert!(
-            !sql.contains("__keyset_tb"),
-            "no deferred join under a lock: {sql}"
-        );
-    }
-}
+keyset_tests::locking_clause_test!(diesel::mysql::Mysql);
