@@ -4,8 +4,8 @@
 use keyset_diesel::{Cursor, Keyset};
 
 use crate::models::{
-    A_asc__ID_asc, A_desc__ID_asc, A_desc__ID_desc, C_desc__ID_desc, FeedEvent, ID_asc, Oracle,
-    Walk,
+    A_asc__ID_asc, A_desc__ID_asc, A_desc__ID_desc, B_asc__ID_asc, C_desc__ID_desc, FeedEvent,
+    ID_asc, Oracle, Walk,
 };
 use crate::oracle::walk_pages;
 use crate::{at, NewEvent, Row, TestDb};
@@ -139,6 +139,32 @@ where
     assert_eq!(asc, vec![1, 6, 2, 3, 4, 5]);
     assert_eq!(desc, vec![5, 4, 3, 2, 6, 1]);
     assert_eq!(asc.iter().rev().copied().collect::<Vec<_>>(), desc);
+}
+
+/// C19, the stage labels stored as text (SQLite's only form of an enum; a `VARCHAR`/`TEXT`
+/// column elsewhere): `ORDER BY` and the seek compare the same text, so pages follow text
+/// order, CUSTOMER, MEETING, NEW, PROPOSAL, SCREENING: [5, 3], [1, 4], [2], none lost or
+/// repeated. (A native enum key is not a supported key type: the derive refuses it, see
+/// `fail_unsupported_key_type`; README, "Limits", for MySQL `ENUM`.)
+pub fn c19<C: TestDb>()
+where
+    B_asc__ID_asc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    let stages = ["NEW", "SCREENING", "MEETING", "PROPOSAL", "CUSTOMER"];
+    let rows: Vec<Row> = stages
+        .iter()
+        .zip(1..)
+        .map(|(st, id)| Row {
+            b: (*st).to_string(),
+            ..Row::new(id)
+        })
+        .collect();
+    db.insert_rows(&rows);
+    assert_eq!(
+        pages::<B_asc__ID_asc, C>(&mut db, 2),
+        vec![(vec![5, 3], true), (vec![1, 4], true), (vec![2], false)]
+    );
 }
 
 /// C22: `rank ASC, id ASC` drives the first page's ORDER BY, the predicate and the cursor:

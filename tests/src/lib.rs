@@ -146,6 +146,10 @@ macro_rules! backend_suite {
             $crate::cases::token_direction::<$db>();
         }
         #[test]
+        fn c19_enum_labels_stored_as_text_page_in_text_order() {
+            $crate::cases::c19::<$db>();
+        }
+        #[test]
         fn c22_first_page_and_predicate_follow_the_same_keyset() {
             $crate::cases::c22::<$db>();
         }
