@@ -143,7 +143,7 @@ where
 
 /// C19, the stage labels stored as text (SQLite's only form of an enum; a `VARCHAR`/`TEXT`
 /// column elsewhere): `ORDER BY` and the seek compare the same text, so pages follow text
-/// order, CUSTOMER, MEETING, NEW, PROPOSAL, SCREENING: [5, 3], [1, 4], [2], none lost or
+/// order, CUSTOMER, MEETING, NEW, PROPOSAL, SCREENING: `[5, 3]`, `[1, 4]`, `[2]`, none lost or
 /// repeated. (A native enum key is not a supported key type: the derive refuses it, see
 /// `fail_unsupported_key_type`; README, "Limits", for MySQL `ENUM`.)
 pub fn c19<C: TestDb>()
