@@ -2,6 +2,8 @@
 
 use diesel::backend::Backend;
 
+use crate::sql::Dialect;
+
 /// A Diesel backend keyset pagination knows how to write SQL for. Sealed: implemented for
 /// `Pg` (feature `postgres`), `Sqlite` (feature `sqlite`) and `Mysql` (feature `mysql`).
 pub trait KeysetBackend: Backend + private::Sealed {
@@ -19,6 +21,14 @@ pub trait KeysetBackend: Backend + private::Sealed {
     /// A member of `UNION ALL` may be parenthesized to carry its own `ORDER BY` and `LIMIT`
     /// (PostgreSQL, MySQL); SQLite needs `SELECT * FROM (..)` instead.
     const PARENTHESIZED_UNION: bool;
+}
+
+/// The capabilities of `DB` that the SQL text depends on.
+pub(crate) fn dialect<DB: KeysetBackend>() -> Dialect {
+    Dialect {
+        row_values: DB::ROW_VALUES,
+        nulls_order_syntax: DB::NULLS_ORDER_SYNTAX,
+    }
 }
 
 mod private {

@@ -172,9 +172,10 @@ pub trait KeysetSql<DB: Backend>: Keyset {
     ) -> QueryResult<()>;
 }
 
-/// The error a [`KeysetSql`] method returns for a column index past the keyset's end.
-#[doc(hidden)]
-pub fn __index_error(index: usize) -> diesel::result::Error {
+/// The error for a key column index past the keyset's end (a [`KeysetSql`] method of a
+/// hand-written impl, or a seek arm the page's plan does not have). The derive's generated
+/// code reaches it as `__private::__index_error`.
+pub fn column_index_error(index: usize) -> diesel::result::Error {
     diesel::result::Error::QueryBuilderError(
         format!("keyset column index {index} out of range").into(),
     )

@@ -17,7 +17,7 @@
 //!    `has_more`; plus the Relay flags and cursors (`has_previous_page`, `has_next_page`,
 //!    `start_cursor`, `end_cursor`) for paging both ways with [`PaginateDsl::paginate_before`].
 //! 4. Hand clients a signed token, not the cursor: [`CursorCodec`] encodes it bound to your
-//!    filters and checks it on the way back in ([`token`]); [`PageSizePolicy`] validates the
+//!    filters and checks it on the way back in (see [`CursorCodec`] for the token format); [`PageSizePolicy`] validates the
 //!    requested page size; [`PageResponse`] is the JSON shape.
 //!
 //! Backends: PostgreSQL (feature `postgres`), SQLite (`sqlite`) and MySQL/MariaDB (`mysql`).
@@ -63,14 +63,15 @@
 //! | backend | `WHERE` added to your filters | `ORDER BY` | `LIMIT` |
 //! |---|---|---|---|
 //! | PostgreSQL, SQLite | `("occurred_at", "event_id") > ($1, $2)` | `occurred_at ASC, event_id ASC` | `4` |
-//! | MySQL / MariaDB | `occurred_at >= ? AND (occurred_at > ? OR (occurred_at = ? AND event_id > ?))`, inside a [deferred join](DeferredJoin) | same | `4` |
+//! | MySQL / MariaDB | `occurred_at >= ? AND (occurred_at > ? OR (occurred_at = ? AND event_id > ?))`, inside a [deferred join](query::PageStatement) | same | `4` |
 //!
 //! With mixed directions (`score DESC, id ASC`) every backend gets the factored expanded form
 //! with a redundant bound on the leading column, which is what lets the index start the scan
 //! at the cursor: `score <= $1 AND (score < $1 OR (score = $1 AND id > $2))`. Keys are bound
-//! as parameters of the column's own SQL type, never cast or formatted as text. The rules and
-//! the measurements behind them are in the project's design notes (`shared/DESIGN.md`, beside
-//! the repository).
+//! as parameters of the column's own SQL type, never cast or formatted as text. Each shape is
+//! the one that stays an index range scan on its backend: MySQL/MariaDB never use an index for
+//! a row-value `>`/`<`, and without the redundant leading bound PostgreSQL turns the expanded
+//! `OR` into a filter over every row before the cursor.
 //!
 //! # What a page read promises
 //!
@@ -89,7 +90,6 @@ extern crate self as keyset_diesel;
 mod backend;
 mod checks;
 mod cursor;
-mod deferred;
 mod error;
 mod keyset;
 mod page;
@@ -97,28 +97,35 @@ mod page_size;
 mod paginate;
 mod predicate;
 mod sql;
-pub mod token;
+mod statement;
+mod token;
 mod union;
-pub mod value;
+mod value;
 
 pub use crate::backend::KeysetBackend;
 pub use crate::cursor::{Cursor, Direction};
-pub use crate::deferred::{DeferredJoin, SeekQuery, SelectParts};
 pub use crate::error::KeysetError;
-pub use crate::keyset::{KeyColumn, Keyset, KeysetSql, NullsOrder, SortDirection};
+pub use crate::keyset::Keyset;
 pub use crate::page::Page;
 pub use crate::page_size::{PageSizeError, PageSizePolicy};
-pub use crate::paginate::{
-    PageQuery, PageQueryOf, PageSource, PaginateDsl, Paginated, PlainPage, SeekOf,
-    DEFAULT_PAGE_SIZE,
-};
-pub use crate::predicate::{KeysetOrder, SeekPredicate};
+pub use crate::paginate::{LoadPage, PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
 pub use crate::token::{
     scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
     DecodedToken, EncodeError, PageResponse, SecretKey, SystemClock, Unordered,
 };
-pub use crate::union::UnionPage;
-pub use crate::value::{KeyTuple, KeyValue};
+
+/// The types behind the bounds: what [`Paginated::into_query`] returns, what a page statement
+/// is written from, and the traits `#[derive(Keyset)]` implements. You name them in `where`
+/// clauses, in `diesel::debug_query`, or in a hand-written keyset; handlers need only the
+/// crate root (and a generic handler only [`LoadPage`]).
+pub mod query {
+    pub use crate::keyset::{KeyColumn, KeysetSql, NullsOrder, SortDirection};
+    pub use crate::paginate::{PageQuery, PageSource};
+    pub use crate::predicate::{KeysetOrder, SeekPredicate};
+    pub use crate::statement::{PageStatement, SelectParts};
+    pub use crate::union::UnionPage;
+    pub use crate::value::{InvalidKeyValue, KeyTuple, KeyValue};
+}
 
 /// Derives [`Keyset`](trait@Keyset) and [`KeysetSql`] for a Diesel model.
 ///
@@ -147,9 +154,10 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::checks::*;
-    pub use crate::keyset::__index_error;
+    pub use crate::keyset::column_index_error as __index_error;
+    pub use crate::query::{KeyColumn, KeyValue, KeysetSql, NullsOrder, SortDirection};
     pub use crate::token::sort_signature_digest;
-    pub use crate::{KeyColumn, KeyValue, Keyset, KeysetSql, NullsOrder, SortDirection};
+    pub use crate::Keyset;
     pub use diesel;
 }
 

@@ -2,29 +2,27 @@
 //! one-query page load.
 
 use std::fmt;
-use std::sync::Arc;
 
 use diesel::backend::Backend;
 use diesel::connection::Connection;
 use diesel::query_builder::{
-    AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, Query, QueryFragment, QueryId,
+    AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, QueryFragment, QueryId,
     SelectStatement,
 };
-use diesel::query_dsl::methods::{FilterDsl, LimitDsl, OrderDsl};
 use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
 
-use crate::backend::KeysetBackend;
+use crate::backend::{dialect, KeysetBackend};
 use crate::checks::{KeysetTableInQuery, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::cursor::{Cursor, Direction};
-use crate::deferred::{DeferredJoin, SeekQuery};
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
-use crate::predicate::{dialect, KeysetOrder, PartSelector, SeekPredicate};
+use crate::predicate::{KeysetOrder, SeekPredicate};
 use crate::sql::Dialect;
-use crate::union::{UnionPage, UnionParts};
+use crate::statement::{BranchRow, PageStatement};
+use crate::union::UnionPage;
 
 /// The page size used when `.page_size(n)` is not called.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
@@ -108,18 +106,6 @@ pub struct Paginated<Q, K: Keyset> {
     per_level: bool,
 }
 
-/// A later page's query for `Q`: direct or deferred join.
-pub type SeekOf<Q, K> = SeekQuery<<Q as PageSource<K>>::Seek, DeferredJoin<Q, K>>;
-
-/// The query [`Paginated::into_query`] returns for `Q`.
-pub type PageQueryOf<Q, K> = PageQuery<<Q as PageSource<K>>::First, SeekOf<Q, K>, UnionPage<Q, K>>;
-
-/// What `build` makes: the page query and how to read its result.
-type BuiltOf<Q, K> = (
-    Built<<Q as PageSource<K>>::First, SeekOf<Q, K>, UnionPage<Q, K>>,
-    Shape,
-);
-
 impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Paginated")
@@ -180,8 +166,8 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         self
     }
 
-    /// Run later pages as a deferred join ([`DeferredJoin`]: the seek on the index alone, then
-    /// the rows by their tie-breaker) or not. Default: the backend's choice
+    /// Run later pages as a deferred join (the seek on the index alone, then the rows by their
+    /// tie-breaker; see [`PageStatement`](crate::query::PageStatement)) or not. Default: the backend's choice
     /// ([`KeysetBackend::DEFERRED_JOIN`]): on for MySQL/MariaDB, off for PostgreSQL and SQLite.
     pub fn deferred_join(mut self, deferred: bool) -> Self {
         self.deferred = Some(deferred);
@@ -189,8 +175,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     }
 
     /// Write a later page as a union of one seek per key level, each with its own `ORDER BY`
-    /// and `LIMIT page_size + 1`, merged by an outer `ORDER BY ... LIMIT` (DESIGN.md, "Long
-    /// runs of ties"). For `score DESC, id ASC` after `(s, i)`: `score < s` and
+    /// and `LIMIT page_size + 1`, merged by an outer `ORDER BY ... LIMIT`. For `score DESC, id ASC` after `(s, i)`: `score < s` and
     /// `score = s AND id > i`. Every branch is an index range that starts at the cursor, so
     /// a cursor deep inside a long run of rows sharing the leading value costs no more than
     /// any other page; the single seek (default) reads that run from its start to the
@@ -215,19 +200,17 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// [`KeysetError::InvalidPageSize`] for a page size of 0; for a boxed query,
     /// [`KeysetError::AlreadyOrdered`] / [`KeysetError::AlreadyLimited`] when it already has
     /// `ORDER BY`, `LIMIT` or `OFFSET`.
-    pub fn into_query<DB: KeysetBackend>(self) -> Result<PageQueryOf<Q, K>, KeysetError>
+    pub fn into_query<DB: KeysetBackend>(self) -> Result<PageQuery<Q, K>, KeysetError>
     where
         Q: PageSource<K>,
     {
         let deferred = self.deferred.unwrap_or(DB::DEFERRED_JOIN);
-        Ok(match self.build(deferred, dialect::<DB>())?.0 {
-            Built::Plain(PlainPage::First(q)) => PageQuery::First(q),
-            Built::Plain(PlainPage::Seek(q)) => PageQuery::Seek(q),
-            Built::Union(q) => PageQuery::Union(q),
-        })
+        Ok(self.build(deferred, dialect::<DB>())?.0)
     }
 
-    fn build(self, deferred: bool, dialect: Dialect) -> Result<BuiltOf<Q, K>, KeysetError>
+    /// Decides the page's shape, once: the first page, one statement after the cursor
+    /// (direct or deferred join), or a union of the seek's planned arms and the probe.
+    fn build(self, deferred: bool, dialect: Dialect) -> Result<(PageQuery<Q, K>, Shape), KeysetError>
     where
         Q: PageSource<K>,
     {
@@ -245,31 +228,29 @@ impl<Q, K: Keyset> Paginated<Q, K> {
             probed: self.exact && self.cursor.is_some(),
         };
         let Some(key) = self.cursor else {
-            let query = self.query.first_page(order, limit);
-            return Ok((Built::Plain(PlainPage::First(query)), shape));
+            let first = PageStatement::new(self.query, None, order, limit, false);
+            return Ok((PageQuery::Statement(first), shape));
         };
-        let part = Arc::new(PartSelector::default());
-        let seek = SeekPredicate::with_selector(key, self.walk, part.clone(), self.per_level);
-        let arms = seek.arm_count(dialect);
-        if arms > 1 || shape.probed {
-            let parts = UnionParts {
+        let seek = SeekPredicate::planned(key, self.walk, dialect, self.per_level);
+        let query = if seek.arms() > 1 || shape.probed {
+            PageQuery::Union(UnionPage::new(
+                self.query,
                 seek,
                 order,
-                part,
-                arms,
-                probe: shape.probed,
-                walk: self.walk,
+                shape.probed,
                 deferred,
                 limit,
-            };
-            return Ok((Built::Union(UnionPage::new(self.query, parts)), shape));
-        }
-        let query = if deferred {
-            SeekQuery::Deferred(DeferredJoin::new(self.query, seek, order, limit))
+            ))
         } else {
-            SeekQuery::Direct(self.query.seek_page(seek, order, limit))
+            PageQuery::Statement(PageStatement::new(
+                self.query,
+                Some(seek),
+                order,
+                limit,
+                deferred,
+            ))
         };
-        Ok((Built::Plain(PlainPage::Seek(query)), shape))
+        Ok((query, shape))
     }
 
     /// Runs the page: exactly one SQL statement.
@@ -279,24 +260,74 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// [`Paginated::into_query`] inside `Error::QueryBuilderError` (before any SQL runs).
     pub fn load_page<'query, Conn>(self, conn: &mut Conn) -> QueryResult<Page<K>>
     where
-        Conn: Connection,
-        Conn::Backend: KeysetBackend,
-        K: KeysetSql<Conn::Backend>,
-        Q: PageSource<K>,
-        PlainPage<Q::First, SeekOf<Q, K>>: LoadQuery<'query, Conn, K>,
-        UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
+        Q: LoadPage<'query, Conn, K>,
     {
-        let deferred = self
+        Q::load_paginated(self, conn)
+    }
+}
+
+/// A query whose keyset pages of `K` load on connection `Conn`: the one bound a function
+/// generic over queries, keysets or connections needs to call
+/// [`paginate_after`](PaginateDsl::paginate_after) (or `paginate_before`, `paginate`) and
+/// [`Paginated::load_page`]. Implemented for every Diesel select query (boxed or not) that
+/// can be paginated by `K` on `Conn`'s backend; `'query` is Diesel's
+/// [`LoadQuery`] lifetime.
+///
+/// ```
+/// # include!("doctest_setup.rs");
+/// use keyset_diesel::LoadPage;
+///
+/// /// The first page of any query, any keyset, any connection.
+/// fn first_page<'q, Q, K, Conn>(query: Q, conn: &mut Conn) -> QueryResult<Page<K>>
+/// where
+///     K: Keyset,
+///     Q: LoadPage<'q, Conn, K>,
+/// {
+///     query.paginate_after(None).page_size(2).load_page(conn)
+/// }
+///
+/// # fn main() -> QueryResult<()> {
+/// # let conn = &mut setup();
+/// let page: Page<Event> = first_page(events::table.select(Event::as_select()), conn)?;
+/// assert_eq!(page.items.len(), 2);
+/// # Ok(())
+/// # }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot load keyset pages of `{K}` on `{Conn}`",
+    label = "not a select query that `{K}`'s keyset can page on this connection",
+    note = "paginate a Diesel select query (boxed or not) without ORDER BY, LIMIT or OFFSET, that reads `{K}`'s table and loads `{K}` (e.g. `.select({K}::as_select())`), on a PostgreSQL, SQLite or MySQL connection enabled by this crate's features"
+)]
+pub trait LoadPage<'query, Conn, K: Keyset>: PaginateDsl + PageSource<K> {
+    /// Builds and runs the page (what [`Paginated::load_page`] calls).
+    ///
+    /// # Errors
+    /// As [`Paginated::load_page`].
+    #[doc(hidden)]
+    fn load_paginated(paginated: Paginated<Self, K>, conn: &mut Conn) -> QueryResult<Page<K>>;
+}
+
+impl<'query, Conn, K, Q> LoadPage<'query, Conn, K> for Q
+where
+    Conn: Connection,
+    Conn::Backend: KeysetBackend,
+    K: KeysetSql<Conn::Backend>,
+    Q: PaginateDsl + PageSource<K>,
+    PageStatement<Q, K>: LoadQuery<'query, Conn, K>,
+    UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
+{
+    fn load_paginated(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
+        let deferred = paginated
             .deferred
             .unwrap_or(<Conn::Backend as KeysetBackend>::DEFERRED_JOIN);
-        let (built, shape) = self.build(deferred, dialect::<Conn::Backend>())?;
-        let (rows, probe) = match built {
-            Built::Plain(q) => (q.load::<K>(conn)?, None),
-            Built::Union(q) => {
+        let (query, shape) = paginated.build(deferred, dialect::<Conn::Backend>())?;
+        let (rows, probe) = match query {
+            PageQuery::Statement(q) => (q.load::<K>(conn)?, None),
+            PageQuery::Union(q) => {
                 let mut found = false;
                 let mut rows = Vec::new();
                 for (row, _key, arm) in q.load::<(K, K::Key, i32)>(conn)? {
-                    if arm == 1 {
+                    if arm == BranchRow::PROBE {
                         found = true;
                     } else {
                         rows.push(row);
@@ -318,13 +349,8 @@ struct Shape {
     probed: bool,
 }
 
-enum Built<A, B, U> {
-    Plain(PlainPage<A, B>),
-    Union(U),
-}
-
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
-/// never returned (../shared/CASES.md C03); a backward page is reversed into display order;
+/// never returned (docs/CASES.md C03); a backward page is reversed into display order;
 /// flags and cursors follow the Relay connection spec's words (see [`Page`]).
 fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape) -> Page<K> {
     let keep = usize::try_from(shape.page_size).unwrap_or(usize::MAX);
@@ -367,19 +393,13 @@ fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape) -> 
     }
 }
 
-/// A select query a keyset page can be built on. Implemented for Diesel's `SelectStatement`
-/// without `ORDER BY`, `LIMIT` or `OFFSET` (checked by the compiler) and for boxed select
-/// statements (checked when the page is built: [`KeysetError::AlreadyOrdered`],
-/// [`KeysetError::AlreadyLimited`]).
+/// A select query a keyset page of `K` can be built on: Diesel's `SelectStatement` without
+/// `ORDER BY`, `LIMIT` or `OFFSET` whose `FROM` reads `K`'s table once (checked by the
+/// compiler, each rule with its own message), and boxed select statements (the table checked
+/// by the compiler; the clauses when the page is built: [`KeysetError::AlreadyOrdered`],
+/// [`KeysetError::AlreadyLimited`]). The page statement is written from the query's parts
+/// ([`SelectParts`](crate::query::SelectParts)).
 pub trait PageSource<K: Keyset>: Sized {
-    /// The first page's query: `ORDER BY` + `LIMIT`.
-    type First;
-    /// A later page's query: seek predicate + `ORDER BY` + `LIMIT`.
-    type Seek;
-    /// Builds the first page's query.
-    fn first_page(self, order: KeysetOrder<K>, limit: i64) -> Self::First;
-    /// Builds a later page's query.
-    fn seek_page(self, seek: SeekPredicate<K>, order: KeysetOrder<K>, limit: i64) -> Self::Seek;
     /// Refuses clauses the type system cannot see (boxed queries).
     ///
     /// # Errors
@@ -391,7 +411,7 @@ pub trait PageSource<K: Keyset>: Sized {
 
 /// The query checks are bounds of this impl, each a marker trait of `checks.rs` whose message
 /// names the fix: no `ORDER BY`, `LIMIT` or `OFFSET` yet, and the keyset's table in `FROM`.
-impl<K, F, S, D, W, O, L, Of, G, H, LC, O1, L1, F2, O2, L2> PageSource<K>
+impl<K, F, S, D, W, O, L, Of, G, H, LC> PageSource<K>
     for SelectStatement<FromClause<F>, S, D, W, O, LimitOffsetClause<L, Of>, G, H, LC>
 where
     K: Keyset,
@@ -400,22 +420,7 @@ where
     O: NoOrderByYet,
     L: NoLimitYet,
     Of: NoOffsetYet,
-    Self: OrderDsl<KeysetOrder<K>, Output = O1>,
-    O1: LimitDsl<Output = L1>,
-    Self: FilterDsl<SeekPredicate<K>, Output = F2>,
-    F2: OrderDsl<KeysetOrder<K>, Output = O2>,
-    O2: LimitDsl<Output = L2>,
 {
-    type First = L1;
-    type Seek = L2;
-
-    fn first_page(self, order: KeysetOrder<K>, limit: i64) -> L1 {
-        self.order(order).limit(limit)
-    }
-
-    fn seek_page(self, seek: SeekPredicate<K>, order: KeysetOrder<K>, limit: i64) -> L2 {
-        self.filter(seek).order(order).limit(limit)
-    }
 }
 
 /// Boxed queries erase their clauses from the type, so the rule is checked at run time: a
@@ -427,21 +432,7 @@ where
     QS: QuerySource + AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
     DB: Backend + Default,
-    Self: FilterDsl<SeekPredicate<K>, Output = Self>
-        + OrderDsl<KeysetOrder<K>, Output = Self>
-        + LimitDsl<Output = Self>,
 {
-    type First = Self;
-    type Seek = Self;
-
-    fn first_page(self, order: KeysetOrder<K>, limit: i64) -> Self {
-        self.order(order).limit(limit)
-    }
-
-    fn seek_page(self, seek: SeekPredicate<K>, order: KeysetOrder<K>, limit: i64) -> Self {
-        self.filter(seek).order(order).limit(limit)
-    }
-
     fn check_clauses(&self) -> Result<(), KeysetError> {
         // A boxed clause may be present and still write nothing (PostgreSQL boxes an absent
         // LIMIT as `Some(NoLimitClause)`), so ask each one whether it writes SQL.
@@ -461,75 +452,33 @@ where
     }
 }
 
-/// The first page's or a later page's plain query (they differ in type because only a later
-/// page has a seek predicate). Loads the model.
-#[derive(Debug, Clone)]
-pub enum PlainPage<A, B> {
-    /// First page: `ORDER BY` + `LIMIT`, no seek predicate.
-    First(A),
-    /// Later page: seek predicate + `ORDER BY` + `LIMIT`.
-    Seek(B),
-}
-
-impl<A, B> Query for PlainPage<A, B>
-where
-    A: Query,
-    B: Query<SqlType = A::SqlType>,
-{
-    type SqlType = A::SqlType;
-}
-
-impl<A, B> QueryId for PlainPage<A, B> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
-
-impl<A, B, DB> QueryFragment<DB> for PlainPage<A, B>
-where
-    DB: Backend,
-    A: QueryFragment<DB>,
-    B: QueryFragment<DB>,
-{
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        match self {
-            PlainPage::First(q) => q.walk_ast(out),
-            PlainPage::Seek(q) => q.walk_ast(out),
-        }
-    }
-}
-
-impl<A, B, Conn> RunQueryDsl<Conn> for PlainPage<A, B> {}
-
 /// The SQL of one page, as [`Paginated::into_query`] gives it: for `diesel::debug_query` and
 /// `EXPLAIN`. Load pages with [`Paginated::load_page`].
 #[derive(Debug)]
-pub enum PageQuery<A, B, U> {
-    /// First page: `ORDER BY` + `LIMIT`, no seek predicate.
-    First(A),
-    /// Later page: seek predicate + `ORDER BY` + `LIMIT`.
-    Seek(B),
-    /// Later page whose seek needs a union (a leading nullable column with its NULL group on
+pub enum PageQuery<Q, K: Keyset> {
+    /// One statement: the first page (`ORDER BY` + `LIMIT`), or a later page (seek predicate
+    /// + `ORDER BY` + `LIMIT`, directly or as a deferred join).
+    Statement(PageStatement<Q, K>),
+    /// A later page whose seek needs a union (a leading nullable column with its NULL group on
     /// the far side of the cursor, or one seek per key level) or carries a probe (exact
-    /// flags): see `UnionPage`.
-    Union(U),
+    /// flags): see [`UnionPage`](crate::query::UnionPage).
+    Union(UnionPage<Q, K>),
 }
 
-impl<A, B, U> QueryId for PageQuery<A, B, U> {
+impl<Q, K: Keyset> QueryId for PageQuery<Q, K> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<A, B, U, DB> QueryFragment<DB> for PageQuery<A, B, U>
+impl<Q, K: Keyset, DB> QueryFragment<DB> for PageQuery<Q, K>
 where
     DB: Backend,
-    A: QueryFragment<DB>,
-    B: QueryFragment<DB>,
-    U: QueryFragment<DB>,
+    PageStatement<Q, K>: QueryFragment<DB>,
+    UnionPage<Q, K>: QueryFragment<DB>,
 {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         match self {
-            PageQuery::First(q) => q.walk_ast(out),
-            PageQuery::Seek(q) => q.walk_ast(out),
+            PageQuery::Statement(q) => q.walk_ast(out),
             PageQuery::Union(q) => q.walk_ast(out),
         }
     }
@@ -576,7 +525,7 @@ mod tests {
 
     #[test]
     fn look_ahead_row_is_dropped_and_cursor_is_last_delivered() {
-        // CASES.md C03: LIMIT 4 returned 4 rows for page size 3.
+        // docs/CASES.md C03: LIMIT 4 returned 4 rows for page size 3.
         let page = page_from_rows((1..=4).map(Row).collect(), 3);
         assert_eq!(page.items, vec![Row(1), Row(2), Row(3)]);
         assert!(page.has_more);

@@ -8,8 +8,6 @@
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
 
 use diesel::backend::Backend;
 use diesel::expression::{
@@ -20,23 +18,12 @@ use diesel::query_source::AppearsInFromClause;
 use diesel::sql_types::Bool;
 use diesel::QueryResult;
 
-use crate::backend::KeysetBackend;
+use crate::backend::{dialect, KeysetBackend};
 use crate::checks::KeysetTableInQuery;
 use crate::cursor::Direction;
-use crate::keyset::{Keyset, KeysetSql};
-use crate::sql::{self, Dialect, Emitter, Part, Term};
+use crate::keyset::{column_index_error, Keyset, KeysetSql};
+use crate::sql::{self, Dialect, Emitter, Part, SeekPlan};
 use crate::value::KeyTuple;
-
-pub(crate) fn dialect<DB: KeysetBackend>() -> Dialect {
-    Dialect {
-        row_values: DB::ROW_VALUES,
-        nulls_order_syntax: DB::NULLS_ORDER_SYNTAX,
-    }
-}
-
-pub(crate) fn terms<K: Keyset>(walk: Direction) -> Vec<Term> {
-    K::COLUMNS.iter().map(|c| Term::new(c, walk)).collect()
-}
 
 /// [`Emitter`] over Diesel's `AstPass`.
 struct Pass<'p, 'a, 'b, DB: Backend, K: Keyset> {
@@ -54,82 +41,70 @@ impl<DB: Backend, K: KeysetSql<DB>> Emitter for Pass<'_, '_, '_, DB, K> {
     fn value(&mut self, index: usize) -> QueryResult<()> {
         match self.key {
             Some(key) => K::walk_value(key, index, self.out.reborrow()),
-            None => Err(crate::keyset::__index_error(index)),
-        }
-    }
-}
-
-/// Which part of a seek ([`Part`]) the predicates sharing it render. The page query that
-/// needs several parts (a union of arms, a probe) sets it before writing each branch; Diesel
-/// walks the whole statement from the top in every pass, so each pass sees the same sequence.
-#[derive(Debug, Default)]
-pub(crate) struct PartSelector(AtomicUsize);
-
-const PROBE: usize = usize::MAX;
-
-impl PartSelector {
-    pub(crate) fn set(&self, part: Part) {
-        let value = match part {
-            Part::Arm(i) => i,
-            Part::Probe => PROBE,
-        };
-        self.0.store(value, Ordering::Relaxed);
-    }
-
-    fn get(&self) -> Part {
-        match self.0.load(Ordering::Relaxed) {
-            PROBE => Part::Probe,
-            i => Part::Arm(i),
+            None => Err(column_index_error(index)),
         }
     }
 }
 
 /// `WHERE` condition selecting the rows strictly after `key` in the keyset's order (or strictly
 /// before it, walking backward). The crate docs ("The SQL") give the exact SQL per backend.
+///
+/// As a Diesel expression (`.filter(seek)`) it is the whole seek in one condition. A page
+/// query may split it into arms, one union branch each (see
+/// [`Paginated::seek_per_level`](crate::Paginated::seek_per_level)); that split is planned
+/// once, when the page is built.
 pub struct SeekPredicate<K: Keyset> {
     key: K::Key,
     walk: Direction,
-    part: Arc<PartSelector>,
-    /// One union arm per key level (see [`crate::Paginated::seek_per_level`]).
-    per_level: bool,
+    plan: SeekPlan,
 }
 
 impl<K: Keyset> SeekPredicate<K> {
-    /// The predicate for rows after (`Forward`) or before (`Backward`) `key`.
+    /// The predicate for rows after (`Forward`) or before (`Backward`) `key`, as one
+    /// condition.
     pub fn new(key: K::Key, walk: Direction) -> Self {
         SeekPredicate {
             key,
             walk,
-            part: Arc::default(),
-            per_level: false,
+            plan: SeekPlan::Single,
         }
     }
 
-    /// A predicate whose part is chosen by `part` (for a union page query), split per key
-    /// level when `per_level`.
-    pub(crate) fn with_selector(
-        key: K::Key,
-        walk: Direction,
-        part: Arc<PartSelector>,
-        per_level: bool,
-    ) -> Self {
-        SeekPredicate {
-            key,
-            walk,
-            part,
-            per_level,
-        }
-    }
-
-    /// How many arms the seek has for this key on a backend with `dialect` (see
-    /// [`crate::sql::arm_count`]).
-    pub(crate) fn arm_count(&self, dialect: Dialect) -> usize {
-        let terms = terms::<K>(self.walk);
-        sql::arm_count(
-            &terms,
-            &|i| KeyTuple::is_null(&self.key, i),
+    /// The predicate a page query writes on a backend with `dialect`: its arms planned once
+    /// here ([`SeekPlan`]), split per key level when `per_level`.
+    pub(crate) fn planned(key: K::Key, walk: Direction, dialect: Dialect, per_level: bool) -> Self {
+        let plan = SeekPlan::new(
+            &sql::terms(K::COLUMNS, walk),
+            &|i| KeyTuple::is_null(&key, i),
             dialect,
-            self.per_level,
+            per_level,
+        );
+        SeekPredicate { key, walk, plan }
+    }
+
+    /// How many arms (union branches) the seek has.
+    pub(crate) fn arms(&self) -> usize {
+        self.plan.arms()
+    }
+
+    /// Writes `part` of the seek: an arm of its plan, or the probe of the other side.
+    pub(crate) fn walk_part<'b, DB>(&'b self, part: Part, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+    where
+        DB: KeysetBackend,
+        K: KeysetSql<DB>,
+    {
+        let key = &self.key;
+        let mut pass = Pass::<DB, K> {
+            out: &mut out,
+            key: Some(key),
+        };
+        sql::write_part(
+            &mut pass,
+            &sql::terms(K::COLUMNS, self.walk),
+            &|i| KeyTuple::is_null(key, i),
+            dialect::<DB>(),
+            self.plan,
+            part,
         )
     }
 }
@@ -139,8 +114,7 @@ impl<K: Keyset> Clone for SeekPredicate<K> {
         SeekPredicate {
             key: self.key.clone(),
             walk: self.walk,
-            part: self.part.clone(),
-            per_level: self.per_level,
+            plan: self.plan,
         }
     }
 }
@@ -150,7 +124,7 @@ impl<K: Keyset> fmt::Debug for SeekPredicate<K> {
         f.debug_struct("SeekPredicate")
             .field("key", &self.key)
             .field("walk", &self.walk)
-            .field("per_level", &self.per_level)
+            .field("plan", &self.plan)
             .finish()
     }
 }
@@ -192,21 +166,8 @@ where
     DB: KeysetBackend,
     K: KeysetSql<DB>,
 {
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        let terms = terms::<K>(self.walk);
-        let mut pass = Pass::<DB, K> {
-            out: &mut out,
-            key: Some(&self.key),
-        };
-        let key = &self.key;
-        sql::write_part(
-            &mut pass,
-            &terms,
-            &|i| KeyTuple::is_null(key, i),
-            dialect::<DB>(),
-            self.part.get(),
-            self.per_level,
-        )
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.walk_part(Part::Arm(0), out)
     }
 }
 
@@ -225,6 +186,11 @@ impl<K: Keyset> KeysetOrder<K> {
             walk,
             _model: PhantomData,
         }
+    }
+
+    /// The walk direction this order is for.
+    pub(crate) fn walk(&self) -> Direction {
+        self.walk
     }
 }
 
@@ -275,11 +241,10 @@ where
     K: KeysetSql<DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        let terms = terms::<K>(self.walk);
         let mut pass = Pass::<DB, K> {
             out: &mut out,
             key: None,
         };
-        sql::write_order(&mut pass, &terms, dialect::<DB>())
+        sql::write_order(&mut pass, &sql::terms(K::COLUMNS, self.walk), dialect::<DB>())
     }
 }

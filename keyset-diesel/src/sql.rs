@@ -1,7 +1,7 @@
 //! The SQL text of a keyset: ORDER BY terms and seek predicates, written through an
 //! [`Emitter`] so the same code drives Diesel's `AstPass` and the unit tests below.
 //!
-//! Rules (../shared/DESIGN.md, "The seek predicate"):
+//! Rules (docs/DESIGN.md, "The seek predicate"):
 //! 1. All columns in one direction on a row-value backend: one row-value comparison,
 //!    `(a, b) > ($1, $2)`.
 //! 2. Otherwise the factored expanded-OR form with a redundant bound on the leading group in its
@@ -150,91 +150,108 @@ fn groups(terms: &[Term], row_values: bool) -> Vec<Group> {
     out
 }
 
-/// Which part of a seek a query renders.
+/// Which part of a seek a statement writes: an argument of every writer, never shared state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Part {
-    /// Main arm `i` of [`arm_count`]: rows after the key, a disjoint slice of them per arm,
-    /// arms in walk order.
+    /// Arm `i` of the page's [`SeekPlan`]: rows after the key, a disjoint slice of them per
+    /// arm, arms in walk order.
     Arm(usize),
     /// The rows at or before the key (the other side, the key's own row included): the
     /// one-row probe for an exact flag in the other direction.
     Probe,
 }
 
-/// How many arms the seek after this key has. Two when the leading column is nullable and
-/// the rows after the key are values and then the NULL group (NULLs after a value cursor), or
-/// the rest of the NULL group and then the values (NULLs before, NULL cursor): a single `OR`
-/// would turn the leading column's index condition into a filter (PostgreSQL), so each arm
-/// gets its own index range and the page query takes the union. Otherwise, with `per_level`,
-/// one arm per key level (group of columns compared together, see [`level_count`]); one
-/// without.
-pub(crate) fn arm_count(
-    terms: &[Term],
-    is_null: &dyn Fn(usize) -> bool,
-    dialect: Dialect,
-    per_level: bool,
-) -> usize {
-    match null_arms(terms, is_null) {
-        1 if per_level => level_count(terms, dialect),
-        n => n,
-    }
+/// How the seek after one key is split into arms, decided once when the page is built: the
+/// page query has one branch per arm, and [`write_part`] writes arm `i` from this plan.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SeekPlan {
+    /// One arm: the whole seek.
+    Single,
+    /// Two arms around the leading column's NULL group, when the rows after the key are
+    /// values and then the NULL group (NULLs after a value cursor), or the rest of the NULL
+    /// group and then the values (NULLs before, NULL cursor): a single `OR` would turn the
+    /// leading column's index condition into a filter (PostgreSQL), so each arm gets its own
+    /// index range.
+    NullSplit,
+    /// One arm per key level (group of columns compared together): the levels before it
+    /// equal to the key's, that level strictly after it (`a = $1 AND b > $2`), each arm an
+    /// index range of its own (docs/DESIGN.md, "Long runs of ties").
+    PerLevel {
+        /// The number of levels (at least 2).
+        levels: usize,
+    },
 }
 
-/// The number of key levels: groups of columns the seek compares together (a leading run of
-/// same-direction, non-nullable columns is one level on row-value backends; every column is
-/// its own level otherwise).
-pub(crate) fn level_count(terms: &[Term], dialect: Dialect) -> usize {
-    groups(terms, dialect.row_values).len()
-}
-
-fn null_arms(terms: &[Term], is_null: &dyn Fn(usize) -> bool) -> usize {
-    match terms.first().map(|t| (t.nulls, is_null(0))) {
-        Some((Some(NullsOrder::Last), false)) | Some((Some(NullsOrder::First), true))
-            if terms.len() > 1 =>
-        {
-            2
+impl SeekPlan {
+    /// The plan for this key on a backend with `dialect`. `is_null(i)` says whether key value
+    /// `i` is NULL. A leading NULL split wins over `per_level`; a keyset of one level is a
+    /// single seek either way.
+    pub(crate) fn new(
+        terms: &[Term],
+        is_null: &dyn Fn(usize) -> bool,
+        dialect: Dialect,
+        per_level: bool,
+    ) -> Self {
+        if needs_null_split(terms, is_null) {
+            return SeekPlan::NullSplit;
         }
-        _ => 1,
+        let levels = groups(terms, dialect.row_values).len();
+        if per_level && levels > 1 {
+            SeekPlan::PerLevel { levels }
+        } else {
+            SeekPlan::Single
+        }
+    }
+
+    /// How many arms (union branches) the seek has.
+    pub(crate) fn arms(self) -> usize {
+        match self {
+            SeekPlan::Single => 1,
+            SeekPlan::NullSplit => 2,
+            SeekPlan::PerLevel { levels } => levels,
+        }
     }
 }
 
-/// Writes `part` of the seek predicate for the walk. `is_null(i)` says whether key value `i`
-/// is NULL. With one arm, `Part::Arm(0)` is the whole seek: rows strictly after the key in
-/// the walk's order. With `per_level` (and no NULL split), `Part::Arm(j)` is key level `j`:
-/// the levels before it equal to the key's, level `j` strictly after it
-/// (`a = $1 AND b > $2`), each arm an index range of its own (../shared/DESIGN.md, "Long runs
-/// of ties").
+fn needs_null_split(terms: &[Term], is_null: &dyn Fn(usize) -> bool) -> bool {
+    terms.len() > 1
+        && matches!(
+            terms.first().map(|t| (t.nulls, is_null(0))),
+            Some((Some(NullsOrder::Last), false)) | Some((Some(NullsOrder::First), true))
+        )
+}
+
+/// The keyset's terms for a walk direction.
+pub(crate) fn terms(columns: &[KeyColumn], walk: Direction) -> Vec<Term> {
+    columns.iter().map(|c| Term::new(c, walk)).collect()
+}
+
+/// Writes `part` of the seek predicate planned as `plan` for the walk. `is_null(i)` says
+/// whether key value `i` is NULL. `Part::Arm(0)` of a [`SeekPlan::Single`] is the whole seek:
+/// rows strictly after the key in the walk's order.
+///
+/// # Errors
+/// An arm the plan does not have (or a level this dialect does not have): a
+/// `QueryBuilderError`, never a guessed predicate.
 pub(crate) fn write_part(
     e: &mut dyn Emitter,
     terms: &[Term],
     is_null: &dyn Fn(usize) -> bool,
     dialect: Dialect,
+    plan: SeekPlan,
     part: Part,
-    per_level: bool,
 ) -> QueryResult<()> {
-    match part {
-        Part::Probe => {
+    let groups = groups(terms, dialect.row_values);
+    match (part, plan) {
+        (Part::Probe, _) => {
             // At or before the key = the seek of the reversed walk, its last column inclusive.
             let reversed: Vec<Term> = terms.iter().map(|t| t.reversed()).collect();
-            let groups = groups(&reversed, dialect.row_values);
-            let w = Writer {
-                terms: &reversed,
-                is_null,
-                groups: &groups,
-                values_only: false,
-                inclusive: true,
-            };
-            w.write_seek(e)
+            let groups = self::groups(&reversed, dialect.row_values);
+            Writer::probe(&reversed, is_null, &groups).write_seek(e)
         }
-        Part::Arm(arm) if null_arms(terms, is_null) == 2 => {
-            let groups = groups(terms, dialect.row_values);
-            let w = Writer {
-                terms,
-                is_null,
-                groups: &groups,
-                values_only: true,
-                inclusive: false,
-            };
+        (Part::Arm(0), SeekPlan::Single) => Writer::seek(terms, is_null, &groups).write_seek(e),
+        (Part::Arm(arm), SeekPlan::NullSplit) if arm < 2 => {
+            let w = Writer::values_only(terms, is_null, &groups);
             match (terms[0].nulls, arm) {
                 // NULLs after a value: first the values after it, then the NULL group.
                 (Some(NullsOrder::Last), 0) => w.write_seek(e),
@@ -256,21 +273,10 @@ pub(crate) fn write_part(
                 }
             }
         }
-        Part::Arm(level) => {
-            let groups = groups(terms, dialect.row_values);
-            let w = Writer {
-                terms,
-                is_null,
-                groups: &groups,
-                values_only: false,
-                inclusive: false,
-            };
-            if per_level {
-                w.write_level(e, level)
-            } else {
-                w.write_seek(e)
-            }
+        (Part::Arm(level), SeekPlan::PerLevel { levels }) if level < levels => {
+            Writer::seek(terms, is_null, &groups).write_level(e, level)
         }
+        (Part::Arm(arm), _) => Err(crate::keyset::column_index_error(arm)),
     }
 }
 
@@ -284,12 +290,37 @@ struct Writer<'a> {
     inclusive: bool,
 }
 
-/// What "strictly after the key" means for one group.
-enum After {
-    /// Nothing in this group comes after the key value (a NULL that sorts last).
-    Nothing,
-    /// A condition to write.
-    Some,
+impl<'a> Writer<'a> {
+    /// The seek: rows strictly after the key.
+    fn seek(terms: &'a [Term], is_null: &'a dyn Fn(usize) -> bool, groups: &'a [Group]) -> Self {
+        Writer {
+            terms,
+            is_null,
+            groups,
+            values_only: false,
+            inclusive: false,
+        }
+    }
+
+    /// The seek without the leading column's NULL group (the other arm of a NULL split).
+    fn values_only(
+        terms: &'a [Term],
+        is_null: &'a dyn Fn(usize) -> bool,
+        groups: &'a [Group],
+    ) -> Self {
+        Writer {
+            values_only: true,
+            ..Writer::seek(terms, is_null, groups)
+        }
+    }
+
+    /// Rows at or after the key in `terms`' order (the probe writes it on reversed terms).
+    fn probe(terms: &'a [Term], is_null: &'a dyn Fn(usize) -> bool, groups: &'a [Group]) -> Self {
+        Writer {
+            inclusive: true,
+            ..Writer::seek(terms, is_null, groups)
+        }
+    }
 }
 
 impl Writer<'_> {
@@ -307,15 +338,16 @@ impl Writer<'_> {
     fn write_level(&self, e: &mut dyn Emitter, level: usize) -> QueryResult<()> {
         let Some(&g) = self.groups.get(level) else {
             // The page query was built for another backend's levels: refuse, never guess.
-            return Err(crate::keyset::__index_error(level));
+            return Err(crate::keyset::column_index_error(level));
         };
         for &before in &self.groups[..level] {
             self.write_equal(e, before)?;
             e.sql(" AND ");
         }
-        match self.after_kind(g) {
-            After::Nothing => e.sql("1 = 0"),
-            After::Some => self.write_after(e, g)?,
+        if self.has_after(g) {
+            self.write_after(e, g)?;
+        } else {
+            e.sql("1 = 0");
         }
         Ok(())
     }
@@ -326,29 +358,25 @@ impl Writer<'_> {
         let last = i + 1 == self.groups.len();
         if last && self.inclusive {
             // After or equal.
-            return match self.after_kind(g) {
-                After::Nothing => self.write_equal(e, g),
-                After::Some => {
-                    e.sql("(");
-                    self.write_after(e, g)?;
-                    e.sql(" OR (");
-                    self.write_equal(e, g)?;
-                    e.sql("))");
-                    Ok(())
-                }
-            };
+            if !self.has_after(g) {
+                return self.write_equal(e, g);
+            }
+            e.sql("(");
+            self.write_after(e, g)?;
+            e.sql(" OR (");
+            self.write_equal(e, g)?;
+            e.sql("))");
+            return Ok(());
         }
         if last {
-            return match self.after_kind(g) {
-                After::Nothing => {
-                    e.sql("1 = 0");
-                    Ok(())
-                }
-                After::Some => self.write_after(e, g),
-            };
+            if !self.has_after(g) {
+                e.sql("1 = 0");
+                return Ok(());
+            }
+            return self.write_after(e, g);
         }
         e.sql("(");
-        if let After::Some = self.after_kind(g) {
+        if self.has_after(g) {
             self.write_after(e, g)?;
             e.sql(" OR (");
             self.write_equal(e, g)?;
@@ -364,12 +392,11 @@ impl Writer<'_> {
         Ok(())
     }
 
-    fn after_kind(&self, g: Group) -> After {
+    /// Whether any row comes strictly after the key in group `g`: not after a NULL that
+    /// sorts last.
+    fn has_after(&self, g: Group) -> bool {
         let term = self.terms[g.start];
-        match term.nulls {
-            Some(NullsOrder::Last) if (self.is_null)(g.start) => After::Nothing,
-            _ => After::Some,
-        }
+        !(term.nulls == Some(NullsOrder::Last) && (self.is_null)(g.start))
     }
 
     /// Rows whose group value comes strictly after the key's.
@@ -394,7 +421,7 @@ impl Writer<'_> {
                 e.column(i)?;
                 e.sql(" IS NULL)");
             }
-            // NULL sorting last: nothing after it (`after_kind` keeps us from getting here).
+            // NULL sorting last: nothing after it (`has_after` keeps us from getting here).
             (Some(NullsOrder::Last), true) => e.sql("1 = 0"),
             _ => self.write_compare(e, i, term.strict_op())?,
         }
@@ -521,6 +548,11 @@ pub(crate) mod tests {
             .collect()
     }
 
+    fn plan(spec: &str, nulls: &[usize], dialect: Dialect, per_level: bool) -> SeekPlan {
+        SeekPlan::new(&terms(spec), &|i| nulls.contains(&i), dialect, per_level)
+    }
+
+    /// `part` of the seek as the page query plans it (not per level).
     fn part(spec: &str, nulls: &[usize], dialect: Dialect, part: Part) -> String {
         let mut t = Text::default();
         write_part(
@@ -528,32 +560,29 @@ pub(crate) mod tests {
             &terms(spec),
             &|i| nulls.contains(&i),
             dialect,
+            plan(spec, nulls, dialect, false),
             part,
-            false,
         )
         .unwrap();
         t.0
     }
-    /// Every arm of the per-level split, and their count.
+
+    /// Every arm of the per-level plan.
     fn levels(spec: &str, nulls: &[usize], dialect: Dialect) -> Vec<String> {
         let terms = terms(spec);
         let is_null = |i| nulls.contains(&i);
-        (0..arm_count(&terms, &is_null, dialect, true))
+        let plan = plan(spec, nulls, dialect, true);
+        (0..plan.arms())
             .map(|arm| {
                 let mut t = Text::default();
-                write_part(&mut t, &terms, &is_null, dialect, Part::Arm(arm), true).unwrap();
+                write_part(&mut t, &terms, &is_null, dialect, plan, Part::Arm(arm)).unwrap();
                 t.0
             })
             .collect()
     }
 
     fn seek(spec: &str, nulls: &[usize], dialect: Dialect) -> String {
-        let terms = terms(spec);
-        assert_eq!(
-            arm_count(&terms, &|i| nulls.contains(&i), dialect, false),
-            1,
-            "{spec}"
-        );
+        assert_eq!(plan(spec, nulls, dialect, false), SeekPlan::Single, "{spec}");
         part(spec, nulls, dialect, Part::Arm(0))
     }
 
@@ -602,7 +631,7 @@ pub(crate) mod tests {
 
     #[test]
     fn null_key_values_become_is_null_arms_and_are_never_bound() {
-        // CASES.md C09: ASC NULLS LAST, cursor name = NULL: one arm, `IS NULL` is indexable.
+        // docs/CASES.md C09: ASC NULLS LAST, cursor name = NULL: one arm, `IS NULL` is indexable.
         assert_eq!(seek("a/last a", &[0], PG), "(c0 IS NULL AND c1 > $1)");
         // NULLS FIRST, value cursor: the NULLs are behind, the bound holds.
         assert_eq!(
@@ -622,9 +651,7 @@ pub(crate) mod tests {
 
     #[test]
     fn a_leading_null_group_on_the_far_side_is_its_own_arm() {
-        let n = |spec: &str, nulls: &[usize]| {
-            arm_count(&terms(spec), &|i| nulls.contains(&i), PG, false)
-        };
+        let n = |spec: &str, nulls: &[usize]| plan(spec, nulls, PG, false).arms();
         // C10: non-null cursor, NULLs after it: the values after it, then the NULL group.
         assert_eq!(n("a/last a", &[]), 2);
         assert_eq!(
@@ -704,10 +731,23 @@ pub(crate) mod tests {
         );
         // A leading NULL split keeps its two arms.
         assert_eq!(levels("a/last d a", &[], PG).len(), 2);
-        // A level the statement does not have is refused.
-        let mut t = Text::default();
-        let terms = terms("d a");
-        assert!(write_part(&mut t, &terms, &|_| false, PG, Part::Arm(2), true).is_err());
+        // A leading NULL split wins over per level.
+        assert_eq!(plan("a/last d a", &[], PG, true), SeekPlan::NullSplit);
+        // An arm the plan does not have is refused, never guessed: a level past the end, a
+        // level of another backend's plan (MySQL has more levels), a second arm of one seek.
+        let terms = terms("a a");
+        let mysql_plan = plan("a a", &[], MYSQL, true);
+        assert_eq!(mysql_plan, SeekPlan::PerLevel { levels: 2 });
+        for (dialect, plan, arm) in [
+            (MYSQL, mysql_plan, 2),
+            (PG, mysql_plan, 1),
+            (PG, SeekPlan::Single, 1),
+            (PG, SeekPlan::NullSplit, 2),
+        ] {
+            let mut t = Text::default();
+            let written = write_part(&mut t, &terms, &|_| false, dialect, plan, Part::Arm(arm));
+            assert!(written.is_err(), "{plan:?} arm {arm}: {}", t.0);
+        }
     }
 
     #[test]

@@ -18,9 +18,6 @@
 //! selects under its own aliases, so your select list may contain any names, duplicates
 //! included. The rows load as `(row, key, arm)`.
 
-use std::marker::PhantomData;
-use std::sync::Arc;
-
 use diesel::dsl::SqlTypeOf;
 use diesel::expression::Expression;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
@@ -29,20 +26,19 @@ use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, HasSqlType, Integer};
 use diesel::QueryResult;
 
-use crate::backend::KeysetBackend;
+use crate::backend::{dialect, KeysetBackend};
 use crate::cursor::Direction;
-use crate::deferred::{key_alias, walk_statement, SelectParts, Statement, ARM_ALIAS};
-use crate::keyset::{Keyset, KeysetSql};
-use crate::predicate::{dialect, terms, KeysetOrder, PartSelector, SeekPredicate};
+use crate::keyset::{column_index_error, Keyset, KeysetSql};
+use crate::predicate::{KeysetOrder, SeekPredicate};
 use crate::sql::{self, Emitter, Part};
+use crate::statement::{key_alias, walk_statement, BranchRow, SelectParts, Statement, ARM_ALIAS};
 
-/// A union page query; loads `(row, key, arm)` where `arm` is 1 for the probe row.
+/// A union page query: one branch per arm of the seek's plan, plus the probe for exact flags;
+/// loads `(row, key, arm)` where `arm` is [`BranchRow::PROBE`] for the probe row.
 pub struct UnionPage<Q, K: Keyset> {
     query: Q,
     seek: SeekPredicate<K>,
     order: KeysetOrder<K>,
-    part: Arc<PartSelector>,
-    arms: usize,
     probe: bool,
     walk: Direction,
     deferred: bool,
@@ -52,37 +48,36 @@ pub struct UnionPage<Q, K: Keyset> {
     probe_limit: i64,
     /// `LIMIT` of the union: page size + 1, + 1 with a probe.
     outer_limit: i64,
-    _model: PhantomData<fn() -> K>,
-}
-
-/// How a union page is made (see [`UnionPage`]).
-pub(crate) struct UnionParts<K: Keyset> {
-    pub seek: SeekPredicate<K>,
-    pub order: KeysetOrder<K>,
-    pub part: Arc<PartSelector>,
-    pub arms: usize,
-    pub probe: bool,
-    pub walk: Direction,
-    pub deferred: bool,
-    pub limit: i64,
 }
 
 impl<Q, K: Keyset> UnionPage<Q, K> {
-    pub(crate) fn new(query: Q, parts: UnionParts<K>) -> Self {
+    /// The union of `seek`'s arms (as planned) and, with `probe`, the probe, each branch
+    /// `LIMIT limit` (the probe `LIMIT 1`).
+    pub(crate) fn new(
+        query: Q,
+        seek: SeekPredicate<K>,
+        order: KeysetOrder<K>,
+        probe: bool,
+        deferred: bool,
+        limit: i64,
+    ) -> Self {
         UnionPage {
             query,
-            seek: parts.seek,
-            order: parts.order,
-            part: parts.part,
-            arms: parts.arms,
-            probe: parts.probe,
-            walk: parts.walk,
-            deferred: parts.deferred,
-            limit: parts.limit,
+            walk: order.walk(),
+            seek,
+            order,
+            probe,
+            deferred,
+            limit,
             probe_limit: 1,
-            outer_limit: parts.limit + i64::from(parts.probe),
-            _model: PhantomData,
+            outer_limit: limit + i64::from(probe),
         }
+    }
+
+    /// The branches, in order: every arm of the seek, then the probe.
+    fn branches(&self) -> impl Iterator<Item = Part> {
+        let probe = self.probe.then_some(Part::Probe);
+        (0..self.seek.arms()).map(Part::Arm).chain(probe)
     }
 }
 
@@ -91,7 +86,6 @@ impl<Q: std::fmt::Debug, K: Keyset> std::fmt::Debug for UnionPage<Q, K> {
         f.debug_struct("UnionPage")
             .field("query", &self.query)
             .field("seek", &self.seek)
-            .field("arms", &self.arms)
             .field("probe", &self.probe)
             .field("walk", &self.walk)
             .field("deferred", &self.deferred)
@@ -127,7 +121,7 @@ impl<DB: diesel::backend::Backend> Emitter for OuterColumns<'_, '_, '_, DB> {
         self.out.push_identifier(&key_alias(index))
     }
     fn value(&mut self, index: usize) -> QueryResult<()> {
-        Err(crate::keyset::__index_error(index))
+        Err(column_index_error(index))
     }
 }
 
@@ -139,11 +133,7 @@ where
     K: KeysetSql<DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        let mut branches: Vec<Part> = (0..self.arms).map(Part::Arm).collect();
-        if self.probe {
-            branches.push(Part::Probe);
-        }
-        for (i, part) in branches.iter().enumerate() {
+        for (i, part) in self.branches().enumerate() {
             if i > 0 {
                 out.push_sql(" UNION ALL ");
             }
@@ -152,24 +142,21 @@ where
             } else {
                 "SELECT * FROM ("
             });
-            let (limit, arm) = match part {
-                Part::Probe => (&self.probe_limit, "1"),
-                Part::Arm(_) => (&self.limit, "0"),
+            let (limit, row) = match part {
+                Part::Probe => (&self.probe_limit, BranchRow::Probe),
+                Part::Arm(_) => (&self.limit, BranchRow::Page),
             };
-            self.part.set(*part);
-            let walked = walk_statement(
+            walk_statement(
                 Statement {
                     query: &self.query,
-                    seek: &self.seek,
+                    seek: Some((&self.seek, part)),
                     order: &self.order,
                     limit,
                     deferred: self.deferred,
-                    extras: Some(arm),
+                    extras: Some(row),
                 },
                 out.reborrow(),
-            );
-            self.part.set(Part::Arm(0));
-            walked?;
+            )?;
             out.push_sql(")");
             if !DB::PARENTHESIZED_UNION {
                 out.push_sql(" AS ");
@@ -181,7 +168,7 @@ where
             out.push_identifier(ARM_ALIAS)?;
             out.push_sql(" DESC, ");
         }
-        let terms = terms::<K>(self.walk);
+        let terms = sql::terms(K::COLUMNS, self.walk);
         sql::write_order(&mut OuterColumns { out: &mut out }, &terms, dialect::<DB>())?;
         out.push_sql(" LIMIT ");
         out.push_bind_param::<BigInt, i64>(&self.outer_limit)

@@ -1,10 +1,21 @@
-//! The deferred join: the seek runs on the keyset's index alone (a covering, index-only range
-//! scan that reads page size + 1 entries), and the page's rows are then fetched by their
-//! tie-breaker. The default on MySQL/MariaDB, where a page whose select list is not covered by
-//! the index is otherwise planned as `ref` access on your equality filter with the seek pushed
-//! into the index condition, which reads every index entry from the start of your filtered
-//! range to the cursor (measured on MariaDB 10.11, 120,000 rows, depth 50,075:
-//! Handler_icp_attempts 50,097 for the plain query; 20 reads with the deferred join):
+//! The page statement: one `SELECT` written from the parts of your query ([`SelectParts`]),
+//! the keyset's `ORDER BY` and `LIMIT page_size + 1`, and, on a later page, the seek
+//! predicate ANDed after your filters. Every page shape is written here: the first page, a
+//! later page in the direct form or as a deferred join, and each branch of a union page
+//! (`crate::query::UnionPage`).
+//!
+//! ```sql
+//! SELECT <your select> FROM <your table> WHERE <your filters> AND (<seek predicate>)
+//! ORDER BY <keyset> LIMIT ?
+//! ```
+//!
+//! The deferred join runs the seek on the keyset's index alone (a covering, index-only range
+//! scan that reads page size + 1 entries), and then fetches the page's rows by their
+//! tie-breaker. It is the default on MySQL/MariaDB, where a page whose select list is not
+//! covered by the index is otherwise planned as `ref` access on your equality filter with the
+//! seek pushed into the index condition, which reads every index entry from the start of your
+//! filtered range to the cursor (measured on MariaDB 10.11, 120,000 rows, depth 50,075:
+//! Handler_icp_attempts 50,097 for the direct form; 20 reads with the deferred join):
 //!
 //! ```sql
 //! SELECT <your select> FROM <your table> WHERE <your filters> AND `t`.`id` IN (
@@ -36,6 +47,7 @@ use diesel::QueryResult;
 use crate::backend::KeysetBackend;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::predicate::{KeysetOrder, SeekPredicate};
+use crate::sql::Part;
 
 /// Renders the clauses of a select statement separately, so a page query can repeat them
 /// (implemented for Diesel's `SelectStatement` and boxed select statements).
@@ -148,48 +160,62 @@ where
     }
 }
 
-/// A seek page as a deferred join (see the module docs).
-pub struct DeferredJoin<Q, K: Keyset> {
+/// One page's query, for every shape but the union: the first page (no seek predicate), or a
+/// later page in the direct form or as a deferred join (see the module docs). Loads the
+/// model. [`crate::Paginated::into_query`] returns it inside [`PageQuery`](crate::query::PageQuery)
+/// for `diesel::debug_query`.
+pub struct PageStatement<Q, K: Keyset> {
     query: Q,
-    seek: SeekPredicate<K>,
+    seek: Option<SeekPredicate<K>>,
     order: KeysetOrder<K>,
     limit: i64,
+    deferred: bool,
 }
 
-impl<Q, K: Keyset> DeferredJoin<Q, K> {
-    pub(crate) fn new(query: Q, seek: SeekPredicate<K>, order: KeysetOrder<K>, limit: i64) -> Self {
-        DeferredJoin {
+impl<Q, K: Keyset> PageStatement<Q, K> {
+    /// A page of `query` after `seek` (none: the first page) in `order`, `LIMIT limit`, as a
+    /// deferred join when `deferred` and there is a seek.
+    pub(crate) fn new(
+        query: Q,
+        seek: Option<SeekPredicate<K>>,
+        order: KeysetOrder<K>,
+        limit: i64,
+        deferred: bool,
+    ) -> Self {
+        PageStatement {
             query,
             seek,
             order,
             limit,
+            deferred,
         }
     }
 }
 
-impl<Q: fmt::Debug, K: Keyset> fmt::Debug for DeferredJoin<Q, K> {
+impl<Q: fmt::Debug, K: Keyset> fmt::Debug for PageStatement<Q, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("DeferredJoin")
+        f.debug_struct("PageStatement")
             .field("query", &self.query)
             .field("seek", &self.seek)
             .field("order", &self.order)
             .field("limit", &self.limit)
+            .field("deferred", &self.deferred)
             .finish()
     }
 }
 
-impl<Q, K: Keyset> QueryId for DeferredJoin<Q, K> {
+impl<Q, K: Keyset> QueryId for PageStatement<Q, K> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<Q: Query, K: Keyset> Query for DeferredJoin<Q, K> {
+impl<Q: Query, K: Keyset> Query for PageStatement<Q, K> {
     type SqlType = Q::SqlType;
 }
 
-impl<Q, K: Keyset, Conn> RunQueryDsl<Conn> for DeferredJoin<Q, K> {}
+impl<Q, K: Keyset, Conn> RunQueryDsl<Conn> for PageStatement<Q, K> {}
 
-impl<Q, K, DB> QueryFragment<DB> for DeferredJoin<Q, K>
+impl<Q, K, DB> QueryFragment<DB> for PageStatement<Q, K>
 where
     DB: KeysetBackend + HasSqlType<BigInt>,
     i64: ToSql<BigInt, DB>,
@@ -200,10 +226,10 @@ where
         walk_statement(
             Statement {
                 query: &self.query,
-                seek: &self.seek,
+                seek: self.seek.as_ref().map(|seek| (seek, Part::Arm(0))),
                 order: &self.order,
                 limit: &self.limit,
-                deferred: true,
+                deferred: self.deferred,
                 extras: None,
             },
             out,
@@ -214,14 +240,16 @@ where
 /// One page statement, written from the parts of the caller's query.
 pub(crate) struct Statement<'b, Q, K: Keyset> {
     pub query: &'b Q,
-    pub seek: &'b SeekPredicate<K>,
+    /// The seek predicate and the part of it to write; `None` on a first page.
+    pub seek: Option<(&'b SeekPredicate<K>, Part)>,
     pub order: &'b KeysetOrder<K>,
     pub limit: &'b i64,
-    /// As a deferred join (unless the query is `DISTINCT` or locks rows).
+    /// As a deferred join (when there is a seek, unless the query is `DISTINCT` or locks
+    /// rows).
     pub deferred: bool,
-    /// For a union branch: also select every key column as `__keyset_k<i>`, and this literal
-    /// as `__keyset_arm`.
-    pub extras: Option<&'static str>,
+    /// For a union branch: also select every key column as `__keyset_k<i>`, and this
+    /// [`BranchRow`] as `__keyset_arm`.
+    pub extras: Option<BranchRow>,
 }
 
 /// `SELECT <list> [, keys, arm] FROM .. WHERE <filters> AND (<seek>) .. ORDER BY .. LIMIT ?`,
@@ -237,16 +265,10 @@ where
     K: KeysetSql<DB>,
 {
     let q = s.query;
-    let and_or_where = if q.has_where(out.backend())? {
-        " AND "
-    } else {
-        " WHERE "
-    };
-    let deferred = s.deferred && !q.distinct_or_locking(out.backend())?;
     let tie_breaker = K::COLUMNS.len().saturating_sub(1);
     out.push_sql("SELECT ");
     q.walk_select_list(out.reborrow())?;
-    if let Some(arm) = s.extras {
+    if let Some(row) = s.extras {
         for i in 0..K::COLUMNS.len() {
             out.push_sql(", ");
             K::walk_column(i, out.reborrow())?;
@@ -254,30 +276,39 @@ where
             out.push_identifier(&key_alias(i))?;
         }
         out.push_sql(", ");
-        out.push_sql(arm);
+        out.push_sql(row.literal());
         out.push_sql(" AS ");
         out.push_identifier(ARM_ALIAS)?;
     }
     q.walk_from(out.reborrow())?;
     q.walk_where(out.reborrow())?;
-    out.push_sql(and_or_where);
-    if deferred {
-        K::walk_column(tie_breaker, out.reborrow())?;
-        out.push_sql(" IN (SELECT ");
-        out.push_identifier("__keyset_k")?;
-        out.push_sql(".");
-        out.push_identifier("__keyset_tb")?;
-        out.push_sql(" FROM (SELECT ");
-        K::walk_column(tie_breaker, out.reborrow())?;
-        out.push_sql(" AS ");
-        out.push_identifier("__keyset_tb")?;
-        q.walk_from(out.reborrow())?;
-        q.walk_where(out.reborrow())?;
+    let mut deferred = false;
+    if let Some((seek, part)) = s.seek {
+        let and_or_where = if q.has_where(out.backend())? {
+            " AND "
+        } else {
+            " WHERE "
+        };
+        deferred = s.deferred && !q.distinct_or_locking(out.backend())?;
         out.push_sql(and_or_where);
+        if deferred {
+            K::walk_column(tie_breaker, out.reborrow())?;
+            out.push_sql(" IN (SELECT ");
+            out.push_identifier("__keyset_k")?;
+            out.push_sql(".");
+            out.push_identifier("__keyset_tb")?;
+            out.push_sql(" FROM (SELECT ");
+            K::walk_column(tie_breaker, out.reborrow())?;
+            out.push_sql(" AS ");
+            out.push_identifier("__keyset_tb")?;
+            q.walk_from(out.reborrow())?;
+            q.walk_where(out.reborrow())?;
+            out.push_sql(and_or_where);
+        }
+        out.push_sql("(");
+        seek.walk_part(part, out.reborrow())?;
+        out.push_sql(")");
     }
-    out.push_sql("(");
-    s.seek.walk_ast(out.reborrow())?;
-    out.push_sql(")");
     // ` GROUP BY .. ORDER BY <keyset> LIMIT ?`: of the seek, and again of the outer query.
     let tail = |mut out: AstPass<'_, 'b, DB>| -> QueryResult<()> {
         q.walk_group(out.reborrow())?;
@@ -296,6 +327,27 @@ where
     q.walk_locking(out)
 }
 
+/// What a union branch's rows are, in its `__keyset_arm` column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BranchRow {
+    /// A row of the page (any arm of the seek).
+    Page,
+    /// The probe row of the other side.
+    Probe,
+}
+
+impl BranchRow {
+    /// The value of `__keyset_arm` for the probe row (page rows have 0).
+    pub(crate) const PROBE: i32 = 1;
+
+    fn literal(self) -> &'static str {
+        match self {
+            BranchRow::Page => "0",
+            BranchRow::Probe => "1",
+        }
+    }
+}
+
 /// `__keyset_k<i>`: key column `i` in a union branch's select list.
 pub(crate) fn key_alias(i: usize) -> String {
     format!("__keyset_k{i}")
@@ -304,35 +356,3 @@ pub(crate) fn key_alias(i: usize) -> String {
 /// The union branch marker column: 0 for a page row, 1 for the probe row.
 pub(crate) const ARM_ALIAS: &str = "__keyset_arm";
 
-/// A later page's query: the direct form (your query with the seek predicate, `ORDER BY` and
-/// `LIMIT`), or the deferred join.
-#[derive(Debug)]
-pub enum SeekQuery<B, D> {
-    /// Seek predicate, `ORDER BY` and `LIMIT` added to your query.
-    Direct(B),
-    /// The deferred join (the default on MySQL/MariaDB).
-    Deferred(D),
-}
-
-impl<B, D> QueryId for SeekQuery<B, D> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
-
-impl<B: Query, D: Query<SqlType = B::SqlType>> Query for SeekQuery<B, D> {
-    type SqlType = B::SqlType;
-}
-
-impl<B, D, DB> QueryFragment<DB> for SeekQuery<B, D>
-where
-    DB: Backend,
-    B: QueryFragment<DB>,
-    D: QueryFragment<DB>,
-{
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        match self {
-            SeekQuery::Direct(q) => q.walk_ast(out),
-            SeekQuery::Deferred(q) => q.walk_ast(out),
-        }
-    }
-}
