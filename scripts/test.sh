@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command (README, "Running the tests"): set-up, then every suite on every backend.
+# The test command (docs/TESTING.md): set-up, then every suite on every backend.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

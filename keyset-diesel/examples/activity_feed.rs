@@ -1,4 +1,5 @@
-//! The activity feed of the seed article, paginated by keyset.
+//! A workspace activity feed (events ordered by time, ties broken by event id), paginated by
+//! keyset.
 //!
 //! ```text
 //! cargo run -p keyset-diesel --example activity_feed --features sqlite,postgres
@@ -57,7 +58,7 @@ struct Event {
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
 
-/// Paginate the seed article's activity feed with keyset pagination.
+/// Paginate a workspace activity feed with keyset pagination.
 #[derive(Parser, Debug)]
 #[command(version, about)]
 struct Args {

@@ -9,7 +9,8 @@ use crate::sql::Dialect;
 pub trait KeysetBackend: Backend + private::Sealed {
     /// Row-value comparison `(a, b) > ($1, $2)` is an index range start on this backend.
     /// True for PostgreSQL and SQLite (3.15+); false for MySQL/MariaDB, whose manuals say row
-    /// comparisons other than `=` and `IN` do not use an index (DESIGN.md rules 1 and 2).
+    /// comparisons other than `=` and `IN` do not use an index, so there every keyset gets the
+    /// expanded form `a >= $1 AND (a > $1 OR (a = $1 AND b > $2))` instead.
     const ROW_VALUES: bool;
     /// `NULLS FIRST` / `NULLS LAST` is valid in `ORDER BY` (PostgreSQL; SQLite 3.30+). On MySQL
     /// the placement is a leading `col IS NULL` sort term instead.

@@ -207,7 +207,7 @@ pub fn render(i: &Inputs<'_>) -> String {
             let _ = writeln!(
                 body,
                 "`keyset` is the library's default here: later pages run as a deferred join \
-                 (README, \"MySQL and MariaDB\"); `direct` is `.deferred_join(false)`. The first \
+                 ([SQL.md](SQL.md#mysql-and-mariadb)); `direct` is `.deferred_join(false)`. The first \
                  page is the same query in both.\n"
             );
             let _ = writeln!(body, "| shape | depth | keyset | vs first page | direct | vs first page | OFFSET | OFFSET / keyset | ties up to the cursor |");

@@ -59,7 +59,8 @@ pub struct Mixed {
 }
 
 /// `grade DESC, id ASC`: mixed directions with long runs of ties (about 10,000 rows per
-/// grade in the big tenant), the case DESIGN.md asks benchmarks to be honest about.
+/// grade in the big tenant): docs/DESIGN.md, "Long runs of ties", asks benchmarks to be honest
+/// about this case.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, QueryableByName, Keyset)]
 #[diesel(table_name = bench_rows)]
 pub struct LongTies {

@@ -1,4 +1,4 @@
--- The activity feed of the seed article: events ordered per workspace by (occurred_at, event_id).
+-- A workspace activity feed: events ordered per workspace by (occurred_at, event_id).
 CREATE TABLE events (
     event_id VARCHAR(64) NOT NULL PRIMARY KEY,
     workspace_id VARCHAR(64) NOT NULL,
