@@ -1,4 +1,4 @@
-// Shared set-up for the doc examples: the seed article's activity feed in an in-memory SQLite
+// Shared set-up for the doc examples: the examples' activity feed (W9's events e101..e106) in an in-memory SQLite
 // database. Included by the doctests with `include!("doctest_setup.rs")`.
 use diesel::prelude::*;
 use keyset_diesel::prelude::*;

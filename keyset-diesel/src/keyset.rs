@@ -96,7 +96,7 @@ pub struct KeyColumn {
 /// * `Key` is the tuple of the key fields' Rust types, in key order (declaration order):
 ///   `(chrono::NaiveDateTime, String)` above.
 /// * `ORDER BY` and the seek predicate are both generated from [`Keyset::COLUMNS`], so they
-///   cannot disagree (../shared/CASES.md C22).
+///   cannot disagree.
 pub trait Keyset: Sized {
     /// The table every key column belongs to.
     type Table: diesel::Table;
@@ -152,8 +152,8 @@ pub trait Keyset: Sized {
 }
 
 /// The backend-specific half of [`Keyset`]: writes key column `index` (qualified with its table)
-/// and binds key value `index` with the column's own SQL type (never a cast: rule 4 of
-/// DESIGN.md). Implemented by `#[derive(Keyset)]` for every backend the field types support.
+/// and binds key value `index` with the column's own SQL type (never a cast, so precision, time
+/// zone and collation are the database's own). Implemented by `#[derive(Keyset)]` for every backend the field types support.
 pub trait KeysetSql<DB: Backend>: Keyset {
     /// Writes column `index` of the keyset, e.g. `"events"."occurred_at"`.
     ///

@@ -142,8 +142,8 @@ pub mod query {
 /// is neither `unique` nor the single-column primary key, `unique` before the last column, a
 /// nullable column without a NULL placement (or a placement on a NOT NULL column), a field type
 /// that does not match its column, a column the table does not have. Each error is reported on
-/// the field or option concerned and names the fix; the README's "Compile-time checks" lists
-/// them all.
+/// the field or option concerned and names the fix, all mistakes of a model in one compile,
+/// each pinned by a compile-fail test.
 pub use keyset_derive::Keyset;
 
 /// The names most code needs: `use keyset_diesel::prelude::*;`.
@@ -160,6 +160,74 @@ pub mod __private {
     pub use crate::Keyset;
     pub use diesel;
 }
+
+/// The crate's front page, as a test: the root holds what a handler names, the `query` module
+/// what bounds and `into_query` name, each item under one path (no `token::` or `value::`
+/// second path, no plumbing at the root).
+///
+/// ```
+/// use keyset_diesel::{
+///     scope_digest, Clock, CodecConfigError, Cursor, CursorCodec, CursorCodecBuilder,
+///     CursorError, DecodedToken, Direction, EncodeError, Keyset, KeysetBackend, KeysetError,
+///     LoadPage, Page, PageResponse, PageSizeError, PageSizePolicy, PaginateDsl, Paginated,
+///     SecretKey, SystemClock, Unordered, DEFAULT_PAGE_SIZE,
+/// };
+/// use keyset_diesel::query::{
+///     InvalidKeyValue, KeyColumn, KeyTuple, KeyValue, KeysetOrder, KeysetSql, NullsOrder,
+///     PageQuery, PageSource, PageStatement, SeekPredicate, SelectParts, SortDirection, UnionPage,
+/// };
+/// use keyset_diesel::prelude::*;
+/// ```
+///
+/// ```compile_fail
+/// use keyset_diesel::token::CursorCodec; // one path: keyset_diesel::CursorCodec
+/// ```
+///
+/// ```compile_fail
+/// use keyset_diesel::value::KeyValue; // one path: keyset_diesel::query::KeyValue
+/// ```
+///
+/// ```compile_fail
+/// use keyset_diesel::PageQuery; // only keyset_diesel::query::PageQuery
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::PageStatement; // only keyset_diesel::query::PageStatement
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::UnionPage; // only keyset_diesel::query::UnionPage
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::SelectParts; // only keyset_diesel::query::SelectParts
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::PageSource; // only keyset_diesel::query::PageSource
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::SeekPredicate; // only keyset_diesel::query::SeekPredicate
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::KeysetOrder; // only keyset_diesel::query::KeysetOrder
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::KeysetSql; // only keyset_diesel::query::KeysetSql
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::KeyColumn; // only keyset_diesel::query::KeyColumn
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::SortDirection; // only keyset_diesel::query::SortDirection
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::NullsOrder; // only keyset_diesel::query::NullsOrder
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::KeyTuple; // only keyset_diesel::query::KeyTuple
+/// ```
+/// ```compile_fail
+/// use keyset_diesel::KeyValue; // only keyset_diesel::query::KeyValue
+/// ```
+#[cfg(doctest)]
+pub struct FrontPageDoctests;
 
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]

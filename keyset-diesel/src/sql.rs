@@ -700,7 +700,7 @@ pub(crate) mod tests {
     fn per_level_arms_are_equal_prefixes_then_one_strict_level() {
         // One level: the plain seek (nothing to split).
         assert_eq!(levels("a a", &[], PG), ["(c0, c1) > ($0, $1)"]);
-        // DESIGN.md, "Long runs of ties": one seek per key level.
+        // docs/DESIGN.md, "Long runs of ties": one seek per key level.
         assert_eq!(levels("d a", &[], PG), ["c0 < $0", "c0 = $0 AND c1 > $1"]);
         assert_eq!(
             levels("a a d", &[], PG),
