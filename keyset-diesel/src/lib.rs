@@ -147,8 +147,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use crate::checks::*;
-    pub use crate::keyset::__index_error;
-    pub use crate::token::sort_signature_digest;
+    pub use crate::keyset::{__index_error, sort_signature_digest};
     pub use crate::{KeyColumn, KeyValue, Keyset, KeysetSql, NullsOrder, SortDirection};
     pub use diesel;
 }
