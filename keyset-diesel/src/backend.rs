@@ -15,7 +15,7 @@ pub trait KeysetBackend: Backend + private::Sealed {
     /// `NULLS FIRST` / `NULLS LAST` is valid in `ORDER BY` (PostgreSQL; SQLite 3.30+). On MySQL
     /// the placement is a leading `col IS NULL` sort term instead.
     const NULLS_ORDER_SYNTAX: bool;
-    /// Later pages run as a deferred join by default (see [`crate::DeferredJoin`]): true for
+    /// Later pages run as a deferred join by default (see [`PageStatement`](crate::query::PageStatement)): true for
     /// MySQL/MariaDB, whose planner otherwise reads a non-covering page from the start of the
     /// filtered range.
     const DEFERRED_JOIN: bool;

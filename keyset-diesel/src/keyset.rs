@@ -4,6 +4,7 @@
 use diesel::backend::Backend;
 use diesel::query_builder::AstPass;
 use diesel::QueryResult;
+use sha2::{Digest, Sha256};
 
 use crate::value::KeyTuple;
 
@@ -147,8 +148,21 @@ pub trait Keyset: Sized {
     /// The digest of [`Keyset::sort_signature`] that tokens carry (SHA-256, first 16 bytes).
     /// The derive caches it in a static; this default computes it on every call.
     fn sort_signature_digest() -> [u8; 16] {
-        crate::token::sort_signature_digest(&Self::sort_signature())
+        sort_signature_digest(&Self::sort_signature())
     }
+}
+
+/// SHA-256 of a sort signature under a version label, first 16 bytes: the digest tokens carry
+/// ([`Keyset::sort_signature_digest`]; the derive caches it).
+#[doc(hidden)]
+pub fn sort_signature_digest(signature: &str) -> [u8; 16] {
+    let digest = Sha256::new()
+        .chain_update(b"keyset-diesel sort v1\0")
+        .chain_update(signature.as_bytes())
+        .finalize();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&digest[..16]);
+    out
 }
 
 /// The backend-specific half of [`Keyset`]: writes key column `index` (qualified with its table)

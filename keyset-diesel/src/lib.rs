@@ -112,6 +112,7 @@ pub use crate::paginate::{LoadPage, PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
 pub use crate::token::{
     scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
     DecodedToken, EncodeError, PageResponse, SecretKey, SystemClock, Unordered,
+    DEFAULT_MAX_TOKEN_LEN, DEFAULT_TTL, MIN_SECRET_LEN,
 };
 
 /// The types behind the bounds: what [`Paginated::into_query`] returns, what a page statement
@@ -127,7 +128,7 @@ pub mod query {
     pub use crate::value::{InvalidKeyValue, KeyTuple, KeyValue};
 }
 
-/// Derives [`Keyset`](trait@Keyset) and [`KeysetSql`] for a Diesel model.
+/// Derives [`Keyset`](trait@Keyset) and [`KeysetSql`](query::KeysetSql) for a Diesel model.
 ///
 /// Field attributes, in key order (declaration order):
 /// * `#[keyset(asc)]` or `#[keyset(desc)]`: a key column and its direction;
@@ -155,8 +156,8 @@ pub mod prelude {
 pub mod __private {
     pub use crate::checks::*;
     pub use crate::keyset::column_index_error as __index_error;
+    pub use crate::keyset::sort_signature_digest;
     pub use crate::query::{KeyColumn, KeyValue, KeysetSql, NullsOrder, SortDirection};
-    pub use crate::token::sort_signature_digest;
     pub use crate::Keyset;
     pub use diesel;
 }
@@ -170,7 +171,8 @@ pub mod __private {
 ///     scope_digest, Clock, CodecConfigError, Cursor, CursorCodec, CursorCodecBuilder,
 ///     CursorError, DecodedToken, Direction, EncodeError, Keyset, KeysetBackend, KeysetError,
 ///     LoadPage, Page, PageResponse, PageSizeError, PageSizePolicy, PaginateDsl, Paginated,
-///     SecretKey, SystemClock, Unordered, DEFAULT_PAGE_SIZE,
+///     SecretKey, SystemClock, Unordered, DEFAULT_MAX_TOKEN_LEN, DEFAULT_PAGE_SIZE, DEFAULT_TTL,
+///     MIN_SECRET_LEN,
 /// };
 /// use keyset_diesel::query::{
 ///     InvalidKeyValue, KeyColumn, KeyTuple, KeyValue, KeysetOrder, KeysetSql, NullsOrder,

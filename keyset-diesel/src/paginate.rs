@@ -210,7 +210,11 @@ impl<Q, K: Keyset> Paginated<Q, K> {
 
     /// Decides the page's shape, once: the first page, one statement after the cursor
     /// (direct or deferred join), or a union of the seek's planned arms and the probe.
-    fn build(self, deferred: bool, dialect: Dialect) -> Result<(PageQuery<Q, K>, Shape), KeysetError>
+    fn build(
+        self,
+        deferred: bool,
+        dialect: Dialect,
+    ) -> Result<(PageQuery<Q, K>, Shape), KeysetError>
     where
         Q: PageSource<K>,
     {

@@ -88,7 +88,11 @@ impl<K: Keyset> SeekPredicate<K> {
     }
 
     /// Writes `part` of the seek: an arm of its plan, or the probe of the other side.
-    pub(crate) fn walk_part<'b, DB>(&'b self, part: Part, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+    pub(crate) fn walk_part<'b, DB>(
+        &'b self,
+        part: Part,
+        mut out: AstPass<'_, 'b, DB>,
+    ) -> QueryResult<()>
     where
         DB: KeysetBackend,
         K: KeysetSql<DB>,
@@ -245,6 +249,10 @@ where
             out: &mut out,
             key: None,
         };
-        sql::write_order(&mut pass, &sql::terms(K::COLUMNS, self.walk), dialect::<DB>())
+        sql::write_order(
+            &mut pass,
+            &sql::terms(K::COLUMNS, self.walk),
+            dialect::<DB>(),
+        )
     }
 }

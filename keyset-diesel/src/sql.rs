@@ -582,7 +582,11 @@ pub(crate) mod tests {
     }
 
     fn seek(spec: &str, nulls: &[usize], dialect: Dialect) -> String {
-        assert_eq!(plan(spec, nulls, dialect, false), SeekPlan::Single, "{spec}");
+        assert_eq!(
+            plan(spec, nulls, dialect, false),
+            SeekPlan::Single,
+            "{spec}"
+        );
         part(spec, nulls, dialect, Part::Arm(0))
     }
 

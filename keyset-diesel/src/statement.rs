@@ -355,4 +355,3 @@ pub(crate) fn key_alias(i: usize) -> String {
 
 /// The union branch marker column: 0 for a page row, 1 for the probe row.
 pub(crate) const ARM_ALIAS: &str = "__keyset_arm";
-

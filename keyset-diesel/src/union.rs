@@ -34,7 +34,7 @@ use crate::sql::{self, Emitter, Part};
 use crate::statement::{key_alias, walk_statement, BranchRow, SelectParts, Statement, ARM_ALIAS};
 
 /// A union page query: one branch per arm of the seek's plan, plus the probe for exact flags;
-/// loads `(row, key, arm)` where `arm` is [`BranchRow::PROBE`] for the probe row.
+/// loads `(row, key, arm)` where `arm` is 1 for the probe row (0 for page rows).
 pub struct UnionPage<Q, K: Keyset> {
     query: Q,
     seek: SeekPredicate<K>,

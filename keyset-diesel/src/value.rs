@@ -1,20 +1,4 @@
 //! Key values: the Rust types a key column may have, with a lossless representation for tokens.
-//!
-//! | Rust type | type tag | token representation |
-//! |---|---|---|
-//! | `i16`, `i32`, `i64` | `i16`, `i32`, `i64` | the integer |
-//! | `bool` | `bool` | the boolean |
-//! | `String` | `text` | the exact string |
-//! | `chrono::DateTime<Utc>` (feature `chrono`) | `datetime_utc` | `[seconds since 1970-01-01T00:00:00Z, nanoseconds]` |
-//! | `chrono::NaiveDateTime` (feature `chrono`) | `naive_datetime` | `[seconds since 1970-01-01T00:00:00, nanoseconds]` |
-//! | `chrono::NaiveDate` (feature `chrono`) | `date` | days since 0001-01-01 (CE day number) |
-//! | `uuid::Uuid` (feature `uuid`) | `uuid` | the 16 bytes as one big-endian `u128` |
-//! | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | `[digits, scale]`: the exact value `digits × 10^-scale` |
-//! | `Option<T>` for any of these | `nullable<tag>` | `null` or the representation of `T` |
-//!
-//! Timestamps keep nanoseconds, so a key read from the database is bound back exactly as it
-//! was read, at whatever precision the database keeps (microseconds on PostgreSQL and
-//! `DATETIME(6)`; the stored text on SQLite, re-encoded by Diesel in the same `%F %T%.f` form).
 //! Floating-point keys are deliberately not supported (NaN and -0.0 have no portable order).
 
 use std::borrow::Cow;
@@ -31,14 +15,30 @@ pub struct InvalidKeyValue(pub &'static str);
 
 /// A Rust type usable as one key column's value.
 ///
-/// Implemented for the types in the [module table](self). Implement it for your own type
+///  | Rust type | type tag | token representation |
+///  |---|---|---|
+///  | `i16`, `i32`, `i64` | `i16`, `i32`, `i64` | the integer |
+///  | `bool` | `bool` | the boolean |
+///  | `String` | `text` | the exact string |
+///  | `chrono::DateTime<Utc>` (feature `chrono`) | `datetime_utc` | `[seconds since 1970-01-01T00:00:00Z, nanoseconds]` |
+///  | `chrono::NaiveDateTime` (feature `chrono`) | `naive_datetime` | `[seconds since 1970-01-01T00:00:00, nanoseconds]` |
+///  | `chrono::NaiveDate` (feature `chrono`) | `date` | days since 0001-01-01 (CE day number) |
+///  | `uuid::Uuid` (feature `uuid`) | `uuid` | the 16 bytes as one big-endian `u128` |
+///  | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | `[digits, scale]`: the exact value `digits × 10^-scale` |
+///  | `Option<T>` for any of these | `nullable<tag>` | `null` or the representation of `T` |
+///
+///  Timestamps keep nanoseconds, so a key read from the database is bound back exactly as it
+///  was read, at whatever precision the database keeps (microseconds on PostgreSQL and
+///  `DATETIME(6)`; the stored text on SQLite, re-encoded by Diesel in the same `%F %T%.f` form).
+///
+/// Implement it for your own type
 /// (a newtype around one of them, say) if its representation is lossless and its Diesel
 /// `ToSql` binds exactly the value that was read.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the type of a key field",
     label = "not a key value type",
     note = "key fields may be `i16`, `i32`, `i64`, `bool`, `String`, `chrono::NaiveDateTime`, `chrono::DateTime<Utc>`, `chrono::NaiveDate` (feature `chrono`), `uuid::Uuid` (feature `uuid`), `bigdecimal::BigDecimal` (feature `numeric`), or an `Option<_>` of one of these; floating-point keys are not supported (NaN and -0.0 have no portable order)",
-    note = "for a type of your own, implement `keyset_diesel::value::KeyValue` for it"
+    note = "for a type of your own, implement `keyset_diesel::query::KeyValue` for it"
 )]
 pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Serializable, lossless form used inside tokens.

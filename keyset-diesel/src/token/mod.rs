@@ -1,0 +1,521 @@
+//! Opaque, signed, versioned, expiring cursor tokens bound to the query. The public items are
+//! re-exported at the crate root; [`CursorCodec`] documents the format and its guarantees.
+
+// The parts, lowest first: error.rs imports nothing of its siblings; keys.rs the errors;
+// scope.rs the errors; wire.rs the keys and errors; this file the codec over all of them;
+// response.rs the codec. The byte layout is tabled in wire.rs.
+mod error;
+#[cfg(test)]
+mod fixtures;
+mod keys;
+mod response;
+mod scope;
+mod wire;
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+pub use self::error::{CodecConfigError, CursorError, EncodeError, MIN_SECRET_LEN};
+pub use self::keys::{Clock, SecretKey, SystemClock};
+pub use self::response::PageResponse;
+pub use self::scope::{scope_digest, Unordered};
+
+use self::keys::unix_seconds;
+#[cfg(feature = "encrypted-tokens")]
+use self::wire::VERSION_ENCRYPTED;
+use self::wire::{Payload, VERSION_SIGNED};
+use crate::cursor::Cursor;
+use crate::keyset::Keyset;
+use crate::page::Page;
+use crate::value::KeyTuple;
+
+/// Default longest token accepted, in characters (checked before decoding anything).
+pub const DEFAULT_MAX_TOKEN_LEN: usize = 2048;
+/// Default time to live of a token: one hour.
+pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
+
+/// Turns cursors into tokens and back: opaque, signed, versioned, expiring tokens bound to the
+/// query, what a client carries between requests instead of a [`Cursor`]. Cheap to clone;
+/// share one per application.
+///
+/// # What a token holds
+///
+/// A token is base64url text (no padding) of a format version, the id of the key that signed
+/// it, a payload and an HMAC-SHA256 tag over all of it. The payload holds digests of the
+/// keyset's [sort signature](Keyset::sort_signature) and of the scope ([`scope_digest`]), the
+/// walk direction, the page size the cursor was made with (if recorded), the expiry time, and
+/// the key values as JSON of their lossless forms ([`KeyValue`](crate::query::KeyValue)). Format
+/// version 1 carries the payload as it is; version 2 (feature
+/// `encrypted-tokens`) seals it with XChaCha20-Poly1305 under a random nonce. A 3-column key
+/// (timestamp, text, integer) makes a signed token of about 150 characters.
+///
+/// # Guarantees and limits
+///
+/// * **Integrity**: a token that was not made by a codec holding one of the configured secrets,
+///   or was changed in any byte, is refused ([`CursorError::BadSignature`]). The tag is checked
+///   in constant time, before anything in the payload is read.
+/// * **Binding**: a token is accepted only for the same keyset (sort signature: table, columns,
+///   directions, NULL placement, key types) and the same scope (your filters), and only until it
+///   expires.
+/// * **Not secret** unless the feature `encrypted-tokens` is on and the codec is built with
+///   [`CursorCodecBuilder::encrypted`]: a signed token's payload is base64 JSON that anyone can
+///   read, key values included. Do not put secrets in key columns of a signed-only token.
+/// * **Grants nothing**: the request's own filters and authorization apply on every request; the
+///   token only says where to resume inside them.
+/// * Every decoding failure is a [`CursorError`] whose meaning for the client is "restart from
+///   the first page" ([`CursorError::restart_from_first_page`]); never a panic.
+///
+/// # Example
+///
+/// ```
+/// # include!("../doctest_setup.rs");
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let conn = &mut setup();
+/// use keyset_diesel::{CursorCodec, SecretKey};
+/// let codec = CursorCodec::builder()
+///     .signing_key(SecretKey::new(2, b"a 32+ byte secret from your secret store")?)
+///     .verifying_key(SecretKey::new(1, b"last month's secret, still accepted.....")?)
+///     .ttl(std::time::Duration::from_secs(3600))
+///     .build()?;
+/// let scope = ("W9", "all"); // the request's filters
+/// let page = events::table
+///     .filter(events::workspace_id.eq("W9"))
+///     .select(Event::as_select())
+///     .paginate_after(None)
+///     .page_size(3)
+///     .load_page(conn)?;
+/// let token = codec.encode_page_cursor(&page, &scope)?.expect("there is a next page");
+///
+/// // Next request: the client sends the token back.
+/// let cursor = codec.decode::<Event>(&token, &scope)?;
+/// let next = events::table
+///     .filter(events::workspace_id.eq("W9"))
+///     .select(Event::as_select())
+///     .paginate_after(Some(cursor))
+///     .page_size(3)
+///     .load_page(conn)?;
+/// assert_eq!(next.items[0].event_id, "e104");
+///
+/// // Another workspace's request cannot use it.
+/// let error = codec.decode::<Event>(&token, &("W7", "all")).unwrap_err();
+/// assert!(error.restart_from_first_page());
+/// assert_eq!(error.http_status(), 400);
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct CursorCodec {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    signing: SecretKey,
+    verifying: Vec<SecretKey>,
+    ttl: Duration,
+    clock: Box<dyn Clock>,
+    max_len: usize,
+    #[cfg(feature = "encrypted-tokens")]
+    encrypted: bool,
+}
+
+impl fmt::Debug for CursorCodec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CursorCodec")
+            .field("signing_key_id", &self.inner.signing.id)
+            .field(
+                "verifying_key_ids",
+                &self
+                    .inner
+                    .verifying
+                    .iter()
+                    .map(|k| k.id)
+                    .collect::<Vec<_>>(),
+            )
+            .field("ttl", &self.inner.ttl)
+            .field("max_len", &self.inner.max_len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Builds a [`CursorCodec`].
+#[derive(Default)]
+pub struct CursorCodecBuilder {
+    signing: Option<SecretKey>,
+    verifying: Vec<SecretKey>,
+    ttl: Option<Duration>,
+    clock: Option<Box<dyn Clock>>,
+    max_len: Option<usize>,
+    #[cfg(feature = "encrypted-tokens")]
+    encrypted: bool,
+}
+
+impl fmt::Debug for CursorCodecBuilder {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CursorCodecBuilder").finish_non_exhaustive()
+    }
+}
+
+impl CursorCodecBuilder {
+    /// The key new tokens are signed with (also accepted when verifying).
+    pub fn signing_key(mut self, key: SecretKey) -> Self {
+        self.signing = Some(key);
+        self
+    }
+
+    /// A key still accepted when verifying, not used to sign (a key being rotated out).
+    /// Remove it once its tokens have expired: its tokens then give
+    /// [`CursorError::UnknownKeyId`].
+    pub fn verifying_key(mut self, key: SecretKey) -> Self {
+        self.verifying.push(key);
+        self
+    }
+
+    /// How long a token stays valid after it was made (whole seconds; default one hour).
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = Some(ttl);
+        self
+    }
+
+    /// The clock (default: the system clock). Tests use a fixed or movable one.
+    pub fn clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Some(Box::new(clock));
+        self
+    }
+
+    /// Longest token accepted, in characters (default [`DEFAULT_MAX_TOKEN_LEN`]).
+    pub fn max_token_len(mut self, max: usize) -> Self {
+        self.max_len = Some(max);
+        self
+    }
+
+    /// Encrypt the payload as well (XChaCha20-Poly1305), so a client cannot read the key
+    /// values. Tokens get format version 2.
+    #[cfg(feature = "encrypted-tokens")]
+    pub fn encrypted(mut self, encrypted: bool) -> Self {
+        self.encrypted = encrypted;
+        self
+    }
+
+    /// The codec.
+    ///
+    /// # Errors
+    /// [`CodecConfigError`]: no signing key, two keys with one id, or a zero time to live.
+    pub fn build(self) -> Result<CursorCodec, CodecConfigError> {
+        let signing = self.signing.ok_or(CodecConfigError::NoSigningKey)?;
+        let mut ids = vec![signing.id];
+        for key in &self.verifying {
+            if ids.contains(&key.id) {
+                return Err(CodecConfigError::DuplicateKeyId(key.id));
+            }
+            ids.push(key.id);
+        }
+        let ttl = self.ttl.unwrap_or(DEFAULT_TTL);
+        if ttl.as_secs() == 0 {
+            return Err(CodecConfigError::ZeroTtl);
+        }
+        Ok(CursorCodec {
+            inner: Arc::new(Inner {
+                signing,
+                verifying: self.verifying,
+                ttl,
+                clock: self.clock.unwrap_or_else(|| Box::new(SystemClock)),
+                max_len: self.max_len.unwrap_or(DEFAULT_MAX_TOKEN_LEN),
+                #[cfg(feature = "encrypted-tokens")]
+                encrypted: self.encrypted,
+            }),
+        })
+    }
+}
+
+/// Details of a verified token beyond its cursor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedToken<K: Keyset> {
+    /// Where to resume.
+    pub cursor: Cursor<K>,
+    /// The page size the token was made with, if it was recorded (see
+    /// [`CursorCodec::encode_with_page_size`]). Not binding: a request may ask for another.
+    pub page_size: Option<u32>,
+    /// When the token expires, in Unix seconds.
+    pub expires_at: u64,
+}
+
+impl CursorCodec {
+    /// Starts a builder.
+    pub fn builder() -> CursorCodecBuilder {
+        CursorCodecBuilder::default()
+    }
+
+    /// The format version this codec writes, and the only one it reads: switching encryption
+    /// on or off makes outstanding tokens restart.
+    fn version(&self) -> u8 {
+        #[cfg(feature = "encrypted-tokens")]
+        if self.inner.encrypted {
+            return VERSION_ENCRYPTED;
+        }
+        VERSION_SIGNED
+    }
+
+    /// A token for `cursor` under `scope` (the request's filters), expiring after the
+    /// codec's time to live. It records no page size.
+    ///
+    /// # Errors
+    /// [`EncodeError`] when `scope` does not serialize.
+    pub fn encode<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        cursor: &Cursor<K>,
+        scope: &S,
+    ) -> Result<String, EncodeError> {
+        self.encode_inner(cursor, None, scope)
+    }
+
+    /// A token for `cursor` that also records the page size it was made with (returned by
+    /// [`CursorCodec::decode_token`] as a default for the next request; not binding).
+    ///
+    /// # Errors
+    /// [`EncodeError`] when `scope` does not serialize.
+    pub fn encode_with_page_size<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        cursor: &Cursor<K>,
+        page_size: u32,
+        scope: &S,
+    ) -> Result<String, EncodeError> {
+        self.encode_inner(cursor, Some(page_size), scope)
+    }
+
+    /// The token of `page.next_cursor` (with the page's size), or `None` at the end of results.
+    ///
+    /// # Errors
+    /// [`EncodeError`] when `scope` does not serialize.
+    pub fn encode_page_cursor<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        page: &Page<K>,
+        scope: &S,
+    ) -> Result<Option<String>, EncodeError> {
+        page.next_cursor
+            .as_ref()
+            .map(|c| self.encode_inner(c, Some(page.page_size), scope))
+            .transpose()
+    }
+
+    fn encode_inner<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        cursor: &Cursor<K>,
+        page_size: Option<u32>,
+        scope: &S,
+    ) -> Result<String, EncodeError> {
+        let inner = &*self.inner;
+        let expires_at = unix_seconds(inner.clock.now()).saturating_add(inner.ttl.as_secs());
+        let key_json = serde_json::to_vec(&cursor.key.to_repr())?;
+        let payload = Payload {
+            sort: K::sort_signature_digest(),
+            scope: wire::truncate(scope_digest(scope)?),
+            direction: wire::direction_byte(cursor.direction),
+            page_size: page_size.unwrap_or(0),
+            expires_at,
+            key: &key_json,
+        };
+        let mut bytes = Vec::with_capacity(wire::FIXED_LEN + key_json.len());
+        payload.write(&mut bytes);
+        self.checked_len(wire::encode(&inner.signing, self.version(), &bytes))
+    }
+
+    /// Never issue a token `decode` would refuse as too long.
+    fn checked_len(&self, token: String) -> Result<String, EncodeError> {
+        let max = self.inner.max_len;
+        if token.len() > max {
+            return Err(EncodeError::TooLong {
+                len: token.len(),
+                max,
+            });
+        }
+        Ok(token)
+    }
+
+    /// The cursor in `token`, if the token is intact, unexpired, and made for keyset `K` and
+    /// this `scope`.
+    ///
+    /// # Errors
+    /// A [`CursorError`], each meaning "restart from the first page".
+    pub fn decode<K: Keyset>(
+        &self,
+        token: &str,
+        scope: &(impl Serialize + ?Sized),
+    ) -> Result<Cursor<K>, CursorError> {
+        self.decode_token(token, scope).map(|t| t.cursor)
+    }
+
+    /// Like [`CursorCodec::decode`], with the token's recorded page size and expiry.
+    ///
+    /// # Errors
+    /// A [`CursorError`], each meaning "restart from the first page".
+    pub fn decode_token<K: Keyset>(
+        &self,
+        token: &str,
+        scope: &(impl Serialize + ?Sized),
+    ) -> Result<DecodedToken<K>, CursorError> {
+        let inner = &*self.inner;
+        if token.len() > inner.max_len {
+            return Err(CursorError::TooLong { max: inner.max_len });
+        }
+        let plain = wire::decode(token, self.version(), |id| {
+            std::iter::once(&inner.signing)
+                .chain(&inner.verifying)
+                .find(|k| k.id == id)
+        })?;
+        // Signed by us: from here on the bytes are ours.
+        let payload = Payload::read(&plain).ok_or(CursorError::Malformed)?;
+        let now = unix_seconds(inner.clock.now());
+        if now >= payload.expires_at {
+            return Err(CursorError::Expired {
+                expired_at: payload.expires_at,
+            });
+        }
+        if payload.sort != K::sort_signature_digest() {
+            return Err(CursorError::SortMismatch);
+        }
+        let expected_scope = scope_digest(scope).map_err(|_| CursorError::ScopeNotSerializable)?;
+        if payload.scope != wire::truncate(expected_scope) {
+            return Err(CursorError::ScopeMismatch);
+        }
+        let direction = wire::direction_of(payload.direction).ok_or(CursorError::Malformed)?;
+        // Only now, for the right keyset, read the key values as its types.
+        let repr: <K::Key as KeyTuple>::Repr =
+            serde_json::from_slice(payload.key).map_err(|_| CursorError::Malformed)?;
+        let key = K::Key::from_repr(repr).map_err(|_| CursorError::Malformed)?;
+        Ok(DecodedToken {
+            cursor: Cursor { key, direction },
+            page_size: (payload.page_size != 0).then_some(payload.page_size),
+            expires_at: payload.expires_at,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine as _;
+
+    use super::fixtures::{codec, codec_at, cursor, ById, ByIdText, Row, SECRET_A, SECRET_B};
+    use super::*;
+
+    #[test]
+    fn round_trip_keeps_key_direction_and_page_size() {
+        let codec = codec();
+        let scope = serde_json::json!({"workspace": "W9", "kind": "all"});
+        let token = codec.encode_with_page_size(&cursor(), 3, &scope).unwrap();
+        assert!(token.len() < 160, "{} chars", token.len());
+        assert!(token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        let decoded = codec.decode_token::<Row>(&token, &scope).unwrap();
+        assert_eq!(decoded.cursor, cursor());
+        assert_eq!(decoded.page_size, Some(3));
+        assert_eq!(decoded.expires_at, 1_800_000_600);
+        let backward = Cursor::<Row>::before(cursor().key);
+        let token = codec.encode(&backward, &scope).unwrap();
+        assert_eq!(codec.decode::<Row>(&token, &scope).unwrap(), backward);
+    }
+
+    #[test]
+    fn expired_tokens_say_when() {
+        let now = Arc::new(AtomicU64::new(1_800_000_000));
+        let codec = codec_at(&now);
+        let token = codec.encode(&cursor(), &"W9").unwrap();
+        now.store(1_800_000_599, Ordering::SeqCst);
+        assert!(codec.decode::<Row>(&token, &"W9").is_ok());
+        now.store(1_800_000_600, Ordering::SeqCst);
+        assert_eq!(
+            codec.decode::<Row>(&token, &"W9"),
+            Err(CursorError::Expired {
+                expired_at: 1_800_000_600
+            })
+        );
+    }
+
+    #[test]
+    fn another_keyset_or_key_type_is_a_sort_mismatch() {
+        let codec = codec();
+        let token = codec.encode(&Cursor::<ById>::after((7,)), &()).unwrap();
+        assert_eq!(codec.decode::<ById>(&token, &()).unwrap().key, (7,));
+        assert_eq!(
+            codec.decode::<Row>(&token, &()),
+            Err(CursorError::SortMismatch)
+        );
+        assert_eq!(
+            codec.decode::<ByIdText>(&token, &()),
+            Err(CursorError::SortMismatch)
+        );
+        assert_ne!(ById::sort_signature(), ByIdText::sort_signature());
+    }
+
+    #[test]
+    fn rotation_old_key_verifies_new_key_signs_removed_key_is_unknown() {
+        let old = codec();
+        let old_token = old.encode(&cursor(), &"W9").unwrap();
+        let rotated = CursorCodec::builder()
+            .signing_key(SecretKey::new(2, SECRET_B).unwrap())
+            .verifying_key(SecretKey::new(1, SECRET_A).unwrap())
+            .build()
+            .unwrap();
+        assert_eq!(rotated.decode::<Row>(&old_token, &"W9").unwrap(), cursor());
+        let new_token = rotated.encode(&cursor(), &"W9").unwrap();
+        assert_eq!(URL_SAFE_NO_PAD.decode(&new_token).unwrap()[1..3], [0, 2]);
+        let retired = CursorCodec::builder()
+            .signing_key(SecretKey::new(2, SECRET_B).unwrap())
+            .build()
+            .unwrap();
+        assert_eq!(retired.decode::<Row>(&new_token, &"W9").unwrap(), cursor());
+        assert_eq!(
+            retired.decode::<Row>(&old_token, &"W9"),
+            Err(CursorError::UnknownKeyId)
+        );
+        // The same id with another secret: the signature fails.
+        let impostor = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_B).unwrap())
+            .build()
+            .unwrap();
+        assert_eq!(
+            impostor.decode::<Row>(&old_token, &"W9"),
+            Err(CursorError::BadSignature)
+        );
+    }
+
+    #[test]
+    fn tokens_never_exceed_what_decode_accepts() {
+        let codec = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .max_token_len(200)
+            .build()
+            .unwrap();
+        let at = cursor().key.0;
+        let long = Cursor::<Row>::after((at, "x".repeat(300), 1));
+        match codec.encode(&long, &"W9") {
+            Err(EncodeError::TooLong { len, max: 200 }) => assert!(len > 200),
+            other => panic!("expected TooLong, got {other:?}"),
+        }
+        assert!(codec.encode(&cursor(), &"W9").is_ok());
+    }
+
+    #[test]
+    fn codec_configuration_errors() {
+        assert_eq!(
+            CursorCodec::builder().build().unwrap_err(),
+            CodecConfigError::NoSigningKey
+        );
+        let dup = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .verifying_key(SecretKey::new(1, SECRET_B).unwrap())
+            .build();
+        assert_eq!(dup.unwrap_err(), CodecConfigError::DuplicateKeyId(1));
+        let zero = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .ttl(Duration::from_millis(500))
+            .build();
+        assert_eq!(zero.unwrap_err(), CodecConfigError::ZeroTtl);
+    }
+}
