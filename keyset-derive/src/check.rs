@@ -20,13 +20,13 @@ pub fn model(model: &Model, errors: &mut Errors) {
     }
     let last = model.keys.len() - 1;
     for (i, key) in model.keys.iter().enumerate() {
-        if let (Some(span), true) = (key.unique, i < last) {
+        if let (Some(unique), true) = (key.unique, i < last) {
             let after: Vec<String> = model.keys[i + 1..]
                 .iter()
                 .map(|k| format!("`{}`", k.field.name))
                 .collect();
             errors.push(syn::Error::new(
-                span,
+                unique.span,
                 format!(
                     "`unique` marks the tie-breaker, which must be the last key column: the key \
                      columns after `{}` ({}) can never change the order; remove them or move \

@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{DeriveInput, Ident, Index};
 
-use crate::model::{Direction, KeyField, Model, Nulls};
+use crate::model::{KeyField, Model, NullsOrder, SortDirection};
 
 /// `::keyset_diesel::__private`, spanned.
 fn private(span: Span) -> TokenStream {
@@ -92,12 +92,12 @@ pub fn keyset(model: &Model) -> TokenStream {
     let key_columns = model.keys.iter().zip(&columns).map(|(k, col)| {
         let field = &k.field.name;
         let direction = match k.direction.map(|d| d.value) {
-            Some(Direction::Desc) => quote!(#p::SortDirection::Desc),
+            Some(SortDirection::Desc) => quote!(#p::SortDirection::Desc),
             _ => quote!(#p::SortDirection::Asc),
         };
         let nulls = match k.nulls.map(|n| n.value) {
-            Some(Nulls::First) => quote!(::core::option::Option::Some(#p::NullsOrder::First)),
-            Some(Nulls::Last) => quote!(::core::option::Option::Some(#p::NullsOrder::Last)),
+            Some(NullsOrder::First) => quote!(::core::option::Option::Some(#p::NullsOrder::First)),
+            Some(NullsOrder::Last) => quote!(::core::option::Option::Some(#p::NullsOrder::Last)),
             None => quote!(::core::option::Option::None),
         };
         quote! {

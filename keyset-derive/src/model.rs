@@ -3,16 +3,17 @@
 use proc_macro2::{Span, TokenStream};
 use syn::{Ident, Path, Type};
 
-/// Declared direction of a key column.
+/// Declared sort direction of a key column (the runtime's `SortDirection`; the runtime's
+/// `Direction` is the walk direction, after or before a cursor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Direction {
+pub enum SortDirection {
     Asc,
     Desc,
 }
 
-/// Declared NULL placement.
+/// Declared NULL placement (the runtime's `NullsOrder`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Nulls {
+pub enum NullsOrder {
     First,
     Last,
 }
@@ -49,9 +50,10 @@ pub struct Field {
 /// A field marked `#[keyset(..)]`.
 pub struct KeyField {
     pub field: Field,
-    pub direction: Option<Spanned<Direction>>,
-    pub nulls: Option<Spanned<Nulls>>,
-    pub unique: Option<Span>,
+    pub direction: Option<Spanned<SortDirection>>,
+    pub nulls: Option<Spanned<NullsOrder>>,
+    /// `unique`: a flag, so its value is `()` and only the span of the word matters.
+    pub unique: Option<Spanned<()>>,
     /// The `#[keyset(..)]` attribute, for errors that cover all of it.
     pub attr: syn::Attribute,
 }

@@ -1,11 +1,12 @@
 //! Attributes into a [`Model`], accumulating every mistake.
 
+use proc_macro2::Span;
 use quote::{format_ident, quote, ToTokens};
 use syn::spanned::Spanned as _;
 use syn::{Attribute, Data, DeriveInput, Fields, Ident, Path};
 
 use crate::errors::Errors;
-use crate::model::{Direction, Field, KeyField, Model, Nulls, Spanned};
+use crate::model::{Field, KeyField, Model, NullsOrder, SortDirection, Spanned};
 
 /// Every option `#[keyset(..)]` accepts.
 pub const OPTIONS: &[&str] = &["asc", "desc", "unique", "nulls_first", "nulls_last"];
@@ -131,50 +132,14 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
                 meta.path.to_token_stream()
             )));
         }
-        match word.as_str() {
-            "asc" | "desc" => {
-                let value = if word == "asc" {
-                    Direction::Asc
-                } else {
-                    Direction::Desc
-                };
-                match key.direction {
-                    Some(prev) if prev.value == value => errors.push(syn::Error::new(
-                        span,
-                        format!("`{word}` is given twice: remove one"),
-                    )),
-                    Some(_) => errors.push(syn::Error::new(
-                        span,
-                        "conflicting directions: a key column is either `asc` or `desc`, keep one",
-                    )),
-                    None => key.direction = Some(Spanned { value, span }),
-                }
-            }
-            "nulls_first" | "nulls_last" => {
-                let value = if word == "nulls_first" {
-                    Nulls::First
-                } else {
-                    Nulls::Last
-                };
-                match key.nulls {
-                    Some(prev) if prev.value == value => errors.push(syn::Error::new(
-                        span,
-                        format!("`{word}` is given twice: remove one"),
-                    )),
-                    Some(_) => errors.push(syn::Error::new(
-                        span,
-                        "conflicting NULL placements: keep one of `nulls_first` or `nulls_last`",
-                    )),
-                    None => key.nulls = Some(Spanned { value, span }),
-                }
-            }
-            "unique" => {
-                if key.unique.is_some() {
-                    errors.push(syn::Error::new(span, "`unique` is given twice: remove one"));
-                } else {
-                    key.unique = Some(span);
-                }
-            }
+        use {NullsOrder::*, SortDirection::*};
+        let set = match word.as_str() {
+            "asc" => set_once(&mut key.direction, Asc, &word, span, TWO_DIRECTIONS),
+            "desc" => set_once(&mut key.direction, Desc, &word, span, TWO_DIRECTIONS),
+            "nulls_first" => set_once(&mut key.nulls, First, &word, span, TWO_NULLS),
+            "nulls_last" => set_once(&mut key.nulls, Last, &word, span, TWO_NULLS),
+            // A flag has one value (`()`), so it can be repeated but never contradicted.
+            "unique" => set_once(&mut key.unique, (), &word, span, "unreachable"),
             _ => {
                 unknown = true;
                 let given = meta.path.to_token_stream().to_string();
@@ -182,14 +147,18 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
                     Some(best) => format!("did you mean `{best}`? "),
                     None => String::new(),
                 };
-                errors.push(syn::Error::new(
+                Err(syn::Error::new(
                     span,
                     format!(
                         "unknown keyset option `{given}`: {hint}valid options are {}",
                         OPTIONS.join(", ")
                     ),
-                ));
+                ))
             }
+        };
+        // Reported, not returned: returning would stop at the first mistake of the attribute.
+        if let Err(e) = set {
+            errors.push(e);
         }
         Ok(())
     });
@@ -203,8 +172,8 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
             example.push("unique");
         }
         match key.nulls.map(|n| n.value) {
-            Some(Nulls::First) => example.push("nulls_first"),
-            Some(Nulls::Last) => example.push("nulls_last"),
+            Some(NullsOrder::First) => example.push("nulls_first"),
+            Some(NullsOrder::Last) => example.push("nulls_last"),
             None => {}
         }
         errors.push(syn::Error::new_spanned(
@@ -217,6 +186,35 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
         ));
     }
     key
+}
+
+/// `asc` and `desc` on one key column.
+const TWO_DIRECTIONS: &str =
+    "conflicting directions: a key column is either `asc` or `desc`, keep one";
+/// `nulls_first` and `nulls_last` on one key column.
+const TWO_NULLS: &str = "conflicting NULL placements: keep one of `nulls_first` or `nulls_last`";
+
+/// The one rule for an option of a key column, like serde's `Attr::set`: the first word sets
+/// `slot`; the same value again is "`word` is given twice", another value for the same slot is
+/// `conflict`. Either error points at the later word; the first value stays.
+fn set_once<T: Copy + PartialEq>(
+    slot: &mut Option<Spanned<T>>,
+    value: T,
+    word: &str,
+    span: Span,
+    conflict: &str,
+) -> syn::Result<()> {
+    match slot {
+        None => {
+            *slot = Some(Spanned { value, span });
+            Ok(())
+        }
+        Some(first) if first.value == value => Err(syn::Error::new(
+            span,
+            format!("`{word}` is given twice: remove one"),
+        )),
+        Some(_) => Err(syn::Error::new(span, conflict)),
+    }
 }
 
 /// The option closest to `given` by edit distance, if it is close enough to be a typo, or the
@@ -382,6 +380,62 @@ mod tests {
         assert_eq!(closest("nulls_first_please"), Some("nulls_first"));
         assert_eq!(closest("primary_key"), None);
         assert_eq!(closest("order"), None);
+    }
+
+    /// The messages of `model`'s errors, in order.
+    fn messages(input: DeriveInput) -> (Option<Model>, Vec<String>) {
+        let mut errors = Errors::default();
+        let model = model(&input, &mut errors);
+        let messages = errors
+            .into_error()
+            .map(|e| e.into_iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default();
+        (model, messages)
+    }
+
+    #[test]
+    fn an_option_given_again_is_repeated_or_conflicting_and_the_first_stays() {
+        let (model, messages) = messages(syn::parse_quote! {
+            struct Track {
+                #[keyset(desc, asc, desc, nulls_last, nulls_first, nulls_last, unique, unique)]
+                id: i64,
+            }
+        });
+        assert_eq!(
+            messages,
+            [
+                TWO_DIRECTIONS,
+                "`desc` is given twice: remove one",
+                TWO_NULLS,
+                "`nulls_last` is given twice: remove one",
+                "`unique` is given twice: remove one",
+            ]
+        );
+        let key = &model.expect("a struct").keys[0];
+        assert_eq!(key.direction.map(|d| d.value), Some(SortDirection::Desc));
+        assert_eq!(key.nulls.map(|n| n.value), Some(NullsOrder::Last));
+        assert!(key.unique.is_some());
+    }
+
+    #[test]
+    fn options_given_once_are_no_error() {
+        let (model, messages) = messages(syn::parse_quote! {
+            struct Track {
+                #[keyset(nulls_first, asc)]
+                composer: Option<String>,
+                #[keyset(unique, desc)]
+                id: i64,
+            }
+        });
+        assert!(messages.is_empty(), "{messages:?}");
+        let keys = model.expect("a struct").keys;
+        assert_eq!(keys[0].direction.map(|d| d.value), Some(SortDirection::Asc));
+        assert_eq!(keys[0].nulls.map(|n| n.value), Some(NullsOrder::First));
+        assert_eq!(
+            keys[1].direction.map(|d| d.value),
+            Some(SortDirection::Desc)
+        );
+        assert!(keys[1].unique.is_some() && keys[0].unique.is_none());
     }
 
     #[test]
