@@ -36,8 +36,8 @@ fn rows_with_a(values: &[(i64, i32)]) -> Vec<Row> {
         .collect()
 }
 
-/// docs/CASES.md C01: `grp ASC` alone cannot name a row; with the tie-breaker `id` the pages are exact.
-/// (The compile-time refusal of a keyset without a unique last column is a trybuild test.)
+/// docs/CASES.md C01: `grp ASC` alone cannot name a row; with the tie-breaker `id` the pages are
+/// exact. (The compile-time refusal of a keyset without a unique last column is a trybuild test.)
 pub fn tie_breaker_completes_a_non_unique_sort_key<C: TestDb>()
 where
     A_asc__ID_asc: Walk<C, Filter = i32>,
@@ -50,7 +50,8 @@ where
     );
 }
 
-/// docs/CASES.md C02: `created_at DESC, id DESC`, page 3: `[5,4,3]` then `[2,1]`; 3 is not repeated.
+/// docs/CASES.md C02: `created_at DESC, id DESC`, page 3: `[5,4,3]` then `[2,1]`; 3 is not
+/// repeated.
 pub fn boundary_row_is_not_repeated<C: TestDb>()
 where
     C_desc__ID_desc: Walk<C, Filter = i32>,
@@ -69,8 +70,8 @@ where
     );
 }
 
-/// docs/CASES.md C03: rows 1..7, page 3 (LIMIT 4): the cursor is row 3, not the look-ahead row 4; and with
-/// rows 1..6 the second page is full but has no next cursor.
+/// docs/CASES.md C03: rows 1..7, page 3 (LIMIT 4): the cursor is row 3, not the look-ahead row 4;
+/// and with rows 1..6 the second page is full but has no next cursor.
 pub fn cursor_is_the_last_row_delivered_not_the_look_ahead<C: TestDb>()
 where
     ID_asc: Walk<C, Filter = i32>,
@@ -111,9 +112,10 @@ where
     );
 }
 
-/// docs/CASES.md C05: `score DESC, id ASC`: `[5,2]`, `[3,4]`, `[1,6]`. We never append a tie-breaker: the model
-/// declares it with its own direction. So `score ASC, id ASC` and `score DESC, id DESC` walk
-/// in exactly reversed order, and `score DESC, id ASC` is its own, declared order.
+/// docs/CASES.md C05: `score DESC, id ASC`: `[5,2]`, `[3,4]`, `[1,6]`. We never append a
+/// tie-breaker: the model declares it with its own direction. So `score ASC, id ASC` and
+/// `score DESC, id DESC` walk in exactly reversed order, and `score DESC, id ASC` is its own,
+/// declared order.
 pub fn mixed_directions_keep_each_declared_direction<C: TestDb>()
 where
     A_desc__ID_asc: Walk<C, Filter = i32>,
@@ -142,10 +144,10 @@ where
     assert_eq!(asc.iter().rev().copied().collect::<Vec<_>>(), desc);
 }
 
-/// docs/CASES.md C19: the stage labels stored as text (SQLite's only form of an enum; a `VARCHAR`/`TEXT`
-/// column elsewhere): `ORDER BY` and the seek compare the same text, so pages follow text
-/// order, CUSTOMER, MEETING, NEW, PROPOSAL, SCREENING: `[5, 3]`, `[1, 4]`, `[2]`, none lost or
-/// repeated. (A native enum key is not a supported key type: the derive refuses it, see
+/// docs/CASES.md C19: the stage labels stored as text (SQLite's only form of an enum; a
+/// `VARCHAR`/`TEXT` column elsewhere): `ORDER BY` and the seek compare the same text, so pages
+/// follow text order, CUSTOMER, MEETING, NEW, PROPOSAL, SCREENING: `[5, 3]`, `[1, 4]`, `[2]`, none
+/// lost or repeated. (A native enum key is not a supported key type: the derive refuses it, see
 /// `fail_unsupported_key_type`; README, "Limits", for MySQL `ENUM`.)
 pub fn enum_labels_stored_as_text_page_in_text_order<C: TestDb>()
 where
@@ -168,8 +170,8 @@ where
     );
 }
 
-/// docs/CASES.md C22: `rank ASC, id ASC` drives the first page's ORDER BY, the predicate and the cursor:
-/// `[5,2]`, `[3,1]`, `[4]`.
+/// docs/CASES.md C22: `rank ASC, id ASC` drives the first page's ORDER BY, the predicate and the
+/// cursor: `[5,2]`, `[3,1]`, `[4]`.
 pub fn first_page_and_seek_follow_the_same_keyset<C: TestDb>()
 where
     A_asc__ID_asc: Walk<C, Filter = i32>,
@@ -715,8 +717,7 @@ where
 }
 
 /// Walks `M` forward and backward with page sizes 1, 2, 3 and 5 (docs/CASES.md C11's rule): each
-/// walk gives the ids in `expected` order, no duplicates; returns the forward pages at
-/// `page_size`.
+/// walk gives the ids in `expected` order, no duplicates; returns the forward pages at `page_size`.
 fn nullable_walks<M, C>(conn: &mut C, expected: &[i64], page_size: u32) -> Vec<Vec<i64>>
 where
     M: Walk<C, Filter = i32> + Oracle,
@@ -794,7 +795,8 @@ fn nullable_rows(values: &[(i64, Option<i32>)]) -> Vec<Row> {
 }
 
 /// docs/CASES.md C09: the cursor's value is NULL: the page after it is the rest of the NULL group,
-/// never empty. `name ASC NULLS LAST, id ASC`: `[5,1]`, `[2,3]`, `[4]`; NULLS FIRST: `[1,2]`, `[3,4]`, `[5]`.
+/// never empty. `name ASC NULLS LAST, id ASC`: `[5,1]`, `[2,3]`, `[4]`; NULLS FIRST: `[1,2]`,
+/// `[3,4]`, `[5]`.
 pub fn null_cursor_value_continues_in_the_null_group<C: TestDb>()
 where
     crate::models::NB_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
@@ -851,8 +853,8 @@ where
     assert_eq!(pages, vec![vec![4, 1], vec![2, 3]]);
 }
 
-/// docs/CASES.md C11: inside the NULL group. (a) `v ASC NULLS FIRST, id ASC`: `[1,2]`, `[3,4]`, `[5]`;
-/// (b) `v DESC NULLS FIRST, id ASC`: `[1,2]`, `[3,5]`, `[4]`.
+/// docs/CASES.md C11: inside the NULL group. (a) `v ASC NULLS FIRST, id ASC`: `[1,2]`, `[3,4]`,
+/// `[5]`; (b) `v DESC NULLS FIRST, id ASC`: `[1,2]`, `[3,5]`, `[4]`.
 pub fn null_group_pages_in_both_seek_directions<C: TestDb>()
 where
     crate::models::NA_asc_nulls_first__ID_asc: Walk<C, Filter = i32>,
