@@ -125,7 +125,7 @@ macro_rules! backend_suite {
             c23_cursor_reused_with_other_filters_sort_endpoint_version_or_expired
                 => cases::cursor_is_refused_by_another_query,
             c25_page_size_zero_negative_non_numeric_or_huge => cases::page_sizes_follow_the_policy,
-            feed_pages_are_e101_to_e103_then_e104_to_e106
+            seed_feed_pages_are_e101_to_e103_then_e104_to_e106
                 => cases::tied_event_starts_the_second_feed_page,
             change_rule_newer_row_inserted_between_requests_appears_later
                 => cases::rows_inserted_between_requests,
