@@ -1,5 +1,6 @@
-//! Named fault cases from ../shared/CASES.md and the seed article's change rules, generic over
-//! the backend. Each asserts the exact pages the case lists.
+//! The named fault cases of docs/CASES.md and the activity feed's change rules (rows inserted
+//! or deleted between requests), generic over the backend. Each asserts the exact pages the case
+//! lists; each function's doc line starts with its case id.
 
 use keyset_diesel::{Cursor, Keyset};
 
@@ -35,9 +36,9 @@ fn rows_with_a(values: &[(i64, i32)]) -> Vec<Row> {
         .collect()
 }
 
-/// C01: `grp ASC` alone cannot name a row; with the tie-breaker `id` the pages are exact.
-/// (The compile-time refusal of a keyset without a unique last column is a trybuild test.)
-pub fn c01<C: TestDb>()
+/// docs/CASES.md C01: `grp ASC` alone cannot name a row; with the tie-breaker `id` the pages are
+/// exact. (The compile-time refusal of a keyset without a unique last column is a trybuild test.)
+pub fn tie_breaker_completes_a_non_unique_sort_key<C: TestDb>()
 where
     A_asc__ID_asc: Walk<C, Filter = i32>,
 {
@@ -49,8 +50,9 @@ where
     );
 }
 
-/// C02: `created_at DESC, id DESC`, page 3: `[5,4,3]` then `[2,1]`; 3 is not repeated.
-pub fn c02<C: TestDb>()
+/// docs/CASES.md C02: `created_at DESC, id DESC`, page 3: `[5,4,3]` then `[2,1]`; 3 is not
+/// repeated.
+pub fn boundary_row_is_not_repeated<C: TestDb>()
 where
     C_desc__ID_desc: Walk<C, Filter = i32>,
 {
@@ -68,9 +70,9 @@ where
     );
 }
 
-/// C03: rows 1..7, page 3 (LIMIT 4): the cursor is row 3, not the look-ahead row 4; and with
-/// rows 1..6 the second page is full but has no next cursor.
-pub fn c03<C: TestDb>()
+/// docs/CASES.md C03: rows 1..7, page 3 (LIMIT 4): the cursor is row 3, not the look-ahead row 4;
+/// and with rows 1..6 the second page is full but has no next cursor.
+pub fn cursor_is_the_last_row_delivered_not_the_look_ahead<C: TestDb>()
 where
     ID_asc: Walk<C, Filter = i32>,
 {
@@ -97,8 +99,8 @@ where
     );
 }
 
-/// C04: `v DESC, id DESC`, page 2: `[4,3]` then `[2,1]` (`v < 3`, not `v > 3`).
-pub fn c04<C: TestDb>()
+/// docs/CASES.md C04: `v DESC, id DESC`, page 2: `[4,3]` then `[2,1]` (`v < 3`, not `v > 3`).
+pub fn descending_key_seeks_below_the_cursor<C: TestDb>()
 where
     A_desc__ID_desc: Walk<C, Filter = i32>,
 {
@@ -110,10 +112,11 @@ where
     );
 }
 
-/// C05: `score DESC, id ASC`: `[5,2]`, `[3,4]`, `[1,6]`. We never append a tie-breaker: the model
-/// declares it with its own direction. So `score ASC, id ASC` and `score DESC, id DESC` walk
-/// in exactly reversed order, and `score DESC, id ASC` is its own, declared order.
-pub fn c05<C: TestDb>()
+/// docs/CASES.md C05: `score DESC, id ASC`: `[5,2]`, `[3,4]`, `[1,6]`. We never append a
+/// tie-breaker: the model declares it with its own direction. So `score ASC, id ASC` and
+/// `score DESC, id DESC` walk in exactly reversed order, and `score DESC, id ASC` is its own,
+/// declared order.
+pub fn mixed_directions_keep_each_declared_direction<C: TestDb>()
 where
     A_desc__ID_asc: Walk<C, Filter = i32>,
     A_asc__ID_asc: Walk<C, Filter = i32>,
@@ -141,12 +144,12 @@ where
     assert_eq!(asc.iter().rev().copied().collect::<Vec<_>>(), desc);
 }
 
-/// C19, the stage labels stored as text (SQLite's only form of an enum; a `VARCHAR`/`TEXT`
-/// column elsewhere): `ORDER BY` and the seek compare the same text, so pages follow text
-/// order, CUSTOMER, MEETING, NEW, PROPOSAL, SCREENING: `[5, 3]`, `[1, 4]`, `[2]`, none lost or
-/// repeated. (A native enum key is not a supported key type: the derive refuses it, see
+/// docs/CASES.md C19: the stage labels stored as text (SQLite's only form of an enum; a
+/// `VARCHAR`/`TEXT` column elsewhere): `ORDER BY` and the seek compare the same text, so pages
+/// follow text order, CUSTOMER, MEETING, NEW, PROPOSAL, SCREENING: `[5, 3]`, `[1, 4]`, `[2]`, none
+/// lost or repeated. (A native enum key is not a supported key type: the derive refuses it, see
 /// `fail_unsupported_key_type`; README, "Limits", for MySQL `ENUM`.)
-pub fn c19<C: TestDb>()
+pub fn enum_labels_stored_as_text_page_in_text_order<C: TestDb>()
 where
     B_asc__ID_asc: Walk<C, Filter = i32>,
 {
@@ -167,9 +170,9 @@ where
     );
 }
 
-/// C22: `rank ASC, id ASC` drives the first page's ORDER BY, the predicate and the cursor:
-/// `[5,2]`, `[3,1]`, `[4]`.
-pub fn c22<C: TestDb>()
+/// docs/CASES.md C22: `rank ASC, id ASC` drives the first page's ORDER BY, the predicate and the
+/// cursor: `[5,2]`, `[3,1]`, `[4]`.
+pub fn first_page_and_seek_follow_the_same_keyset<C: TestDb>()
 where
     A_asc__ID_asc: Walk<C, Filter = i32>,
 {
@@ -183,8 +186,9 @@ where
     );
 }
 
-/// The seed article's feed: W9's six events and another workspace's.
-pub fn seed_events() -> Vec<NewEvent> {
+/// The activity feed: workspace W9's six events (e102 to e104 share one timestamp) and W7's
+/// three.
+pub fn feed_events() -> Vec<NewEvent> {
     [
         ("e101", "W9", 1),
         ("e102", "W9", 2),
@@ -228,14 +232,14 @@ fn ids(page: &keyset_diesel::Page<FeedEvent>) -> Vec<&str> {
     page.items.iter().map(|e| e.event_id.as_str()).collect()
 }
 
-/// The seed article: W9 with page size 3 is [e101, e102, e103] then [e104, e105, e106];
+/// The activity feed: W9 with page size 3 is [e101, e102, e103] then [e104, e105, e106];
 /// e104 shares e103's timestamp and is not skipped.
-pub fn seed_feed<C: TestDb>()
+pub fn tied_event_starts_the_second_feed_page<C: TestDb>()
 where
     FeedEvent: Walk<C, Filter = str>,
 {
     let mut db = C::open();
-    db.insert_events(&seed_events());
+    db.insert_events(&feed_events());
     for boxed in [false, true] {
         let pages = walk_pages::<FeedEvent, C>(&mut db, "W9", 3, boxed);
         assert_eq!(
@@ -250,22 +254,22 @@ where
 
 /// A newer event inserted between requests appears on a later page; an event arriving late
 /// with a position before the cursor is not revisited (documented: live reads, no snapshot).
-pub fn insert_between_requests<C: TestDb>()
+pub fn rows_inserted_between_requests<C: TestDb>()
 where
     FeedEvent: Walk<C, Filter = str>,
 {
     let mut db = C::open();
-    db.insert_events(&seed_events());
+    db.insert_events(&feed_events());
     let p1 = page(&mut *db, "W9", None);
     assert_eq!(ids(&p1), ["e101", "e102", "e103"]);
-    let mut late = seed_events()[0].clone();
+    let mut late = feed_events()[0].clone();
     late.event_id = "e100".into();
     late.occurred_at = at(0, 0);
-    let mut newer = seed_events()[0].clone();
+    let mut newer = feed_events()[0].clone();
     newer.event_id = "e107".into();
     newer.occurred_at = at(5, 0);
     // Same timestamp as the cursor, sorting after it: must appear.
-    let mut tied = seed_events()[0].clone();
+    let mut tied = feed_events()[0].clone();
     tied.event_id = "e103b".into();
     tied.occurred_at = at(2, 0);
     db.insert_events(&[late, newer, tied]);
@@ -278,12 +282,12 @@ where
 
 /// Deleting the boundary row does not move the position; a deleted unseen row is not shown;
 /// nothing is duplicated and no unchanged row is skipped.
-pub fn delete_boundary_row<C: TestDb>()
+pub fn deleted_boundary_row_still_marks_the_position<C: TestDb>()
 where
     FeedEvent: Walk<C, Filter = str>,
 {
     let mut db = C::open();
-    db.insert_events(&seed_events());
+    db.insert_events(&feed_events());
     let p1 = page(&mut *db, "W9", None);
     assert_eq!(ids(&p1), ["e101", "e102", "e103"]);
     db.exec("DELETE FROM events WHERE event_id IN ('e103', 'e105')");
@@ -294,12 +298,12 @@ where
 
 /// Two tenants: a walk of W9 never returns W7's rows, and a cursor taken from W7's walk, used
 /// in W9's query, only positions inside W9's rows (the filter is applied on every request).
-pub fn two_tenants<C: TestDb>()
+pub fn tenants_never_leak_across_the_filter<C: TestDb>()
 where
     FeedEvent: Walk<C, Filter = str>,
 {
     let mut db = C::open();
-    db.insert_events(&seed_events());
+    db.insert_events(&feed_events());
     for ws in ["W9", "W7"] {
         for page_size in [1, 2, 3, 10] {
             for page in walk_pages::<FeedEvent, C>(&mut db, ws, page_size, false) {
@@ -317,7 +321,7 @@ where
 }
 
 /// No rows: one empty page, no cursor. One row: one page, no cursor.
-pub fn empty_and_single_row<C: TestDb>()
+pub fn empty_and_single_row_tables<C: TestDb>()
 where
     ID_asc: Walk<C, Filter = i32>,
 {
@@ -348,11 +352,11 @@ pub fn test_codec(now: std::sync::Arc<std::sync::atomic::AtomicU64>) -> keyset_d
         .unwrap()
 }
 
-/// CASES.md C23: a cursor made for one query is refused by another (other filter value,
+/// docs/CASES.md C23: a cursor made for one query is refused by another (other filter value,
 /// other order, other endpoint, other format version, expired) and still accepted for the
 /// same filters written in another order. The page size is not bound: c1 with page size 1
 /// gives `[3]`.
-pub fn c23<C: TestDb>()
+pub fn cursor_is_refused_by_another_query<C: TestDb>()
 where
     A_desc__ID_desc: Walk<C, Filter = i32>,
     A_asc__ID_asc: Walk<C, Filter = i32>,
@@ -460,8 +464,8 @@ where
     );
 }
 
-/// CASES.md C25: page sizes through a policy with default 2 and maximum 3, rows 1..5.
-pub fn c25<C: TestDb>()
+/// docs/CASES.md C25: page sizes through a policy with default 2 and maximum 3, rows 1..5.
+pub fn page_sizes_follow_the_policy<C: TestDb>()
 where
     ID_asc: Walk<C, Filter = i32>,
 {
@@ -533,9 +537,9 @@ fn page_ids<M: Oracle + Keyset>(page: &keyset_diesel::Page<M>) -> Vec<i64> {
     page.items.iter().map(M::id).collect()
 }
 
-/// CASES.md C06 and C07 (`id ASC` and `id DESC`), and the `prev` steps of C04 and C05: the
+/// docs/CASES.md C06 and C07 (`id ASC` and `id DESC`), and the `prev` steps of C04 and C05: the
 /// page before a cursor is the adjacent window, in display order.
-pub fn c06_c07<C: TestDb>()
+pub fn backward_page_is_the_adjacent_window_in_display_order<C: TestDb>()
 where
     ID_asc: Walk<C, Filter = i32>,
     crate::models::ID_desc: Walk<C, Filter = i32>,
@@ -608,8 +612,8 @@ where
     assert_eq!(page_ids(&b2), [5, 2]);
 }
 
-/// CASES.md C08: exact flags at the edges, and tables of 0 and 1 rows.
-pub fn c08<C: TestDb>()
+/// docs/CASES.md C08: exact flags at the edges, and tables of 0 and 1 rows.
+pub fn flags_and_cursors_are_exact_at_the_edges<C: TestDb>()
 where
     ID_asc: Walk<C, Filter = i32>,
 {
@@ -712,9 +716,8 @@ where
     }
 }
 
-/// Walks `M` forward and backward with page sizes 1, 2, 3 and 5 (CASES.md C11's rule): each
-/// walk gives the ids in `expected` order, no duplicates; returns the forward pages at
-/// `page_size`.
+/// Walks `M` forward and backward with page sizes 1, 2, 3 and 5 (docs/CASES.md C11's rule): each
+/// walk gives the ids in `expected` order, no duplicates; returns the forward pages at `page_size`.
 fn nullable_walks<M, C>(conn: &mut C, expected: &[i64], page_size: u32) -> Vec<Vec<i64>>
 where
     M: Walk<C, Filter = i32> + Oracle,
@@ -791,9 +794,10 @@ fn nullable_rows(values: &[(i64, Option<i32>)]) -> Vec<Row> {
         .collect()
 }
 
-/// CASES.md C09: the cursor's value is NULL: the page after it is the rest of the NULL group,
-/// never empty. `name ASC NULLS LAST, id ASC`: `[5,1]`, `[2,3]`, `[4]`; NULLS FIRST: `[1,2]`, `[3,4]`, `[5]`.
-pub fn c09<C: TestDb>()
+/// docs/CASES.md C09: the cursor's value is NULL: the page after it is the rest of the NULL group,
+/// never empty. `name ASC NULLS LAST, id ASC`: `[5,1]`, `[2,3]`, `[4]`; NULLS FIRST: `[1,2]`,
+/// `[3,4]`, `[5]`.
+pub fn null_cursor_value_continues_in_the_null_group<C: TestDb>()
 where
     crate::models::NB_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
     crate::models::NA_asc_nulls_first__ID_asc: Walk<C, Filter = i32>,
@@ -814,10 +818,10 @@ where
     assert_eq!(pages, vec![vec![1, 2], vec![3, 4], vec![5]]);
 }
 
-/// CASES.md C10: crossing from values into the NULL group keeps every NULL row.
+/// docs/CASES.md C10: crossing from values into the NULL group keeps every NULL row.
 /// `user_id ASC NULLS LAST`: `[1,3]`, `[2,4]`; NULLS FIRST: `[2,4]`, `[1,3]`. DESC variant:
 /// `v DESC NULLS LAST, id DESC`: `[1,2]`, `[3,4]`; `NULLS FIRST`: `[4,1]`, `[2,3]`.
-pub fn c10<C: TestDb>()
+pub fn crossing_into_the_null_group_keeps_every_null_row<C: TestDb>()
 where
     crate::models::NA_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
     crate::models::NA_asc_nulls_first__ID_asc: Walk<C, Filter = i32>,
@@ -849,9 +853,9 @@ where
     assert_eq!(pages, vec![vec![4, 1], vec![2, 3]]);
 }
 
-/// CASES.md C11: inside the NULL group. (a) `v ASC NULLS FIRST, id ASC`: `[1,2]`, `[3,4]`, `[5]`;
-/// (b) `v DESC NULLS FIRST, id ASC`: `[1,2]`, `[3,5]`, `[4]`.
-pub fn c11<C: TestDb>()
+/// docs/CASES.md C11: inside the NULL group. (a) `v ASC NULLS FIRST, id ASC`: `[1,2]`, `[3,4]`,
+/// `[5]`; (b) `v DESC NULLS FIRST, id ASC`: `[1,2]`, `[3,5]`, `[4]`.
+pub fn null_group_pages_in_both_seek_directions<C: TestDb>()
 where
     crate::models::NA_asc_nulls_first__ID_asc: Walk<C, Filter = i32>,
     crate::models::NA_desc_nulls_first__ID_asc: Walk<C, Filter = i32>,
@@ -871,10 +875,10 @@ where
     assert_eq!(pages, vec![vec![1, 2], vec![3, 5], vec![4]]);
 }
 
-/// CASES.md C12: the cursor carries every key column: `received_at ASC, id ASC` gives `[2,4]`,
+/// docs/CASES.md C12: the cursor carries every key column: `received_at ASC, id ASC` gives `[2,4]`,
 /// `[1,6]`, `[3,5]`; a NULL component survives a token; a component missing from a token is an
 /// error, never a weaker predicate.
-pub fn c12<C: TestDb>()
+pub fn cursor_carries_every_key_column<C: TestDb>()
 where
     A_asc__ID_asc: Walk<C, Filter = i32>,
     crate::models::NA_asc_nulls_last__ID_asc: Walk<C, Filter = i32>,
@@ -908,7 +912,7 @@ where
 
 /// Tokens record the direction: `paginate` follows it; `paginate_after` / `paginate_before`
 /// use only the key (a backward token used forward reads the rows after its key).
-pub fn token_direction<C: TestDb>()
+pub fn tokens_record_the_direction<C: TestDb>()
 where
     ID_asc: Walk<C, Filter = i32>,
 {

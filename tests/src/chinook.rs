@@ -1,9 +1,11 @@
-//! The Chinook sample database (../shared/data/chinook, MIT licensed): real ties (invoice dates,
-//! two unit prices), decimals and long text. Read from ../shared at test time, never copied.
+//! The Chinook sample database (MIT licensed): real ties (invoice dates, two unit prices),
+//! decimals and long text. The tests read it at run time from `data/chinook` in the shared
+//! directory beside the repository ([`crate::shared_data`]); it is never copied in.
 //!
 //! Walks: Invoice by (invoice date DESC, invoice id DESC); Track by (unit price DESC, name ASC,
-//! track id ASC) and by (milliseconds ASC, track id ASC); page sizes 1, 7 and 50. Each walk
-//! must equal the same plain `ORDER BY`.
+//! track id ASC), by (milliseconds ASC, track id ASC) and by composer (NULLs last, or first in
+//! descending order); page sizes 1, 7 and 50. Each walk must equal the same plain `ORDER BY`:
+//! [`check_all`] runs them all on one backend.
 
 use crate::models::Walk;
 use crate::oracle::{assert_matches, walk_pages, Compared};
@@ -18,6 +20,33 @@ pub trait ChinookOracle {
     /// `ORDER BY` terms.
     const ORDER: &'static [crate::models::OrderTerm];
     fn id(&self) -> i64;
+}
+
+/// The five Chinook models of one naming ([`snake::Models`] or [`camel::Models`]) on
+/// connection `C`.
+pub trait Models<C> {
+    type InvoiceByDate: Walk<C, Filter = ()> + ChinookOracle;
+    type TrackByPrice: Walk<C, Filter = ()> + ChinookOracle;
+    type TrackByComposer: Walk<C, Filter = ()> + ChinookOracle;
+    type TrackByComposerDesc: Walk<C, Filter = ()> + ChinookOracle;
+    type TrackByLength: Walk<C, Filter = ()> + ChinookOracle;
+}
+
+/// Every Chinook walk of [`check_walks`] on `conn`, with the models `S`: 412 invoices and
+/// 3,503 tracks, each walk equal to the plain `ORDER BY`. The walks on the nullable composer
+/// skip page size 1. `cast` as in [`check_walks`].
+pub fn check_all<S: Models<C>, C: TestDb>(conn: &mut C, cast: &str) {
+    assert_eq!(check_walks::<S::InvoiceByDate, C>(conn, cast, true), 412);
+    assert_eq!(check_walks::<S::TrackByPrice, C>(conn, cast, true), 3503);
+    assert_eq!(
+        check_walks::<S::TrackByComposer, C>(conn, cast, false),
+        3503
+    );
+    assert_eq!(
+        check_walks::<S::TrackByComposerDesc, C>(conn, cast, false),
+        3503
+    );
+    assert_eq!(check_walks::<S::TrackByLength, C>(conn, cast, true), 3503);
 }
 
 /// Declares the Chinook schema and models in the current module, with SQL names `$($sql)*`.
@@ -170,6 +199,24 @@ macro_rules! chinook_schema {
             fn id(&self) -> i64 {
                 self.track_id.into()
             }
+        }
+
+        /// This naming's models, for [`check_all`](crate::chinook::check_all).
+        pub struct Models;
+
+        impl<C> $crate::chinook::Models<C> for Models
+        where
+            InvoiceByDate: $crate::models::Walk<C, Filter = ()>,
+            TrackByPrice: $crate::models::Walk<C, Filter = ()>,
+            TrackByComposer: $crate::models::Walk<C, Filter = ()>,
+            TrackByComposerDesc: $crate::models::Walk<C, Filter = ()>,
+            TrackByLength: $crate::models::Walk<C, Filter = ()>,
+        {
+            type InvoiceByDate = InvoiceByDate;
+            type TrackByPrice = TrackByPrice;
+            type TrackByComposer = TrackByComposer;
+            type TrackByComposerDesc = TrackByComposerDesc;
+            type TrackByLength = TrackByLength;
         }
 
         $crate::impl_walk!(InvoiceByDate, invoice);

@@ -13,6 +13,7 @@ pub mod models;
 pub mod oracle;
 pub mod plans;
 pub mod property;
+pub mod queries;
 pub mod schema;
 pub mod typed;
 
@@ -85,270 +86,72 @@ macro_rules! locking_clause_test {
     };
 }
 
-/// Expands to the `#[test]` functions every backend runs, for connection type `$db`.
+/// Expands to the `#[test]` functions every backend runs, for connection type `$db`: one
+/// line per test, `test_name => module::function`, each function generic over the connection.
 #[macro_export]
 macro_rules! backend_suite {
     ($db:ty) => {
-        #[test]
-        fn oracle_property_random_keysets_ties_and_page_sizes() {
-            $crate::property::oracle_property::<$db>();
-        }
-        #[test]
-        fn c01_non_unique_sort_key_is_completed_by_the_tie_breaker() {
-            $crate::cases::c01::<$db>();
-        }
-        #[test]
-        fn c02_strict_comparison_does_not_repeat_the_boundary_row() {
-            $crate::cases::c02::<$db>();
-        }
-        #[test]
-        fn c03_cursor_is_the_last_row_delivered_not_the_look_ahead_row() {
-            $crate::cases::c03::<$db>();
-        }
-        #[test]
-        fn c04_descending_order_uses_the_descending_operator() {
-            $crate::cases::c04::<$db>();
-        }
-        #[test]
-        fn c05_mixed_directions_and_the_tie_breaker_direction() {
-            $crate::cases::c05::<$db>();
-        }
-        #[test]
-        fn c06_c07_backward_page_is_the_adjacent_window_in_display_order() {
-            $crate::cases::c06_c07::<$db>();
-        }
-        #[test]
-        fn c08_flags_and_cursors_are_exact_at_the_edges() {
-            $crate::cases::c08::<$db>();
-        }
-        #[test]
-        fn exact_flags_probe_the_other_side_in_the_same_statement() {
-            $crate::cases::exact_flags_probe_the_other_side::<$db>();
-        }
-        #[test]
-        fn c09_null_cursor_value_continues_in_the_null_group() {
-            $crate::cases::c09::<$db>();
-        }
-        #[test]
-        fn c10_crossing_into_the_null_group_keeps_every_null_row() {
-            $crate::cases::c10::<$db>();
-        }
-        #[test]
-        fn c11_inside_the_null_group_both_branches() {
-            $crate::cases::c11::<$db>();
-        }
-        #[test]
-        fn c12_the_cursor_carries_every_key_column() {
-            $crate::cases::c12::<$db>();
-        }
-        #[test]
-        fn tokens_record_the_direction_and_paginate_follows_it() {
-            $crate::cases::token_direction::<$db>();
-        }
-        #[test]
-        fn c19_enum_labels_stored_as_text_page_in_text_order() {
-            $crate::cases::c19::<$db>();
-        }
-        #[test]
-        fn c22_first_page_and_predicate_follow_the_same_keyset() {
-            $crate::cases::c22::<$db>();
-        }
-        #[test]
-        fn c23_cursor_reused_with_other_filters_sort_endpoint_version_or_expired() {
-            $crate::cases::c23::<$db>();
-        }
-        #[test]
-        fn c25_page_size_zero_negative_non_numeric_or_huge() {
-            $crate::cases::c25::<$db>();
-        }
-        #[test]
-        fn seed_feed_pages_are_e101_to_e103_then_e104_to_e106() {
-            $crate::cases::seed_feed::<$db>();
-        }
-        #[test]
-        fn change_rule_newer_row_inserted_between_requests_appears_later() {
-            $crate::cases::insert_between_requests::<$db>();
-        }
-        #[test]
-        fn change_rule_deleted_boundary_row_still_marks_the_position() {
-            $crate::cases::delete_boundary_row::<$db>();
-        }
-        #[test]
-        fn two_tenants_never_leak_across_the_filter() {
-            $crate::cases::two_tenants::<$db>();
-        }
-        #[test]
-        fn empty_and_single_row_results() {
-            $crate::cases::empty_and_single_row::<$db>();
-        }
-        #[test]
-        fn boxed_queries_with_order_limit_or_offset_are_refused() {
-            use diesel::prelude::*;
-            use keyset_diesel::{KeysetError, PaginateDsl};
-            use $crate::models::ID_asc;
-            use $crate::schema::keyset_rows;
-            let mut db = <$db as $crate::TestDb>::open();
-            let conn: &mut $db = &mut db;
-            let base = || keyset_rows::table.select(ID_asc::as_select()).into_boxed();
-            let ordered = base()
-                .order(keyset_rows::a)
-                .paginate_after::<ID_asc>(None)
-                .load_page(conn);
-            let limited = base()
-                .limit(3)
-                .paginate_after::<ID_asc>(None)
-                .load_page(conn);
-            let offset = base()
-                .offset(3)
-                .paginate_after::<ID_asc>(None)
-                .load_page(conn);
-            let plain = base().paginate_after::<ID_asc>(None).load_page(conn);
-            let err = |r: diesel::QueryResult<keyset_diesel::Page<ID_asc>>| {
-                KeysetError::from_diesel(&r.expect_err("must be refused")).cloned()
-            };
-            assert_eq!(err(ordered), Some(KeysetError::AlreadyOrdered));
-            assert_eq!(err(limited), Some(KeysetError::AlreadyLimited));
-            assert_eq!(err(offset), Some(KeysetError::AlreadyLimited));
-            assert!(plain.expect("a plain boxed query pages").items.is_empty());
-        }
-        #[test]
-        fn or_filters_page_every_row_when_grouped_and_raw_sql_needs_its_parentheses() {
-            use diesel::dsl::sql;
-            use diesel::prelude::*;
-            use diesel::sql_types::Bool;
-            use keyset_diesel::{Cursor, PaginateDsl};
-            use $crate::models::FeedEvent;
-            use $crate::schema::events;
-            let mut db = <$db as $crate::TestDb>::open();
-            db.insert_events(&$crate::cases::seed_events());
-            db.insert_events(&[$crate::NewEvent {
-                event_id: "e301".into(),
-                workspace_id: "W3".into(),
-                occurred_at: $crate::at(2, 0),
-                message: "other".into(),
-            }]);
-            let conn: &mut $db = &mut db;
-            let oracle: Vec<String> = events::table
-                .filter(events::workspace_id.eq_any(["W9", "W7"]))
-                .order((events::occurred_at, events::event_id))
-                .select(events::event_id)
-                .load(conn)
-                .expect("oracle");
-            assert_eq!(oracle.len(), 9);
-            // Up to 20 pages of 2 rows with `filter`, the ids in page order.
-            let mut walk = |filter: &dyn Fn() -> Box<
-                dyn BoxableExpression<events::table, <$db as Connection>::Backend, SqlType = Bool>,
-            >| {
-                let mut cursor: Option<Cursor<FeedEvent>> = None;
-                let mut ids = Vec::new();
-                for _ in 0..20 {
-                    let page = events::table
-                        .filter(filter())
-                        .select(FeedEvent::as_select())
-                        .paginate_after(cursor.take())
-                        .page_size(2)
-                        .load_page(&mut *conn)
-                        .expect("page");
-                    ids.extend(page.items.iter().map(|e| e.event_id.clone()));
-                    match page.next_cursor {
-                        Some(next) => cursor = Some(next),
-                        None => break,
-                    }
-                }
-                ids
-            };
-            let grouped = walk(&|| {
-                Box::new(
-                    events::workspace_id
-                        .eq("W9")
-                        .or(events::workspace_id.eq("W7")),
-                )
-            });
-            assert_eq!(grouped, oracle, "Diesel's .or() groups its operands");
-            let parenthesized =
-                walk(&|| Box::new(sql::<Bool>("(workspace_id = 'W9' OR workspace_id = 'W7')")));
-            assert_eq!(parenthesized, oracle, "raw SQL in parentheses");
-            // The documented limit: without parentheses the seek binds to the second
-            // alternative only (`W9 OR (W7 AND seek)`), so W9's rows come back on every page.
-            let bare =
-                walk(&|| Box::new(sql::<Bool>("workspace_id = 'W9' OR workspace_id = 'W7'")));
-            assert_ne!(bare, oracle, "README, Limits: raw SQL with a top-level OR");
-        }
-        #[test]
-        fn distinct_join_pages_every_row_with_and_without_the_deferred_join() {
-            use diesel::prelude::*;
-            use keyset_diesel::PaginateDsl;
-            use $crate::joins::{posts, posts_with_two_tags, tags, walk_ids, Post};
-            let mut db = <$db as $crate::TestDb>::open();
-            posts_with_two_tags(&mut *db);
-            let conn: &mut $db = &mut db;
-            for deferred in [false, true] {
-                for exact in [false, true] {
-                    let ids = walk_ids(
-                        |cursor| {
-                            posts::table
-                                .inner_join(tags::table)
-                                .filter(tags::tag.eq_any(["x", "y"]))
-                                .select(Post::as_select())
-                                .distinct()
-                                .paginate_after(cursor)
-                                .page_size(2)
-                                .deferred_join(deferred)
-                                .exact_flags(exact)
-                                .load_page(conn)
-                                .expect("page")
-                        },
-                        |p| p.id,
-                    );
-                    assert_eq!(ids, [1, 2, 3, 4, 5, 6], "deferred {deferred} exact {exact}");
-                }
+        $crate::backend_suite!(@tests $db;
+            oracle_property_random_keysets_ties_and_page_sizes => property::oracle_property,
+            c01_non_unique_sort_key_is_completed_by_the_tie_breaker
+                => cases::tie_breaker_completes_a_non_unique_sort_key,
+            c02_strict_comparison_does_not_repeat_the_boundary_row
+                => cases::boundary_row_is_not_repeated,
+            c03_cursor_is_the_last_row_delivered_not_the_look_ahead_row
+                => cases::cursor_is_the_last_row_delivered_not_the_look_ahead,
+            c04_descending_order_uses_the_descending_operator
+                => cases::descending_key_seeks_below_the_cursor,
+            c05_mixed_directions_and_the_tie_breaker_direction
+                => cases::mixed_directions_keep_each_declared_direction,
+            c06_c07_backward_page_is_the_adjacent_window_in_display_order
+                => cases::backward_page_is_the_adjacent_window_in_display_order,
+            c08_flags_and_cursors_are_exact_at_the_edges
+                => cases::flags_and_cursors_are_exact_at_the_edges,
+            exact_flags_probe_the_other_side_in_the_same_statement
+                => cases::exact_flags_probe_the_other_side,
+            c09_null_cursor_value_continues_in_the_null_group
+                => cases::null_cursor_value_continues_in_the_null_group,
+            c10_crossing_into_the_null_group_keeps_every_null_row
+                => cases::crossing_into_the_null_group_keeps_every_null_row,
+            c11_inside_the_null_group_both_branches
+                => cases::null_group_pages_in_both_seek_directions,
+            c12_the_cursor_carries_every_key_column => cases::cursor_carries_every_key_column,
+            tokens_record_the_direction_and_paginate_follows_it
+                => cases::tokens_record_the_direction,
+            c19_enum_labels_stored_as_text_page_in_text_order
+                => cases::enum_labels_stored_as_text_page_in_text_order,
+            c22_first_page_and_predicate_follow_the_same_keyset
+                => cases::first_page_and_seek_follow_the_same_keyset,
+            c23_cursor_reused_with_other_filters_sort_endpoint_version_or_expired
+                => cases::cursor_is_refused_by_another_query,
+            c25_page_size_zero_negative_non_numeric_or_huge => cases::page_sizes_follow_the_policy,
+            seed_feed_pages_are_e101_to_e103_then_e104_to_e106
+                => cases::tied_event_starts_the_second_feed_page,
+            change_rule_newer_row_inserted_between_requests_appears_later
+                => cases::rows_inserted_between_requests,
+            change_rule_deleted_boundary_row_still_marks_the_position
+                => cases::deleted_boundary_row_still_marks_the_position,
+            two_tenants_never_leak_across_the_filter => cases::tenants_never_leak_across_the_filter,
+            empty_and_single_row_results => cases::empty_and_single_row_tables,
+            boxed_queries_with_order_limit_or_offset_are_refused
+                => queries::boxed_queries_with_order_limit_or_offset_are_refused,
+            or_filters_page_every_row_when_grouped_and_raw_sql_needs_its_parentheses
+                => queries::or_filters_page_every_row_when_grouped,
+            distinct_join_pages_every_row_with_and_without_the_deferred_join
+                => queries::distinct_join_pages_every_row,
+            union_pages_accept_duplicate_output_column_names
+                => queries::union_pages_accept_duplicate_output_column_names,
+            page_size_zero_is_a_typed_error => queries::page_size_zero_is_a_typed_error,
+            every_key_type_pages_exactly_at_the_database_precision
+                => typed::every_key_type_pages_exactly,
+        );
+    };
+    (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $crate::$($path)::+::<$db>();
             }
-        }
-        #[test]
-        fn union_pages_accept_duplicate_output_column_names() {
-            use diesel::prelude::*;
-            use keyset_diesel::PaginateDsl;
-            use $crate::joins::{posts, posts_with_two_tags, tags, walk_ids, PostWithTagId};
-            let mut db = <$db as $crate::TestDb>::open();
-            posts_with_two_tags(&mut *db);
-            let conn: &mut $db = &mut db;
-            for deferred in [false, true] {
-                let ids = walk_ids(
-                    |cursor| {
-                        posts::table
-                            .inner_join(tags::table)
-                            .filter(tags::tag.eq("x"))
-                            .select(PostWithTagId::as_select())
-                            .paginate_after(cursor)
-                            .page_size(2)
-                            .deferred_join(deferred)
-                            .exact_flags(true)
-                            .load_page(conn)
-                            .expect("page")
-                    },
-                    |p| p.id,
-                );
-                assert_eq!(ids, [1, 2, 3, 4, 5, 6], "deferred {deferred}");
-            }
-        }
-        #[test]
-        fn page_size_zero_is_a_typed_error() {
-            use diesel::prelude::*;
-            use keyset_diesel::{KeysetError, PaginateDsl};
-            use $crate::models::ID_asc;
-            use $crate::schema::keyset_rows;
-            let mut db = <$db as $crate::TestDb>::open();
-            let conn: &mut $db = &mut db;
-            let result = keyset_rows::table
-                .select(ID_asc::as_select())
-                .paginate_after::<ID_asc>(None)
-                .page_size(0)
-                .load_page(conn);
-            let error = result.expect_err("page size 0 is refused");
-            assert_eq!(
-                KeysetError::from_diesel(&error),
-                Some(&KeysetError::InvalidPageSize(0))
-            );
-        }
+        )*
     };
 }

@@ -293,7 +293,7 @@ row_models! {
     NB_asc_nulls_last__NA_asc_nulls_last__C_desc__ID_desc: [nb asc nulls_last, na asc nulls_last, c desc] id desc;
 }
 
-/// The seed article's activity-feed event, keyset `occurred_at ASC, event_id ASC`.
+/// An activity-feed event, keyset `occurred_at ASC, event_id ASC`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = events)]
 pub struct FeedEvent {

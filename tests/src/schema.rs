@@ -11,7 +11,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    /// Oracle and CASES rows: small domains, heavy ties.
+    /// Oracle and docs/CASES.md rows: small domains, heavy ties.
     keyset_rows (id) {
         id -> BigInt,
         tenant -> Integer,

@@ -1,7 +1,11 @@
 //! One-column keysets (plus the `id` tie-breaker) over `typed_rows`, one per supported key
-//! type. The table's Diesel schema differs per backend (`Timestamptz` vs `TimestamptzSqlite`,
-//! `Uuid`), so each backend file declares it and its models with `key_model!`; the values
-//! come from here, adjacent at the database's precision (1 µs apart, last UUID byte, 0.0001).
+//! type, and the test that pages each of them exactly: [`every_key_type_pages_exactly`].
+//!
+//! The table's columns differ per backend (`Timestamptz` vs `TimestamptzSqlite`, `Uuid` on
+//! PostgreSQL only, no `timestamptz` on MySQL), so `typed_backend!` declares the table, its
+//! insertable row and its models from one column list per backend, in the modules
+//! [`sqlite`], [`postgres`] and [`mysql`] (each behind its feature). The values come from the
+//! functions here, adjacent at the database's precision (1 µs apart, last UUID byte, 0.0001).
 
 use bigdecimal::BigDecimal;
 use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
@@ -122,4 +126,147 @@ where
         let cursors = token_round_trips::<M, C>(conn, &0, page_size);
         assert_eq!(cursors, (rows - 1) / page_size as usize);
     }
+}
+
+/// Rows in `typed_rows` for [`every_key_type_pages_exactly`].
+pub const TYPED_ROWS: i64 = 90;
+
+/// A backend with a `typed_rows` table and its one-column models.
+pub trait TypedKeys: crate::TestDb {
+    /// Inserts [`TYPED_ROWS`] rows of tenant 0, every column picked from its values with its
+    /// own step (so columns vary independently, with ties); returns the `k_ts` values written,
+    /// by id.
+    fn insert_typed_rows(&mut self) -> Vec<NaiveDateTime>;
+    /// Runs [`check_typed`] for every model of this backend.
+    fn check_every_key_model(&mut self);
+    /// The stored `k_ts` values, by id.
+    fn stored_timestamps(&mut self) -> Vec<NaiveDateTime>;
+}
+
+/// Every key type pages exactly, walked with several page sizes, boxed and not, through
+/// tokens; and `NaiveDateTime` keys 1 µs apart are read back as written (MySQL: the column is
+/// `DATETIME(6)`).
+pub fn every_key_type_pages_exactly<C: TypedKeys>() {
+    let mut db = C::open();
+    let written = db.insert_typed_rows();
+    db.check_every_key_model();
+    assert_eq!(
+        db.stored_timestamps(),
+        written,
+        "timestamps to the microsecond"
+    );
+}
+
+/// Declares, in module `$module` behind feature `$feature`, the `typed_rows` table with the
+/// columns listed, `NewTyped`, the models named after each column (`key_model!`) and
+/// [`TypedKeys`] for `$conn`. A column line is
+/// `name -> SqlType: RustType = values(), step n, [Model dir id dir, ...];`.
+macro_rules! typed_backend {
+    (
+        $module:ident, $feature:literal, $conn:ty;
+        $($col:ident -> $sql:ident: $ty:ty = $values:expr, step $step:literal,
+            [$($model:ident $dir:ident id $iddir:ident),* $(,)?];)*
+    ) => {
+        #[doc = concat!("`typed_rows` and its models on ", $feature, ".")]
+        #[cfg(feature = $feature)]
+        pub mod $module {
+            #[allow(unused_imports)]
+            use super::*;
+
+            diesel::table! {
+                typed_rows (id) {
+                    id -> BigInt,
+                    tenant -> Integer,
+                    $($col -> $sql,)*
+                }
+            }
+
+            /// A row of `typed_rows`.
+            #[derive(diesel::Insertable)]
+            #[diesel(table_name = typed_rows)]
+            pub struct NewTyped {
+                pub id: i64,
+                pub tenant: i32,
+                $(pub $col: $ty,)*
+            }
+
+            $($(
+                $crate::key_model!($model, typed_rows, $col: $ty => $dir, id $iddir, $feature, $conn);
+            )*)*
+
+            impl TypedKeys for $conn {
+                fn insert_typed_rows(&mut self) -> Vec<NaiveDateTime> {
+                    use diesel::RunQueryDsl;
+                    let rows: Vec<NewTyped> = (0..TYPED_ROWS)
+                        .map(|id| NewTyped {
+                            id,
+                            tenant: 0,
+                            $($col: pick(&$values, id, $step),)*
+                        })
+                        .collect();
+                    diesel::insert_into(typed_rows::table)
+                        .values(&rows)
+                        .execute(self)
+                        .expect("insert typed rows");
+                    rows.iter().map(|r| r.k_ts).collect()
+                }
+
+                fn check_every_key_model(&mut self) {
+                    $($(
+                        check_typed::<$model, _>(self, TYPED_ROWS as usize);
+                    )*)*
+                }
+
+                fn stored_timestamps(&mut self) -> Vec<NaiveDateTime> {
+                    use diesel::prelude::*;
+                    typed_rows::table
+                        .select(typed_rows::k_ts)
+                        .order(typed_rows::id)
+                        .load(self)
+                        .expect("read k_ts")
+                }
+            }
+        }
+    };
+}
+
+typed_backend! {
+    sqlite, "sqlite", diesel::SqliteConnection;
+    k_i16 -> SmallInt: i16 = i16s(), step 1, [I16Asc asc id asc, I16Desc desc id desc];
+    k_i32 -> Integer: i32 = i32s(), step 2, [I32Desc desc id asc];
+    k_bool -> Bool: bool = [false, true], step 1, [BoolAsc asc id desc];
+    k_text -> Text: String = texts(), step 3, [TextDesc desc id asc];
+    k_ts -> Timestamp: NaiveDateTime = naive_datetimes(), step 5,
+        [TsAsc asc id asc, TsDesc desc id asc];
+    k_tstz -> TimestamptzSqlite: DateTime<Utc> = datetimes_utc(), step 3,
+        [TstzAsc asc id asc, TstzDesc desc id desc];
+    k_date -> Date: NaiveDate = dates(), step 7, [DateDesc desc id asc];
+    k_dec -> Numeric: BigDecimal = decimals(), step 7, [DecAsc asc id desc, DecDesc desc id asc];
+}
+
+typed_backend! {
+    postgres, "postgres", diesel::PgConnection;
+    k_i16 -> SmallInt: i16 = i16s(), step 1, [I16Asc asc id asc, I16Desc desc id desc];
+    k_i32 -> Integer: i32 = i32s(), step 2, [I32Desc desc id asc];
+    k_bool -> Bool: bool = [false, true], step 1, [BoolAsc asc id desc];
+    k_text -> Text: String = texts(), step 3, [TextDesc desc id asc];
+    k_ts -> Timestamp: NaiveDateTime = naive_datetimes(), step 5,
+        [TsAsc asc id asc, TsDesc desc id asc];
+    k_tstz -> Timestamptz: DateTime<Utc> = datetimes_utc(), step 3,
+        [TstzAsc asc id asc, TstzDesc desc id desc];
+    k_date -> Date: NaiveDate = dates(), step 7, [DateDesc desc id asc];
+    k_uuid -> Uuid: uuid::Uuid = uuids(), step 5, [UuidAsc asc id asc, UuidDesc desc id desc];
+    k_dec -> Numeric: BigDecimal = decimals(), step 7, [DecAsc asc id desc, DecDesc desc id asc];
+}
+
+typed_backend! {
+    mysql, "mysql", diesel::MysqlConnection;
+    k_i16 -> SmallInt: i16 = i16s(), step 1, [I16Asc asc id asc, I16Desc desc id desc];
+    k_i32 -> Integer: i32 = i32s(), step 2, [I32Desc desc id asc];
+    k_bool -> Bool: bool = [false, true], step 1, [BoolAsc asc id desc];
+    k_text -> Text: String = texts(), step 3, [TextDesc desc id asc];
+    k_ts -> Datetime: NaiveDateTime = naive_datetimes(), step 5,
+        [TsAsc asc id asc, TsDesc desc id asc];
+    k_date -> Date: NaiveDate = dates(), step 7, [DateDesc desc id asc];
+    k_dec -> Numeric: BigDecimal = decimals(), step 7, [DecAsc asc id desc, DecDesc desc id asc];
 }

@@ -185,7 +185,7 @@ mod c20 {
     }
 }
 
-/// CASES.md C20: the column is `utf8mb4_unicode_ci`, the connection another collation; string
+/// docs/CASES.md C20: the column is `utf8mb4_unicode_ci`, the connection another collation; string
 /// keys are bound as plain parameters, so page 2 does not fail with "Illegal mix of collations"
 /// (error 1267). p1 `[1,2]`, p2 `[3,4]`.
 #[test]
@@ -232,86 +232,6 @@ fn c20_connection_collation_differs_from_the_column() {
     }
 }
 
-mod typed {
-    use keyset_tests::key_model;
-
-    diesel::table! {
-        typed_rows (id) {
-            id -> BigInt,
-            tenant -> Integer,
-            k_i16 -> SmallInt,
-            k_i32 -> Integer,
-            k_bool -> Bool,
-            k_text -> Text,
-            k_ts -> Datetime,
-            k_date -> Date,
-            k_dec -> Numeric,
-        }
-    }
-
-    #[derive(diesel::Insertable)]
-    #[diesel(table_name = typed_rows)]
-    pub struct NewTyped {
-        pub id: i64,
-        pub tenant: i32,
-        pub k_i16: i16,
-        pub k_i32: i32,
-        pub k_bool: bool,
-        pub k_text: String,
-        pub k_ts: chrono::NaiveDateTime,
-        pub k_date: chrono::NaiveDate,
-        pub k_dec: bigdecimal::BigDecimal,
-    }
-
-    type My = diesel::MysqlConnection;
-    key_model!(I16Asc, typed_rows, k_i16: i16 => asc, id asc, "mysql", My);
-    key_model!(I16Desc, typed_rows, k_i16: i16 => desc, id desc, "mysql", My);
-    key_model!(I32Desc, typed_rows, k_i32: i32 => desc, id asc, "mysql", My);
-    key_model!(BoolAsc, typed_rows, k_bool: bool => asc, id desc, "mysql", My);
-    key_model!(TextDesc, typed_rows, k_text: String => desc, id asc, "mysql", My);
-    key_model!(TsAsc, typed_rows, k_ts: chrono::NaiveDateTime => asc, id asc, "mysql", My);
-    key_model!(TsDesc, typed_rows, k_ts: chrono::NaiveDateTime => desc, id asc, "mysql", My);
-    key_model!(DateDesc, typed_rows, k_date: chrono::NaiveDate => desc, id asc, "mysql", My);
-    key_model!(DecAsc, typed_rows, k_dec: bigdecimal::BigDecimal => asc, id desc, "mysql", My);
-    key_model!(DecDesc, typed_rows, k_dec: bigdecimal::BigDecimal => desc, id asc, "mysql", My);
-}
-
-/// Every key type pages exactly; `NaiveDateTime` keys 1 µs apart round-trip on `DATETIME(6)`.
-#[test]
-fn every_key_type_pages_exactly_at_the_database_precision() {
-    use keyset_tests::typed::*;
-    use typed::*;
-    let mut db = My::open();
-    let rows: Vec<NewTyped> = (0..90)
-        .map(|id| NewTyped {
-            id,
-            tenant: 0,
-            k_i16: pick(&i16s(), id, 1),
-            k_i32: pick(&i32s(), id, 2),
-            k_bool: pick(&[false, true], id, 1),
-            k_text: pick(&texts(), id, 3),
-            k_ts: pick(&naive_datetimes(), id, 5),
-            k_date: pick(&dates(), id, 7),
-            k_dec: pick(&decimals(), id, 7),
-        })
-        .collect();
-    diesel::insert_into(typed::typed_rows::table)
-        .values(&rows)
-        .execute(&mut *db)
-        .expect("insert typed rows");
-    macro_rules! check {
-        ($($model:ty),*) => {$( check_typed::<$model, _>(&mut *db, 90); )*};
-    }
-    check!(I16Asc, I16Desc, I32Desc, BoolAsc, TextDesc, TsAsc, TsDesc, DateDesc, DecAsc, DecDesc);
-    // The keys read back are the values written, to the microsecond.
-    let read: Vec<chrono::NaiveDateTime> = typed::typed_rows::table
-        .select(typed::typed_rows::k_ts)
-        .order(typed::typed_rows::id)
-        .load(&mut *db)
-        .unwrap();
-    assert_eq!(read, rows.iter().map(|r| r.k_ts).collect::<Vec<_>>());
-}
-
 /// The documented hazard: a `DATETIME` without a precision drops fractional seconds on insert
 /// (MySQL rounds them, MariaDB 10.11 truncates them), so two distinct application values can
 /// collapse into one key value and a cursor built from the written value names a row that is
@@ -345,7 +265,7 @@ fn datetime_without_precision_rounds_fractional_seconds() {
 
 #[test]
 fn chinook_walks_equal_order_by() {
-    use keyset_tests::chinook::{camel::*, check_walks};
+    use keyset_tests::chinook::{camel, check_all};
     let Some(path) = keyset_tests::shared_data("chinook/Chinook_MySql.sql") else {
         return;
     };
@@ -357,18 +277,7 @@ fn chinook_walks_equal_order_by() {
     };
     let mut db = My::open();
     db.exec(body);
-    let cast = "CAST({} AS SIGNED)";
-    assert_eq!(check_walks::<InvoiceByDate, _>(&mut *db, cast, true), 412);
-    assert_eq!(check_walks::<TrackByPrice, _>(&mut *db, cast, true), 3503);
-    assert_eq!(
-        check_walks::<TrackByComposer, _>(&mut *db, cast, false),
-        3503
-    );
-    assert_eq!(
-        check_walks::<TrackByComposerDesc, _>(&mut *db, cast, false),
-        3503
-    );
-    assert_eq!(check_walks::<TrackByLength, _>(&mut *db, cast, true), 3503);
+    check_all::<camel::Models, _>(&mut *db, "CAST({} AS SIGNED)");
 }
 
 keyset_tests::locking_clause_test!(diesel::mysql::Mysql);

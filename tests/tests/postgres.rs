@@ -122,99 +122,14 @@ fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_cond() {
     );
 }
 
-mod typed {
-    use keyset_tests::key_model;
-
-    diesel::table! {
-        typed_rows (id) {
-            id -> BigInt,
-            tenant -> Integer,
-            k_i16 -> SmallInt,
-            k_i32 -> Integer,
-            k_bool -> Bool,
-            k_text -> Text,
-            k_ts -> Timestamp,
-            k_tstz -> Timestamptz,
-            k_date -> Date,
-            k_uuid -> Uuid,
-            k_dec -> Numeric,
-        }
-    }
-
-    #[derive(diesel::Insertable)]
-    #[diesel(table_name = typed_rows)]
-    pub struct NewTyped {
-        pub id: i64,
-        pub tenant: i32,
-        pub k_i16: i16,
-        pub k_i32: i32,
-        pub k_bool: bool,
-        pub k_text: String,
-        pub k_ts: chrono::NaiveDateTime,
-        pub k_tstz: chrono::DateTime<chrono::Utc>,
-        pub k_date: chrono::NaiveDate,
-        pub k_uuid: uuid::Uuid,
-        pub k_dec: bigdecimal::BigDecimal,
-    }
-
-    type Pg = diesel::PgConnection;
-    key_model!(I16Asc, typed_rows, k_i16: i16 => asc, id asc, "postgres", Pg);
-    key_model!(I16Desc, typed_rows, k_i16: i16 => desc, id desc, "postgres", Pg);
-    key_model!(I32Desc, typed_rows, k_i32: i32 => desc, id asc, "postgres", Pg);
-    key_model!(BoolAsc, typed_rows, k_bool: bool => asc, id desc, "postgres", Pg);
-    key_model!(TextDesc, typed_rows, k_text: String => desc, id asc, "postgres", Pg);
-    key_model!(TsAsc, typed_rows, k_ts: chrono::NaiveDateTime => asc, id asc, "postgres", Pg);
-    key_model!(TsDesc, typed_rows, k_ts: chrono::NaiveDateTime => desc, id asc, "postgres", Pg);
-    key_model!(TstzAsc, typed_rows, k_tstz: chrono::DateTime<chrono::Utc> => asc, id asc, "postgres", Pg);
-    key_model!(TstzDesc, typed_rows, k_tstz: chrono::DateTime<chrono::Utc> => desc, id desc, "postgres", Pg);
-    key_model!(DateDesc, typed_rows, k_date: chrono::NaiveDate => desc, id asc, "postgres", Pg);
-    key_model!(UuidAsc, typed_rows, k_uuid: uuid::Uuid => asc, id asc, "postgres", Pg);
-    key_model!(UuidDesc, typed_rows, k_uuid: uuid::Uuid => desc, id desc, "postgres", Pg);
-    key_model!(DecAsc, typed_rows, k_dec: bigdecimal::BigDecimal => asc, id desc, "postgres", Pg);
-    key_model!(DecDesc, typed_rows, k_dec: bigdecimal::BigDecimal => desc, id asc, "postgres", Pg);
-}
-
-#[test]
-fn every_key_type_pages_exactly_at_the_database_precision() {
-    use keyset_tests::typed::*;
-    use typed::*;
-    let mut db = diesel::PgConnection::open();
-    let rows: Vec<NewTyped> = (0..90)
-        .map(|id| NewTyped {
-            id,
-            tenant: 0,
-            k_i16: pick(&i16s(), id, 1),
-            k_i32: pick(&i32s(), id, 2),
-            k_bool: pick(&[false, true], id, 1),
-            k_text: pick(&texts(), id, 3),
-            k_ts: pick(&naive_datetimes(), id, 5),
-            k_tstz: pick(&datetimes_utc(), id, 3),
-            k_date: pick(&dates(), id, 7),
-            k_uuid: pick(&uuids(), id, 5),
-            k_dec: pick(&decimals(), id, 7),
-        })
-        .collect();
-    diesel::insert_into(typed::typed_rows::table)
-        .values(&rows)
-        .execute(&mut *db)
-        .expect("insert typed rows");
-    macro_rules! check {
-        ($($model:ty),*) => {$( check_typed::<$model, _>(&mut *db, 90); )*};
-    }
-    check!(
-        I16Asc, I16Desc, I32Desc, BoolAsc, TextDesc, TsAsc, TsDesc, TstzAsc, TstzDesc, DateDesc,
-        UuidAsc, UuidDesc, DecAsc, DecDesc
-    );
-}
-
-/// CASES.md C14 (PostgreSQL variant): `timestamptz` keys are bound as `timestamptz`, so a
+/// docs/CASES.md C14 (PostgreSQL variant): `timestamptz` keys are bound as `timestamptz`, so a
 /// session time zone changed between requests does not move the boundary.
 #[test]
 fn c14_session_time_zone_change_between_pages_keeps_pages() {
     use diesel::connection::SimpleConnection;
     use keyset_diesel::Keyset;
     use keyset_tests::oracle::walk_pages;
-    use typed::*;
+    use keyset_tests::typed::postgres::*;
     let mut db = diesel::PgConnection::open();
     let times = [
         "2026-01-03 00:00",
@@ -258,7 +173,7 @@ fn c14_session_time_zone_change_between_pages_keeps_pages() {
             k_dec: 0.into(),
         })
         .collect();
-    diesel::insert_into(typed::typed_rows::table)
+    diesel::insert_into(typed_rows::table)
         .values(&rows)
         .execute(&mut *db)
         .unwrap();
@@ -295,25 +210,14 @@ fn c14_session_time_zone_change_between_pages_keeps_pages() {
 
 #[test]
 fn chinook_walks_equal_order_by() {
-    use keyset_tests::chinook::{check_walks, postgres_script, snake::*};
+    use keyset_tests::chinook::{check_all, postgres_script, snake};
     let Some(path) = keyset_tests::shared_data("chinook/Chinook_PostgreSql.sql") else {
         return;
     };
     let script = std::fs::read_to_string(path).expect("read Chinook script");
     let mut db = diesel::PgConnection::open();
     db.exec(&postgres_script(&script));
-    let cast = "CAST({} AS BIGINT)";
-    assert_eq!(check_walks::<InvoiceByDate, _>(&mut *db, cast, true), 412);
-    assert_eq!(check_walks::<TrackByPrice, _>(&mut *db, cast, true), 3503);
-    assert_eq!(
-        check_walks::<TrackByComposer, _>(&mut *db, cast, false),
-        3503
-    );
-    assert_eq!(
-        check_walks::<TrackByComposerDesc, _>(&mut *db, cast, false),
-        3503
-    );
-    assert_eq!(check_walks::<TrackByLength, _>(&mut *db, cast, true), 3503);
+    check_all::<snake::Models, _>(&mut *db, "CAST({} AS BIGINT)");
 }
 
 /// EXPLAIN (ANALYZE, FORMAT JSON) of `PlanNullable`'s page after the row at `depth` (in
@@ -449,7 +353,7 @@ fn plan_exact_flags_probe_is_bounded() {
 
 keyset_tests::locking_clause_test!(diesel::pg::Pg);
 
-/// DESIGN.md, "Long runs of ties": every row of tenant 1 shares one score (15,000 ties), the
+/// docs/DESIGN.md, "Long runs of ties": every row of tenant 1 shares one score (15,000 ties), the
 /// cursor deep inside the run. The single seek bounds only `score` and filters the run from
 /// its start to the cursor; `seek_per_level(true)` gives one index range per key level
 /// (`score < s`, `score = s AND id > i`), each starting at the cursor.

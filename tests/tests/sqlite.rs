@@ -77,87 +77,7 @@ fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_search() {
     assert_search(&details, "plan_rows_tenant_score_desc_id", "score<?");
 }
 
-mod typed {
-    use keyset_tests::key_model;
-
-    diesel::table! {
-        typed_rows (id) {
-            id -> BigInt,
-            tenant -> Integer,
-            k_i16 -> SmallInt,
-            k_i32 -> Integer,
-            k_bool -> Bool,
-            k_text -> Text,
-            k_ts -> Timestamp,
-            k_tstz -> TimestamptzSqlite,
-            k_date -> Date,
-            k_dec -> Numeric,
-        }
-    }
-
-    #[derive(diesel::Insertable)]
-    #[diesel(table_name = typed_rows)]
-    pub struct NewTyped {
-        pub id: i64,
-        pub tenant: i32,
-        pub k_i16: i16,
-        pub k_i32: i32,
-        pub k_bool: bool,
-        pub k_text: String,
-        pub k_ts: chrono::NaiveDateTime,
-        pub k_tstz: chrono::DateTime<chrono::Utc>,
-        pub k_date: chrono::NaiveDate,
-        pub k_dec: bigdecimal::BigDecimal,
-    }
-
-    type Lite = diesel::SqliteConnection;
-    key_model!(I16Asc, typed_rows, k_i16: i16 => asc, id asc, "sqlite", Lite);
-    key_model!(I16Desc, typed_rows, k_i16: i16 => desc, id desc, "sqlite", Lite);
-    key_model!(I32Desc, typed_rows, k_i32: i32 => desc, id asc, "sqlite", Lite);
-    key_model!(BoolAsc, typed_rows, k_bool: bool => asc, id desc, "sqlite", Lite);
-    key_model!(TextDesc, typed_rows, k_text: String => desc, id asc, "sqlite", Lite);
-    key_model!(TsAsc, typed_rows, k_ts: chrono::NaiveDateTime => asc, id asc, "sqlite", Lite);
-    key_model!(TsDesc, typed_rows, k_ts: chrono::NaiveDateTime => desc, id asc, "sqlite", Lite);
-    key_model!(TstzAsc, typed_rows, k_tstz: chrono::DateTime<chrono::Utc> => asc, id asc, "sqlite", Lite);
-    key_model!(TstzDesc, typed_rows, k_tstz: chrono::DateTime<chrono::Utc> => desc, id desc, "sqlite", Lite);
-    key_model!(DateDesc, typed_rows, k_date: chrono::NaiveDate => desc, id asc, "sqlite", Lite);
-    key_model!(DecAsc, typed_rows, k_dec: bigdecimal::BigDecimal => asc, id desc, "sqlite", Lite);
-    key_model!(DecDesc, typed_rows, k_dec: bigdecimal::BigDecimal => desc, id asc, "sqlite", Lite);
-}
-
-#[test]
-fn every_key_type_pages_exactly_at_the_database_precision() {
-    use keyset_tests::typed::*;
-    use typed::*;
-    let mut db = diesel::SqliteConnection::open();
-    let rows: Vec<NewTyped> = (0..90)
-        .map(|id| NewTyped {
-            id,
-            tenant: 0,
-            k_i16: pick(&i16s(), id, 1),
-            k_i32: pick(&i32s(), id, 2),
-            k_bool: pick(&[false, true], id, 1),
-            k_text: pick(&texts(), id, 3),
-            k_ts: pick(&naive_datetimes(), id, 5),
-            k_tstz: pick(&datetimes_utc(), id, 3),
-            k_date: pick(&dates(), id, 7),
-            k_dec: pick(&decimals(), id, 7),
-        })
-        .collect();
-    diesel::insert_into(typed::typed_rows::table)
-        .values(&rows)
-        .execute(&mut *db)
-        .expect("insert typed rows");
-    macro_rules! check {
-        ($($model:ty),*) => {$( check_typed::<$model, _>(&mut *db, 90); )*};
-    }
-    check!(
-        I16Asc, I16Desc, I32Desc, BoolAsc, TextDesc, TsAsc, TsDesc, TstzAsc, TstzDesc, DateDesc,
-        DecAsc, DecDesc
-    );
-}
-
-/// CASES.md C15: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`) and by
+/// docs/CASES.md C15: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`) and by
 /// `CURRENT_TIMESTAMP`-style text (`%F %T`) compare alike, because the cursor re-binds the
 /// value through Diesel's own encoding: p1 `[4,3]`, p2 `[2,1]`, no repeats, no loop.
 #[test]
@@ -200,23 +120,16 @@ fn c15_text_timestamps_from_diesel_and_current_timestamp_page_alike() {
 #[test]
 fn chinook_walks_equal_order_by() {
     use diesel::Connection;
-    use keyset_tests::chinook::{camel::*, check_walks};
+    use keyset_tests::chinook::{camel, check_all};
     let Some(path) = keyset_tests::shared_data("chinook/Chinook_Sqlite.sqlite") else {
         return;
     };
     let url = format!("file:{}?mode=ro", path.display());
     let conn = &mut diesel::SqliteConnection::establish(&url).expect("open Chinook read-only");
-    assert_eq!(check_walks::<InvoiceByDate, _>(conn, "{}", true), 412);
-    assert_eq!(check_walks::<TrackByPrice, _>(conn, "{}", true), 3503);
-    assert_eq!(check_walks::<TrackByComposer, _>(conn, "{}", false), 3503);
-    assert_eq!(
-        check_walks::<TrackByComposerDesc, _>(conn, "{}", false),
-        3503
-    );
-    assert_eq!(check_walks::<TrackByLength, _>(conn, "{}", true), 3503);
+    check_all::<camel::Models, _>(conn, "{}");
 }
 
-/// CASES.md C15 with other writers: timestamps stored as `T`-separated ISO text, with six
+/// docs/CASES.md C15 with other writers: timestamps stored as `T`-separated ISO text, with six
 /// fraction digits, or with `strftime`'s `.000`. Keyed as the column's text (`String`), the
 /// cursor carries the exact stored text and pages follow the text order: no repeats, no loop.
 #[test]
@@ -250,7 +163,7 @@ fn c15_timestamp_text_from_other_writers_pages_by_the_stored_text() {
     }
 }
 
-/// DESIGN.md, "Long runs of ties": with every row of tenant 1 on one score, the single seek
+/// docs/DESIGN.md, "Long runs of ties": with every row of tenant 1 on one score, the single seek
 /// searches from `score<?` and filters the run; `seek_per_level(true)` searches each level
 /// from the cursor (`score=? AND id>?`, then `score<?`).
 #[test]
