@@ -234,7 +234,11 @@ mod tests {
         for error in about_the_token {
             assert_eq!(error.http_status(), 400, "{error:?}");
             assert!(error.restart_from_first_page(), "{error:?}");
-            assert_eq!(error.client_message(), CursorError::CLIENT_MESSAGE, "{error:?}");
+            assert_eq!(
+                error.client_message(),
+                CursorError::CLIENT_MESSAGE,
+                "{error:?}"
+            );
             let expected = if matches!(
                 error,
                 CursorError::Expired { .. } | CursorError::LifetimeTooLong { .. }
@@ -261,7 +265,11 @@ mod tests {
             (a.http_status(), a.code(), a.client_message()),
             (b.http_status(), b.code(), b.client_message())
         );
-        assert_ne!(a.to_string(), b.to_string(), "the logs still tell them apart");
+        assert_ne!(
+            a.to_string(),
+            b.to_string(),
+            "the logs still tell them apart"
+        );
     }
 
     #[test]

@@ -6,8 +6,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use hmac::digest::generic_array::GenericArray;
 use hmac::digest::FixedOutput;
 use hmac::{Hmac, Mac};
-use zeroize::Zeroizing;
 use sha2::Sha256;
+use zeroize::Zeroizing;
 
 use super::error::{CodecConfigError, MIN_SECRET_LEN};
 

@@ -44,7 +44,6 @@ pub const DEFAULT_MAX_TOKEN_LEN: usize = 6144;
 /// Default time to live of a token: one hour.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 
-
 /// Turns cursors into tokens and back: opaque, signed, versioned, expiring tokens bound to the
 /// query, what a client carries between requests instead of a [`Cursor`]. Cheap to clone;
 /// share one per application.
@@ -358,8 +357,8 @@ impl CursorCodec {
     ) -> Result<String, EncodeError> {
         let inner = &*self.inner;
         let expires_at = unix_seconds(inner.clock.now()).saturating_add(inner.ttl.as_secs());
-        let key =
-            postcard::to_allocvec(&cursor.key.to_repr()).map_err(|e| EncodeError::Key(e.to_string()))?;
+        let key = postcard::to_allocvec(&cursor.key.to_repr())
+            .map_err(|e| EncodeError::Key(e.to_string()))?;
         let payload = Payload {
             sort: K::sort_signature_digest(),
             scope: keyed_scope_digest(&inner.signing, scope)?,
@@ -468,9 +467,7 @@ mod tests {
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
     use base64::Engine as _;
 
-    use super::fixtures::{
-        self, codec, codec_at, cursor, ById, ByIdText, Row, SECRET_A, SECRET_B,
-    };
+    use super::fixtures::{self, codec, codec_at, cursor, ById, ByIdText, Row, SECRET_A, SECRET_B};
     use super::*;
 
     #[test]

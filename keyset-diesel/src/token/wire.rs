@@ -368,10 +368,7 @@ mod tests {
         );
         assert!(decode(&right).is_ok());
         // 9. the wrong number of key components.
-        let short = forge(
-            VERSION_SIGNED,
-            &payload_of(&((1i64, 0u32), "e103"), &scope),
-        );
+        let short = forge(VERSION_SIGNED, &payload_of(&((1i64, 0u32), "e103"), &scope));
         assert_eq!(decode(&short), Err(CursorError::Malformed));
         let long = forge(
             VERSION_SIGNED,
@@ -379,10 +376,7 @@ mod tests {
         );
         assert_eq!(decode(&long), Err(CursorError::Malformed));
         // 10. an unknown version byte.
-        let v9 = forge(
-            9,
-            &payload_of(&((1i64, 0u32), "e103", 103i64), &scope),
-        );
+        let v9 = forge(9, &payload_of(&((1i64, 0u32), "e103", 103i64), &scope));
         assert_eq!(decode(&v9), Err(CursorError::UnsupportedVersion));
         // 11. a 1 MB token: refused on its length, before decoding.
         let huge = "A".repeat(1 << 20);
@@ -462,5 +456,48 @@ mod tests {
         assert!(
             String::from_utf8_lossy(&URL_SAFE_NO_PAD.decode(&signed).unwrap()).contains("e103")
         );
+    }
+
+    /// Issue 12 (8): an encrypted token's length tells the length of its key values only to
+    /// within [`PAD_BLOCK`] bytes. Before, names of 1, 5 and 31 characters gave three lengths.
+    #[cfg(feature = "encrypted-tokens")]
+    #[test]
+    fn encrypted_tokens_pad_the_key_values() {
+        let codec = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .encrypted(true)
+            .build()
+            .unwrap();
+        let at = cursor().key.0;
+        let len = |name: &str| {
+            let c = crate::cursor::Cursor::<Row>::after((at, name.to_string(), 103));
+            let token = codec.encode(&c, &"W9").unwrap();
+            assert_eq!(codec.decode::<Row>(&token, &"W9").unwrap(), c);
+            token.len()
+        };
+        let lens: Vec<usize> = [1, 5, 31, 60]
+            .iter()
+            .map(|&n| len(&"n".repeat(n)))
+            .collect();
+        assert!(lens.iter().all(|&l| l == lens[0]), "{lens:?}");
+        // A longer key moves to the next block.
+        assert!(len(&"n".repeat(200)) > lens[0]);
+    }
+
+    #[test]
+    fn padding_round_trips_and_refuses_what_it_did_not_write() {
+        for n in [0, 1, PAD_BLOCK - 1, PAD_BLOCK, 300] {
+            let payload = vec![7u8; n];
+            let padded = pad(&payload);
+            assert_eq!(padded.len() % PAD_BLOCK, 0);
+            assert!(padded.len() > n);
+            assert_eq!(unpad(padded).unwrap(), payload);
+        }
+        assert_eq!(unpad(vec![0; PAD_BLOCK]), None);
+        assert_eq!(unpad(vec![1; PAD_BLOCK]), None);
+        assert_eq!(unpad(vec![0x80; PAD_BLOCK - 1]), None);
+        let mut too_much = vec![0x80];
+        too_much.resize(2 * PAD_BLOCK, 0);
+        assert_eq!(unpad(too_much), None);
     }
 }
