@@ -164,3 +164,57 @@ proptest! {
         prop_assert!(refused(&codec, &URL_SAFE_NO_PAD.encode(&bytes)));
     }
 }
+
+/// Issue 12 (10): two tables of one name in two schemas, each imported as `events`: their
+/// keysets have different sort signatures, so a token for one is refused by the other. Before,
+/// the signature named the table by its Rust path only (`events` for both) and the token was
+/// accepted.
+mod schemas {
+    pub mod live {
+        diesel::table! { live.events (id) { id -> BigInt } }
+    }
+    pub mod archive {
+        diesel::table! { archive.events (id) { id -> BigInt } }
+    }
+    pub mod live_model {
+        use super::live::events;
+        use diesel::prelude::*;
+        use keyset_diesel::Keyset;
+        #[derive(Queryable, Selectable, Keyset)]
+        #[diesel(table_name = events)]
+        pub struct Live {
+            #[keyset(asc, unique)]
+            pub id: i64,
+        }
+    }
+    pub mod archive_model {
+        use super::archive::events;
+        use diesel::prelude::*;
+        use keyset_diesel::Keyset;
+        #[derive(Queryable, Selectable, Keyset)]
+        #[diesel(table_name = events)]
+        pub struct Archived {
+            #[keyset(asc, unique)]
+            pub id: i64,
+        }
+    }
+}
+
+#[test]
+fn tables_in_two_schemas_have_two_signatures() {
+    use schemas::archive_model::Archived;
+    use schemas::live_model::Live;
+    assert_eq!(Live::sort_signature(), r#"events@"live"."events"(id:i64 asc)"#);
+    assert_eq!(
+        Archived::sort_signature(),
+        r#"events@"archive"."events"(id:i64 asc)"#
+    );
+    assert_eq!(Event::sql_table_name(), r#""events""#);
+    let codec = codec();
+    let token = codec.encode(&Cursor::<Live>::after((7,)), &"W9").unwrap();
+    assert_eq!(codec.decode::<Live>(&token, &"W9").unwrap().key, (7,));
+    assert_eq!(
+        codec.decode::<Archived>(&token, &"W9"),
+        Err(keyset_diesel::CursorError::SortMismatch)
+    );
+}
