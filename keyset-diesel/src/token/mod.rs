@@ -460,6 +460,46 @@ impl CursorCodec {
     }
 }
 
+/// Test hooks for the fuzz targets in `fuzz/` (feature `__fuzzing`): they sign bytes the
+/// codec did not write, to fuzz what lies past the signature. Not part of the API.
+#[cfg(feature = "__fuzzing")]
+#[doc(hidden)]
+impl CursorCodec {
+    /// A token of this codec's format (signed, or signed and sealed) whose payload is `payload`
+    /// as it is.
+    pub fn __fuzz_sign_payload(&self, payload: &[u8]) -> String {
+        wire::encode(&self.inner.signing, self.version(), payload)
+    }
+
+    /// A payload for keyset `K` and `scope` (right digests) with the given direction byte, page
+    /// size, expiry and key value bytes.
+    pub fn __fuzz_payload<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        scope: &S,
+        direction: u8,
+        page_size: u32,
+        expires_at: u64,
+        key: &[u8],
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        Payload {
+            sort: K::sort_signature_digest(),
+            scope: keyed_scope_digest(&self.inner.signing, scope).expect("a fuzz scope serializes"),
+            direction,
+            page_size,
+            expires_at,
+            key,
+        }
+        .write(&mut out);
+        out
+    }
+
+    /// The clock's now, in Unix seconds.
+    pub fn __fuzz_now(&self) -> u64 {
+        unix_seconds(self.inner.clock.now())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
