@@ -149,6 +149,15 @@ pub fn keyset(model: &Model) -> TokenStream {
                     (#(::core::clone::Clone::clone(&self.#members),)*)
                 }
 
+                // The SQL name Diesel writes (schema-qualified when the `table!` names a schema),
+                // part of the sort signature.
+                fn sql_table_component() -> ::std::string::String {
+                    ::std::format!(
+                        "{:?}",
+                        <#table::table as #diesel::internal::table_macro::StaticQueryFragment>::STATIC_COMPONENT,
+                    )
+                }
+
                 fn sort_signature_digest() -> [u8; 16] {
                     static DIGEST: ::std::sync::OnceLock<[u8; 16]> = ::std::sync::OnceLock::new();
                     *DIGEST.get_or_init(|| #p::sort_signature_digest(

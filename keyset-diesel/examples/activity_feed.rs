@@ -18,8 +18,10 @@
 //! error. On a server database it replaces the rows of W9 and W7 in the table `events` on
 //! every run.
 //!
-//! The token secret comes from `KEYSET_TOKEN_SECRET` (at least 32 bytes); without it a fixed
-//! demo secret is used, which is fine for this demo and nothing else.
+//! The token secret comes from `KEYSET_TOKEN_SECRET`, read as bytes (at least 32: a random
+//! value from your secret store); a value that is set but too short (or, on Windows, not
+//! Unicode) stops the example with a message. Unset, a fixed demo secret is used, with a
+//! warning on standard error: anyone who reads this file can forge its tokens.
 
 use std::error::Error;
 
@@ -88,13 +90,59 @@ struct Scope<'a> {
     kind: &'a str,
 }
 
+/// The demo's fixed secret, used only when `KEYSET_TOKEN_SECRET` is unset. Public: it is in
+/// this file.
+const DEMO_SECRET: &[u8] = b"demo secret, public: set KEYSET_TOKEN_SECRET instead";
+
+/// Where the token secret came from.
+#[derive(Debug, PartialEq)]
+enum Secret {
+    /// `KEYSET_TOKEN_SECRET`, as bytes.
+    FromEnv(Vec<u8>),
+    /// Unset: [`DEMO_SECRET`].
+    Demo,
+}
+
+/// The secret in `value` (the variable as the OS gives it): its bytes, at least
+/// `MIN_SECRET_LEN` of them; the demo secret when it is unset.
+fn secret_from(value: Option<std::ffi::OsString>) -> Result<Secret, String> {
+    let Some(value) = value else {
+        return Ok(Secret::Demo);
+    };
+    #[cfg(unix)]
+    let bytes = std::os::unix::ffi::OsStringExt::into_vec(value);
+    #[cfg(not(unix))]
+    let bytes = value
+        .into_string()
+        .map_err(|_| "KEYSET_TOKEN_SECRET is not valid Unicode".to_string())?
+        .into_bytes();
+    if bytes.len() < keyset_diesel::MIN_SECRET_LEN {
+        return Err(format!(
+            "KEYSET_TOKEN_SECRET is {} bytes; at least {} are required (use a random value \
+             from your secret store), or unset it to run the demo with its public secret",
+            bytes.len(),
+            keyset_diesel::MIN_SECRET_LEN
+        ));
+    }
+    Ok(Secret::FromEnv(bytes))
+}
+
 /// A codec whose clock runs `skew` seconds ahead of the system clock, so the demo can show
 /// an expired token without waiting.
 fn codec(skew: Arc<AtomicU64>) -> Result<CursorCodec, Box<dyn Error + Send + Sync>> {
-    let secret = std::env::var("KEYSET_TOKEN_SECRET")
-        .unwrap_or_else(|_| "demo secret: set KEYSET_TOKEN_SECRET".to_string());
+    let secret = match secret_from(std::env::var_os("KEYSET_TOKEN_SECRET"))? {
+        Secret::FromEnv(bytes) => bytes,
+        Secret::Demo => {
+            eprintln!(
+                "WARNING: KEYSET_TOKEN_SECRET is not set: tokens are signed with the example's \
+                 PUBLIC demo secret, which anyone can read in its source and use to forge \
+                 tokens. Never run it so outside this demo."
+            );
+            DEMO_SECRET.to_vec()
+        }
+    };
     Ok(CursorCodec::builder()
-        .signing_key(SecretKey::new(1, secret.as_bytes())?)
+        .signing_key(SecretKey::new(1, &secret)?)
         .ttl(TTL)
         .clock(move || SystemTime::now() + Duration::from_secs(skew.load(Ordering::SeqCst)))
         .build()?)
@@ -269,9 +317,10 @@ fn show_refusals(codec: &CursorCodec, skew: &AtomicU64, valid: &str, scope: &Sco
         |label: &str, token: &str, scope: &Scope<'_>| match codec.decode::<Event>(token, scope) {
             Ok(_) => println!("  {label}: accepted (unexpected)"),
             Err(e) => println!(
-                "  {label}: HTTP {}, restart from the first page: {}; {e}",
+                "  {label}: HTTP {} {{\"code\": \"{}\", \"message\": \"{}\"}} (server log: {e})",
                 e.http_status(),
-                e.restart_from_first_page()
+                e.code(),
+                e.client_message()
             ),
         };
     report("tampered token (one character changed)", &tampered, scope);
@@ -325,6 +374,40 @@ fn run(args: &Args) -> Result<(), Box<dyn Error + Send + Sync>> {
                 format!("SQLite ({path})")
             };
             run_feed!(conn, diesel::sqlite::Sqlite, SQLITE_MIGRATIONS, args, label)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::ffi::OsString;
+
+    /// Issue 12 (7): a set but unusable secret stops the example; only an unset one falls back
+    /// to the demo secret. Before, any `std::env::var` error (unset, or set but not UTF-8) gave
+    /// the demo secret silently, and a short one failed with `SecretKey`'s bare message.
+    #[test]
+    fn the_secret_is_read_as_bytes_and_checked() {
+        assert_eq!(secret_from(None), Ok(Secret::Demo));
+        let good = OsString::from("a random 32-byte secret from a vault");
+        assert_eq!(
+            secret_from(Some(good)),
+            Ok(Secret::FromEnv(
+                b"a random 32-byte secret from a vault".to_vec()
+            ))
+        );
+        for short in ["", "short"] {
+            let error = secret_from(Some(OsString::from(short))).unwrap_err();
+            assert!(error.contains("at least 32 are required"), "{error}");
+        }
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt;
+            let bytes = vec![0xff; 40]; // not UTF-8, still 40 bytes of secret
+            assert_eq!(
+                secret_from(Some(OsString::from_vec(bytes.clone()))),
+                Ok(Secret::FromEnv(bytes))
+            );
         }
     }
 }

@@ -91,7 +91,7 @@ pub struct KeyColumn {
 ///     message: String,
 /// }
 ///
-/// assert_eq!(Event::sort_signature(), "events(occurred_at:naive_datetime asc,event_id:text asc)");
+/// assert_eq!(Event::sort_signature(), r#"events@"events"(occurred_at:naive_datetime asc,event_id:text asc)"#);
 /// ```
 ///
 /// * `Key` is the tuple of the key fields' Rust types, in key order (declaration order):
@@ -115,13 +115,34 @@ pub trait Keyset: Sized {
     /// The key of this row (cloned out of the model).
     fn key(&self) -> Self::Key;
 
-    /// A stable text naming the table, the key columns with their key value type tags, their
-    /// directions and NULL placements, e.g.
-    /// `events(occurred_at:naive_datetime asc,event_id:text asc)`. Tokens carry it, so a token
-    /// made for one keyset is refused by another.
+    /// Diesel's own description of the table's SQL name: the `Debug` text of the static
+    /// component `diesel::table!` writes for it (`Identifier("events")`, or an `InfixNode` of
+    /// the schema and the table). Written by `#[derive(Keyset)]`; empty by default.
+    #[doc(hidden)]
+    fn sql_table_component() -> String {
+        String::new()
+    }
+
+    /// The table as Diesel writes it in SQL, schema-qualified when its `table!` names a schema,
+    /// each part double-quoted: `"events"`, `"archive"."events"`. Empty for a hand-written impl
+    /// that does not provide [`Keyset::sql_table_component`].
+    fn sql_table_name() -> String {
+        sql_table_name_of(&Self::sql_table_component())
+    }
+
+    /// A stable text naming the table (by its Rust path and by its schema-qualified SQL name),
+    /// the key columns with their key value type tags, their directions and NULL placements,
+    /// e.g. `events@"events"(occurred_at:naive_datetime asc,event_id:text asc)`. Tokens carry
+    /// it, so a token made for one keyset is refused by another, and one made for
+    /// `live.events` by a keyset on `archive.events` even when both are imported as `events`.
     fn sort_signature() -> String {
         let mut s = String::with_capacity(64);
         s.push_str(Self::TABLE_NAME);
+        let sql = Self::sql_table_name();
+        if !sql.is_empty() {
+            s.push('@');
+            s.push_str(&sql);
+        }
         s.push('(');
         for (i, c) in Self::COLUMNS.iter().enumerate() {
             if i > 0 {
@@ -150,6 +171,64 @@ pub trait Keyset: Sized {
     fn sort_signature_digest() -> [u8; 16] {
         sort_signature_digest(&Self::sort_signature())
     }
+}
+
+/// The SQL name in Diesel's `Debug` text of a table's static component: every
+/// `Identifier("..")` in it, in order, each double-quoted (a `"` inside doubled), joined with
+/// `.`. The whole text when it holds no identifier (a shape this does not know), empty for
+/// empty.
+fn sql_table_name_of(component: &str) -> String {
+    const MARK: &str = "Identifier(\"";
+    let mut parts = Vec::new();
+    let mut rest = component;
+    while let Some(at) = rest.find(MARK) {
+        let after = &rest[at + MARK.len()..];
+        match unescape_debug_str(after) {
+            Some((name, used)) => {
+                parts.push(format!("\"{}\"", name.replace('"', "\"\"")));
+                rest = &after[used..];
+            }
+            None => return component.to_string(),
+        }
+    }
+    if parts.is_empty() {
+        return component.to_string();
+    }
+    parts.join(".")
+}
+
+/// The string whose `Debug` text starts `text` (after its opening quote): the string and the
+/// number of bytes up to and including the closing quote; `None` if it is not one.
+fn unescape_debug_str(text: &str) -> Option<(String, usize)> {
+    let mut out = String::new();
+    let mut chars = text.char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '"' => return Some((out, i + 1)),
+            '\\' => match chars.next()?.1 {
+                'n' => out.push('\n'),
+                'r' => out.push('\r'),
+                't' => out.push('\t'),
+                '0' => out.push('\0'),
+                'u' => {
+                    if chars.next()?.1 != '{' {
+                        return None;
+                    }
+                    let mut hex = String::new();
+                    loop {
+                        match chars.next()?.1 {
+                            '}' => break,
+                            h => hex.push(h),
+                        }
+                    }
+                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
+                }
+                other => out.push(other), // \\, \", \'
+            },
+            c => out.push(c),
+        }
+    }
+    None
 }
 
 /// SHA-256 of a sort signature under a version label, first 16 bytes: the digest tokens carry
@@ -193,4 +272,26 @@ pub fn column_index_error(index: usize) -> diesel::result::Error {
     diesel::result::Error::QueryBuilderError(
         format!("keyset column index {index} out of range").into(),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sql_table_name_of;
+
+    /// The SQL name is read from Diesel's `Debug` text of the table's static component.
+    #[test]
+    fn sql_table_names_from_diesels_component() {
+        use diesel::internal::table_macro::{Identifier, InfixNode};
+        let plain = format!("{:?}", Identifier("events"));
+        assert_eq!(sql_table_name_of(&plain), r#""events""#);
+        let qualified = format!(
+            "{:?}",
+            InfixNode::new(Identifier("archive"), Identifier("events"), ".")
+        );
+        assert_eq!(sql_table_name_of(&qualified), r#""archive"."events""#);
+        let odd = format!("{:?}", Identifier("a\"b.c\\d\u{1}é"));
+        assert_eq!(sql_table_name_of(&odd), "\"a\"\"b.c\\d\u{1}é\"");
+        assert_eq!(sql_table_name_of(""), "");
+        assert_eq!(sql_table_name_of("Unknown(1)"), "Unknown(1)");
+    }
 }

@@ -164,3 +164,172 @@ proptest! {
         prop_assert!(refused(&codec, &URL_SAFE_NO_PAD.encode(&bytes)));
     }
 }
+
+/// Issue 12 (10): two tables of one name in two schemas, each imported as `events`: their
+/// keysets have different sort signatures, so a token for one is refused by the other. Before,
+/// the signature named the table by its Rust path only (`events` for both) and the token was
+/// accepted.
+mod schemas {
+    pub mod live {
+        diesel::table! { live.events (id) { id -> BigInt } }
+    }
+    pub mod archive {
+        diesel::table! { archive.events (id) { id -> BigInt } }
+    }
+    pub mod live_model {
+        use super::live::events;
+        use diesel::prelude::*;
+        use keyset_diesel::Keyset;
+        #[derive(Queryable, Selectable, Keyset)]
+        #[diesel(table_name = events)]
+        pub struct Live {
+            #[keyset(asc, unique)]
+            pub id: i64,
+        }
+    }
+    pub mod archive_model {
+        use super::archive::events;
+        use diesel::prelude::*;
+        use keyset_diesel::Keyset;
+        #[derive(Queryable, Selectable, Keyset)]
+        #[diesel(table_name = events)]
+        pub struct Archived {
+            #[keyset(asc, unique)]
+            pub id: i64,
+        }
+    }
+}
+
+#[test]
+fn tables_in_two_schemas_have_two_signatures() {
+    use schemas::archive_model::Archived;
+    use schemas::live_model::Live;
+    assert_eq!(
+        Live::sort_signature(),
+        r#"events@"live"."events"(id:i64 asc)"#
+    );
+    assert_eq!(
+        Archived::sort_signature(),
+        r#"events@"archive"."events"(id:i64 asc)"#
+    );
+    assert_eq!(Event::sql_table_name(), r#""events""#);
+    let codec = codec();
+    let token = codec.encode(&Cursor::<Live>::after((7,)), &"W9").unwrap();
+    assert_eq!(codec.decode::<Live>(&token, &"W9").unwrap().key, (7,));
+    assert_eq!(
+        codec.decode::<Archived>(&token, &"W9"),
+        Err(keyset_diesel::CursorError::SortMismatch)
+    );
+}
+
+/// A 4-column key whose text column may hold any `varchar(1000)` content.
+mod wide {
+    diesel::table! {
+        notes (id) { at -> Timestamp, id -> BigInt, rank -> Integer, title -> Text }
+    }
+    use diesel::prelude::*;
+    use keyset_diesel::Keyset;
+    #[derive(Queryable, Selectable, Keyset)]
+    #[diesel(table_name = notes)]
+    pub struct Note {
+        #[keyset(desc)]
+        pub at: chrono::NaiveDateTime,
+        #[keyset(asc)]
+        pub title: String,
+        #[keyset(asc)]
+        pub rank: i32,
+        #[keyset(asc, unique)]
+        pub id: i64,
+    }
+}
+
+/// The codecs to measure: signed, and (with the feature) encrypted; default maximum length.
+fn default_codecs() -> Vec<(&'static str, CursorCodec)> {
+    let secret = b"tests only: 32 bytes of secret!!";
+    #[allow(unused_mut)]
+    let mut codecs = vec![(
+        "signed",
+        CursorCodec::builder()
+            .signing_key(SecretKey::new(7, secret).unwrap())
+            .build()
+            .unwrap(),
+    )];
+    #[cfg(feature = "encrypted-tokens")]
+    codecs.push((
+        "encrypted",
+        CursorCodec::builder()
+            .signing_key(SecretKey::new(7, secret).unwrap())
+            .encrypted(true)
+            .build()
+            .unwrap(),
+    ));
+    codecs
+}
+
+/// Issue 12 (1): any key a `varchar(1000)` column can hold (any Unicode, control characters
+/// included) makes a token the default codec issues and reads back, short enough for a URL
+/// query string (at most `DEFAULT_MAX_TOKEN_LEN`, 6,144 characters, all URL-safe), for keys of
+/// 3 and 4 columns, signed and encrypted. Before, 255 control characters (2,159 characters) and
+/// 1,600 ASCII characters (2,252) were `EncodeError::TooLong` under the 2,048 default, and no
+/// client could page past the row. Prints the lengths (`--nocapture`).
+#[test]
+fn long_text_keys_fit_a_url() {
+    use keyset_diesel::DEFAULT_MAX_TOKEN_LEN;
+    use wide::Note;
+    let at = chrono::DateTime::from_timestamp(1_791_633_602, 999_999_999)
+        .unwrap()
+        .naive_utc();
+    let control: String = (0..255u32)
+        .map(|i| char::from_u32(i % 32).unwrap())
+        .collect();
+    let cases: Vec<(&str, String)> = vec![
+        ("255 control characters", control),
+        ("1,600 ASCII", "a".repeat(1600)),
+        ("255 emoji", "\u{1F600}".repeat(255)),
+        ("1,000 ASCII", "~".repeat(1000)),
+        ("1,000 control characters", "\u{1}".repeat(1000)),
+        ("1,000 emoji (4 bytes each)", "\u{1F600}".repeat(1000)),
+        ("1,000 x U+10FFFF", "\u{10FFFF}".repeat(1000)),
+    ];
+    for (mode, codec) in default_codecs() {
+        for (label, text) in &cases {
+            let three = Cursor::<Event>::after((at, i32::MIN, text.clone()));
+            let four = Cursor::<Note>::before((at, text.clone(), i32::MIN, i64::MIN));
+            let t3 = codec
+                .encode_with_page_size(&three, u32::MAX, &("W9", ["all"]))
+                .unwrap();
+            let t4 = codec
+                .encode_with_page_size(&four, u32::MAX, &("W9", ["all"]))
+                .unwrap();
+            eprintln!(
+                "{mode:9} {label:28} 3 columns: {:5}  4 columns: {:5}",
+                t3.len(),
+                t4.len()
+            );
+            for t in [&t3, &t4] {
+                assert!(
+                    t.len() <= DEFAULT_MAX_TOKEN_LEN,
+                    "{mode} {label}: {}",
+                    t.len()
+                );
+                assert!(t
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+            }
+            assert_eq!(codec.decode::<Event>(&t3, &("W9", ["all"])).unwrap(), three);
+            assert_eq!(codec.decode::<Note>(&t4, &("W9", ["all"])).unwrap(), four);
+        }
+        // Unbounded text can still be too long: the error names the cause.
+        let huge = Cursor::<Event>::after((at, 1, "\u{1F600}".repeat(2000)));
+        match codec.encode(&huge, &"W9") {
+            Err(e @ keyset_diesel::EncodeError::TooLong { key_bytes, .. }) => {
+                assert!(key_bytes > 8000, "{key_bytes}");
+                let text = e.to_string();
+                assert!(text.contains(&format!("{key_bytes} bytes")), "{text}");
+                assert!(text.contains("varchar(1000)"), "{text}");
+                assert_eq!(e.http_status(), 500);
+            }
+            other => panic!("expected TooLong, got {other:?}"),
+        }
+    }
+}

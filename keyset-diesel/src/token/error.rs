@@ -7,51 +7,70 @@
 // Kept beside the error that states it, so that error.rs stays a leaf of the token module.
 pub const MIN_SECRET_LEN: usize = 32;
 
-/// Why a token was refused. Every variant means the same thing to the client: **restart from
-/// the first page** (and to the API: answer the status of [`CursorError::http_status`]). The
-/// `Display` text is safe to show a client: it names no secret and echoes nothing of the token.
+/// Why a token was refused. Every variant about the token means the same thing to the client:
+/// **restart from the first page**, and gets the same response: status 400
+/// ([`CursorError::http_status`]), the same text ([`CursorError::client_message`]) and a code
+/// ([`CursorError::code`]) that is `cursor_expired` for an expired token and `cursor_invalid`
+/// for all others.
+///
+/// The variants and their `Display` texts are for **server logs**: they tell apart an unknown
+/// key id from a bad signature, which a client must not learn (it would let anyone enumerate
+/// the configured key ids). Never send `Display` to a client; send `client_message`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CursorError {
     /// Not a token: not base64url, too short, or a payload that does not parse into this
-    /// keyset's key (wrong number or type of values, NULL for a NOT NULL column). HTTP 400.
-    #[error("invalid cursor: not a cursor token; restart from the first page")]
+    /// keyset's key (wrong number or type of values, NULL for a NOT NULL column).
+    #[error("invalid cursor: not a cursor token")]
     Malformed,
-    /// Longer than the codec's maximum (checked before decoding). HTTP 400.
-    #[error("invalid cursor: longer than {max} characters; restart from the first page")]
+    /// Longer than the codec's maximum (checked before decoding).
+    #[error("invalid cursor: longer than {max} characters")]
     TooLong {
         /// The maximum length, in characters.
         max: usize,
     },
-    /// The signature does not verify: the token was altered or made elsewhere. HTTP 400.
-    #[error("invalid cursor: signature does not verify; restart from the first page")]
+    /// The signature does not verify: the token was altered or made elsewhere.
+    #[error("invalid cursor: signature does not verify")]
     BadSignature,
-    /// Signed with a key id this codec does not hold (a retired key). HTTP 400.
-    #[error("invalid cursor: signed with a retired or unknown key; restart from the first page")]
+    /// Signed with a key id this codec does not hold (a retired key).
+    #[error("invalid cursor: signed with a retired or unknown key")]
     UnknownKeyId,
-    /// A format version this codec does not read. HTTP 400.
-    #[error("invalid cursor: unsupported format version; restart from the first page")]
+    /// A format version this codec does not read.
+    #[error("invalid cursor: unsupported format version")]
     UnsupportedVersion,
-    /// Expired at `expired_at` (Unix seconds). HTTP 400.
-    #[error("invalid cursor: expired at {expired_at} (Unix seconds); restart from the first page")]
+    /// Expired at `expired_at` (Unix seconds). Code `cursor_expired`.
+    #[error("expired cursor: expired at {expired_at} (Unix seconds)")]
     Expired {
         /// When the token stopped being valid, in seconds since 1970-01-01T00:00:00Z.
         expired_at: u64,
     },
-    /// Made for other filters (another scope). HTTP 400.
-    #[error("invalid cursor: made for other filters; restart from the first page")]
+    /// Its expiry lies further ahead than this codec's time to live plus the allowed clock
+    /// skew: made under a longer time to live than the one now configured (lowered after an
+    /// incident), or by a server whose clock ran fast. Code `cursor_expired`.
+    #[error("expired cursor: its expiry {expires_at} is more than the time to live ahead")]
+    LifetimeTooLong {
+        /// The token's expiry, in Unix seconds.
+        expires_at: u64,
+    },
+    /// Made for other filters (another scope).
+    #[error("invalid cursor: made for other filters")]
     ScopeMismatch,
-    /// Made for another ordering or model (another sort signature). HTTP 400.
-    #[error("invalid cursor: made for another sort order; restart from the first page")]
+    /// Made for another ordering or model (another sort signature).
+    #[error("invalid cursor: made for another sort order")]
     SortMismatch,
-    /// The *server's* scope value did not serialize (a map with non-string keys, a failing
-    /// `Serialize` impl): a bug on the server, not in the token. HTTP 500; restarting does not
-    /// help.
+    /// The *server's* scope value has no canonical form (its `Serialize` impl fails, or a map
+    /// or struct in it has the same key twice): a bug on the server, not in the token. HTTP 500,
+    /// code `internal_error`; restarting does not help.
     #[error("the server could not serialize the cursor scope")]
     ScopeNotSerializable,
 }
 
 impl CursorError {
+    /// The one text every refused token gets in a response, whatever the reason
+    /// ([`CursorError::client_message`]).
+    pub const CLIENT_MESSAGE: &'static str =
+        "invalid or expired cursor; restart from the first page";
+
     /// The HTTP status an API should answer: `400 Bad Request` for every variant about the
     /// token (the request carries a cursor the server will not use; the client restarts from
     /// the first page), `500` for [`CursorError::ScopeNotSerializable`] (a server bug).
@@ -67,26 +86,95 @@ impl CursorError {
     pub const fn restart_from_first_page(&self) -> bool {
         !matches!(self, CursorError::ScopeNotSerializable)
     }
+
+    /// The stable machine-readable code a response carries: `cursor_expired` (expired, or a
+    /// lifetime longer than allowed), `cursor_invalid` (every other refusal of the token), or
+    /// `internal_error` ([`CursorError::ScopeNotSerializable`]). A client restarts from the
+    /// first page on either `cursor_` code. Listed in docs/TOKENS.md; never changed.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            CursorError::Expired { .. } | CursorError::LifetimeTooLong { .. } => "cursor_expired",
+            CursorError::ScopeNotSerializable => INTERNAL_ERROR,
+            _ => "cursor_invalid",
+        }
+    }
+
+    /// The text to show a client: the same [`CursorError::CLIENT_MESSAGE`] for every variant about
+    /// the token, so a response reveals nothing of why (and which key ids exist);
+    /// `"internal server error"` for [`CursorError::ScopeNotSerializable`].
+    pub const fn client_message(&self) -> &'static str {
+        match self {
+            CursorError::ScopeNotSerializable => INTERNAL_MESSAGE,
+            _ => CursorError::CLIENT_MESSAGE,
+        }
+    }
 }
 
-/// Why a token could not be made. A server problem, not a client error: HTTP 500.
+/// The code of every server-side failure.
+const INTERNAL_ERROR: &str = "internal_error";
+/// The client text of every server-side failure.
+const INTERNAL_MESSAGE: &str = "internal server error";
+
+impl crate::page_size::PageSizeError {
+    /// HTTP 400: the request asked for a page size the policy refuses.
+    pub const fn http_status(&self) -> u16 {
+        400
+    }
+
+    /// The stable machine-readable code: `page_size_invalid` (fix the request; the cursor, if
+    /// any, is still good). Listed in docs/TOKENS.md.
+    pub const fn code(&self) -> &'static str {
+        "page_size_invalid"
+    }
+}
+
+/// Why a token could not be made. A server problem, not a client error: HTTP 500, code
+/// `internal_error` ([`EncodeError::code`]).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
-    /// The scope (or a key value) did not serialize to JSON: a map with non-string keys, or a
-    /// `Serialize` impl that fails.
+    /// The scope has no canonical form: its `Serialize` impl fails, or a map or struct in it has
+    /// the same key twice.
     #[error("cursor scope cannot be serialized: {0}")]
-    Scope(#[from] serde_json::Error),
+    Scope(String),
+    /// The key values did not serialize (a failing `Serialize` impl of a key value type).
+    #[error("cursor key values cannot be serialized: {0}")]
+    Key(String),
     /// The token would be longer than the codec accepts back
-    /// ([`CursorCodecBuilder::max_token_len`](super::CursorCodecBuilder::max_token_len)): the
-    /// key values are too long (long text keys). Raise the maximum, or key on shorter columns.
-    #[error("the cursor token would be {len} characters, more than the codec's maximum {max}")]
+    /// ([`CursorCodecBuilder::max_token_len`](super::CursorCodecBuilder::max_token_len))
+    /// because its key values are long: an unbounded text key. With the default maximum, any
+    /// key of up to 4 columns of which one is text of at most 1,000 characters fits; bound the
+    /// text column (`varchar(1000)`) or raise the maximum.
+    #[error(
+        "the cursor token would be {len} characters, more than the codec's maximum {max}: \
+         its key values take {key_bytes} bytes (a long text key); bound the key's text column \
+         (varchar(1000) always fits) or raise max_token_len"
+    )]
     TooLong {
         /// The token's length, in characters.
         len: usize,
         /// The codec's maximum.
         max: usize,
+        /// The encoded key values, in bytes: what made it long.
+        key_bytes: usize,
     },
+}
+
+impl EncodeError {
+    /// HTTP 500: a token could not be made, a server problem.
+    pub const fn http_status(&self) -> u16 {
+        500
+    }
+
+    /// `internal_error`.
+    pub const fn code(&self) -> &'static str {
+        INTERNAL_ERROR
+    }
+
+    /// `"internal server error"`: nothing of the cause.
+    pub const fn client_message(&self) -> &'static str {
+        INTERNAL_MESSAGE
+    }
 }
 
 /// Why a codec could not be built.
@@ -110,6 +198,18 @@ pub enum CodecConfigError {
     /// A time to live of zero.
     #[error("the time to live must be at least one second")]
     ZeroTtl,
+    /// A time to live above the maximum ([`CursorCodec::MAX_TTL`](super::CursorCodec::MAX_TTL), 30 days).
+    #[error("the time to live must be at most {max_secs} seconds")]
+    TtlTooLong {
+        /// The maximum, in seconds.
+        max_secs: u64,
+    },
+    /// A clock skew above the maximum ([`CursorCodec::MAX_CLOCK_SKEW`](super::CursorCodec::MAX_CLOCK_SKEW), one hour).
+    #[error("the allowed clock skew must be at most {max_secs} seconds")]
+    ClockSkewTooLong {
+        /// The maximum, in seconds.
+        max_secs: u64,
+    },
 }
 
 #[cfg(test)]
@@ -127,19 +227,64 @@ mod tests {
             CursorError::UnknownKeyId,
             CursorError::UnsupportedVersion,
             CursorError::Expired { expired_at: 7 },
+            CursorError::LifetimeTooLong { expires_at: 9 },
             CursorError::ScopeMismatch,
             CursorError::SortMismatch,
         ];
         for error in about_the_token {
             assert_eq!(error.http_status(), 400, "{error:?}");
             assert!(error.restart_from_first_page(), "{error:?}");
-            let text = error.to_string();
-            assert!(text.ends_with("; restart from the first page"), "{text}");
+            assert_eq!(
+                error.client_message(),
+                CursorError::CLIENT_MESSAGE,
+                "{error:?}"
+            );
+            let expected = if matches!(
+                error,
+                CursorError::Expired { .. } | CursorError::LifetimeTooLong { .. }
+            ) {
+                "cursor_expired"
+            } else {
+                "cursor_invalid"
+            };
+            assert_eq!(error.code(), expected, "{error:?}");
         }
         let server = CursorError::ScopeNotSerializable;
         assert_eq!(server.http_status(), 500);
         assert!(!server.restart_from_first_page());
-        assert!(!server.to_string().contains("restart"));
+        assert_eq!(server.code(), "internal_error");
+        assert!(!server.client_message().contains("restart"));
+    }
+
+    /// Issue 12 (5): what a client sees cannot tell a retired key id from a bad signature.
+    /// Before, the two `Display` texts (then the client-facing text) differed.
+    #[test]
+    fn unknown_key_and_bad_signature_look_the_same_to_a_client() {
+        let (a, b) = (CursorError::UnknownKeyId, CursorError::BadSignature);
+        assert_eq!(
+            (a.http_status(), a.code(), a.client_message()),
+            (b.http_status(), b.code(), b.client_message())
+        );
+        assert_ne!(
+            a.to_string(),
+            b.to_string(),
+            "the logs still tell them apart"
+        );
+    }
+
+    #[test]
+    fn page_size_and_encode_errors_have_codes() {
+        use crate::page_size::PageSizeError;
+        for e in [PageSizeError::TooSmall, PageSizeError::NotANumber] {
+            assert_eq!((e.http_status(), e.code()), (400, "page_size_invalid"));
+        }
+        let e = EncodeError::TooLong {
+            len: 7000,
+            max: 6144,
+            key_bytes: 6000,
+        };
+        assert_eq!((e.http_status(), e.code()), (500, "internal_error"));
+        assert!(e.to_string().contains("6000 bytes"), "{e}");
     }
 
     #[test]

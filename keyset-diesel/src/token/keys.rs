@@ -3,23 +3,40 @@
 use std::fmt;
 use std::time::{SystemTime, UNIX_EPOCH};
 
+use hmac::digest::generic_array::GenericArray;
+use hmac::digest::FixedOutput;
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
+use zeroize::Zeroizing;
 
 use super::error::{CodecConfigError, MIN_SECRET_LEN};
 
 pub(super) type HmacSha256 = Hmac<Sha256>;
 
 /// A secret key for signing (and, encrypted, sealing) tokens, with the id written in tokens.
-#[derive(Clone)]
+///
+/// It keeps three keys derived from the secret (the MAC key, the scope key and the encryption
+/// key), never the secret itself, and wipes them when dropped ([`zeroize::ZeroizeOnDrop`]). It
+/// is deliberately not `Clone`: one copy of the key material per key.
+///
+/// What is not wiped: the HMAC-SHA256 state (the SHA-256 states after the MAC key's inner and
+/// outer pads, enough to compute tags) is built on the stack for each token signed or verified
+/// and dropped without wiping, as the `hmac` crate does not zeroize; likewise the cipher's key
+/// schedule is built per token, but `chacha20` wipes it on drop. The secret you pass to
+/// [`SecretKey::new`] stays yours to wipe.
 pub struct SecretKey {
     pub(super) id: u16,
-    /// Keyed with the MAC key derived from the secret; cloned for each token.
-    pub(super) mac: HmacSha256,
+    /// The MAC key derived from the secret.
+    pub(super) mac_key: Zeroizing<[u8; 32]>,
+    /// The key of the keyed scope digest, derived from the secret.
+    pub(super) scope_key: Zeroizing<[u8; 32]>,
     /// The encryption key derived from the secret.
     #[cfg(feature = "encrypted-tokens")]
-    pub(super) enc: [u8; 32],
+    pub(super) enc: Zeroizing<[u8; 32]>,
 }
+
+// Every field that holds key material is `Zeroizing`.
+impl zeroize::ZeroizeOnDrop for SecretKey {}
 
 impl fmt::Debug for SecretKey {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -31,8 +48,8 @@ impl fmt::Debug for SecretKey {
 
 impl SecretKey {
     /// A key from `secret` (at least 32 bytes of high-entropy data: use a random value from
-    /// your secret store, not a password). The signing key and the encryption key are derived
-    /// from it with HMAC-SHA256 under distinct labels.
+    /// your secret store, not a password). The MAC, scope and encryption keys are derived from
+    /// it with HMAC-SHA256 under distinct labels.
     ///
     /// # Errors
     /// [`CodecConfigError::SecretTooShort`].
@@ -43,16 +60,19 @@ impl SecretKey {
                 len: secret.len(),
             });
         }
-        let derive = |label: &[u8]| -> [u8; 32] {
+        let derive = |label: &[u8]| -> Zeroizing<[u8; 32]> {
             let mut m =
                 <HmacSha256 as Mac>::new_from_slice(secret).expect("HMAC takes any key length");
             m.update(label);
-            m.finalize().into_bytes().into()
+            let mut out = Zeroizing::new([0u8; 32]);
+            // Straight into the wiped buffer, no copy on the way.
+            FixedOutput::finalize_into(m, GenericArray::from_mut_slice(&mut out[..]));
+            out
         };
-        let mac_key = derive(b"keyset-diesel token mac v1");
         Ok(SecretKey {
             id,
-            mac: <HmacSha256 as Mac>::new_from_slice(&mac_key).expect("HMAC takes any key length"),
+            mac_key: derive(b"keyset-diesel token mac v1"),
+            scope_key: derive(b"keyset-diesel token scope v2"),
             #[cfg(feature = "encrypted-tokens")]
             enc: derive(b"keyset-diesel token enc v1"),
         })
@@ -61,6 +81,11 @@ impl SecretKey {
     /// The key id written in tokens.
     pub fn id(&self) -> u16 {
         self.id
+    }
+
+    /// A fresh HMAC-SHA256 keyed with the MAC key.
+    pub(super) fn mac(&self) -> HmacSha256 {
+        <HmacSha256 as Mac>::new_from_slice(&self.mac_key[..]).expect("HMAC takes any key length")
     }
 }
 
@@ -111,10 +136,24 @@ mod tests {
     /// The MAC key is derived from the secret: two secrets give two MACs, one secret the same.
     #[test]
     fn the_mac_key_depends_on_the_secret_only() {
-        let tag = |key: SecretKey| key.mac.chain_update(b"payload").finalize().into_bytes();
+        let tag = |key: SecretKey| key.mac().chain_update(b"payload").finalize().into_bytes();
         let a = tag(SecretKey::new(1, SECRET_A).unwrap());
         assert_eq!(a, tag(SecretKey::new(9, SECRET_A).unwrap()));
         assert_ne!(a, tag(SecretKey::new(1, SECRET_B).unwrap()));
+    }
+
+    /// Issue 12 (6): the derived keys are wiped on drop. Before, `SecretKey` kept them in plain
+    /// arrays and an HMAC state (this did not compile: no `ZeroizeOnDrop`).
+    #[test]
+    fn key_material_is_wiped_on_drop() {
+        fn wiped_on_drop<T: zeroize::ZeroizeOnDrop>(_: &T) {}
+        let key = SecretKey::new(1, SECRET_A).unwrap();
+        wiped_on_drop(&key);
+        wiped_on_drop(&key.mac_key);
+        wiped_on_drop(&key.scope_key);
+        // The three derived keys differ from each other and from the secret.
+        assert_ne!(key.mac_key[..], key.scope_key[..]);
+        assert_ne!(&key.mac_key[..], &SECRET_A[..32]);
     }
 
     #[test]

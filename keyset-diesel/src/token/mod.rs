@@ -24,6 +24,7 @@ pub use self::response::PageResponse;
 pub use self::scope::{scope_digest, Unordered};
 
 use self::keys::unix_seconds;
+use self::scope::keyed_scope_digest;
 #[cfg(feature = "encrypted-tokens")]
 use self::wire::VERSION_ENCRYPTED;
 use self::wire::{Payload, VERSION_SIGNED};
@@ -32,8 +33,14 @@ use crate::keyset::Keyset;
 use crate::page::Page;
 use crate::value::KeyTuple;
 
-/// Default longest token accepted, in characters (checked before decoding anything).
-pub const DEFAULT_MAX_TOKEN_LEN: usize = 2048;
+/// Default longest token accepted, in characters (checked before decoding anything): 6,144.
+///
+/// Enough for any key of up to 4 columns of which one is text of at most 1,000 characters
+/// (any Unicode, control characters included: at most 4 bytes each), signed or encrypted (at
+/// most about 5,750 characters), and short enough to send back in a URL query string: with
+/// room for the path and other parameters, within the 8,000 octets HTTP (RFC 9110) recommends
+/// every server and client support.
+pub const DEFAULT_MAX_TOKEN_LEN: usize = 6144;
 /// Default time to live of a token: one hour.
 pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 
@@ -44,29 +51,35 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 /// # What a token holds
 ///
 /// A token is base64url text (no padding) of a format version, the id of the key that signed
-/// it, a payload and an HMAC-SHA256 tag over all of it. The payload holds digests of the
-/// keyset's [sort signature](Keyset::sort_signature) and of the scope ([`scope_digest`]), the
-/// walk direction, the page size the cursor was made with (if recorded), the expiry time, and
-/// the key values as JSON of their lossless forms ([`KeyValue`](crate::query::KeyValue)). Format
-/// version 1 carries the payload as it is; version 2 (feature
-/// `encrypted-tokens`) seals it with XChaCha20-Poly1305 under a random nonce. A 3-column key
-/// (timestamp, text, integer) makes a signed token of about 150 characters.
+/// it, a payload and an HMAC-SHA256 tag over all of it. The payload holds the digest of the
+/// keyset's [sort signature](Keyset::sort_signature), a keyed digest of the scope (an HMAC of
+/// its canonical form, [`scope_digest`], under a key derived from the secret), the walk
+/// direction, the page size the cursor was made with (if recorded), the expiry time, and the
+/// key values in a compact binary form of their lossless forms
+/// ([`KeyValue`](crate::query::KeyValue)). Format version 3 carries the payload as it is;
+/// version 4 (feature `encrypted-tokens`) pads it to a multiple of 128 bytes and seals it with
+/// XChaCha20-Poly1305 under a random nonce. A 3-column key (timestamp, text, integer) makes a
+/// signed token of about 130 characters; a key with a 1,000-character text column at most
+/// about 5,750 (the default maximum is [`DEFAULT_MAX_TOKEN_LEN`], 6,144).
 ///
 /// # Guarantees and limits
 ///
 /// * **Integrity**: a token that was not made by a codec holding one of the configured secrets,
 ///   or was changed in any byte, is refused ([`CursorError::BadSignature`]). The tag is checked
 ///   in constant time, before anything in the payload is read.
-/// * **Binding**: a token is accepted only for the same keyset (sort signature: table, columns,
-///   directions, NULL placement, key types) and the same scope (your filters), and only until it
-///   expires.
+/// * **Binding**: a token is accepted only for the same keyset (sort signature: table by Rust
+///   path and by the schema-qualified SQL name, columns, directions, NULL placement, key
+///   types) and the same scope (your filters), and only until it expires; and never for longer
+///   than the codec's current time to live plus the allowed clock skew.
 /// * **Not secret** unless the feature `encrypted-tokens` is on and the codec is built with
-///   [`CursorCodecBuilder::encrypted`]: a signed token's payload is base64 JSON that anyone can
-///   read, key values included. Do not put secrets in key columns of a signed-only token.
+///   [`CursorCodecBuilder::encrypted`]: a signed token's payload is readable by anyone (key
+///   values included). Do not put secrets in key columns of a signed-only token. An encrypted
+///   token still shows the length of its key values to within 128 bytes.
 /// * **Grants nothing**: the request's own filters and authorization apply on every request; the
 ///   token only says where to resume inside them.
 /// * Every decoding failure is a [`CursorError`] whose meaning for the client is "restart from
-///   the first page" ([`CursorError::restart_from_first_page`]); never a panic.
+///   the first page" ([`CursorError::restart_from_first_page`]), answered with one status, one
+///   text and a stable code ([`CursorError::code`]); never a panic.
 ///
 /// # Example
 ///
@@ -102,7 +115,7 @@ pub const DEFAULT_TTL: Duration = Duration::from_secs(3600);
 /// // Another workspace's request cannot use it.
 /// let error = codec.decode::<Event>(&token, &("W7", "all")).unwrap_err();
 /// assert!(error.restart_from_first_page());
-/// assert_eq!(error.http_status(), 400);
+/// assert_eq!((error.http_status(), error.code()), (400, "cursor_invalid"));
 /// # Ok(())
 /// # }
 /// ```
@@ -115,6 +128,7 @@ struct Inner {
     signing: SecretKey,
     verifying: Vec<SecretKey>,
     ttl: Duration,
+    clock_skew: Duration,
     clock: Box<dyn Clock>,
     max_len: usize,
     #[cfg(feature = "encrypted-tokens")]
@@ -135,6 +149,7 @@ impl fmt::Debug for CursorCodec {
                     .collect::<Vec<_>>(),
             )
             .field("ttl", &self.inner.ttl)
+            .field("clock_skew", &self.inner.clock_skew)
             .field("max_len", &self.inner.max_len)
             .finish_non_exhaustive()
     }
@@ -146,6 +161,7 @@ pub struct CursorCodecBuilder {
     signing: Option<SecretKey>,
     verifying: Vec<SecretKey>,
     ttl: Option<Duration>,
+    clock_skew: Option<Duration>,
     clock: Option<Box<dyn Clock>>,
     max_len: Option<usize>,
     #[cfg(feature = "encrypted-tokens")]
@@ -173,9 +189,21 @@ impl CursorCodecBuilder {
         self
     }
 
-    /// How long a token stays valid after it was made (whole seconds; default one hour).
+    /// How long a token stays valid after it was made (whole seconds; default one hour, at
+    /// most [`CursorCodec::MAX_TTL`], 30 days). It also bounds tokens already issued: a token whose expiry
+    /// lies further ahead than this time to live plus [`max_clock_skew`](Self::max_clock_skew)
+    /// is refused ([`CursorError::LifetimeTooLong`]), so lowering it shortens every
+    /// outstanding token.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = Some(ttl);
+        self
+    }
+
+    /// How far ahead of this server's clock another server's clock may run (default
+    /// [`CursorCodec::DEFAULT_CLOCK_SKEW`], one minute; at most [`CursorCodec::MAX_CLOCK_SKEW`], one hour): a token is
+    /// refused when its expiry is more than the time to live plus this skew ahead of now.
+    pub fn max_clock_skew(mut self, skew: Duration) -> Self {
+        self.clock_skew = Some(skew);
         self
     }
 
@@ -202,7 +230,8 @@ impl CursorCodecBuilder {
     /// The codec.
     ///
     /// # Errors
-    /// [`CodecConfigError`]: no signing key, two keys with one id, or a zero time to live.
+    /// [`CodecConfigError`]: no signing key, two keys with one id, a time to live of zero or
+    /// above [`CursorCodec::MAX_TTL`], a clock skew above [`CursorCodec::MAX_CLOCK_SKEW`].
     pub fn build(self) -> Result<CursorCodec, CodecConfigError> {
         let signing = self.signing.ok_or(CodecConfigError::NoSigningKey)?;
         let mut ids = vec![signing.id];
@@ -216,11 +245,23 @@ impl CursorCodecBuilder {
         if ttl.as_secs() == 0 {
             return Err(CodecConfigError::ZeroTtl);
         }
+        if ttl > CursorCodec::MAX_TTL {
+            return Err(CodecConfigError::TtlTooLong {
+                max_secs: CursorCodec::MAX_TTL.as_secs(),
+            });
+        }
+        let clock_skew = self.clock_skew.unwrap_or(CursorCodec::DEFAULT_CLOCK_SKEW);
+        if clock_skew > CursorCodec::MAX_CLOCK_SKEW {
+            return Err(CodecConfigError::ClockSkewTooLong {
+                max_secs: CursorCodec::MAX_CLOCK_SKEW.as_secs(),
+            });
+        }
         Ok(CursorCodec {
             inner: Arc::new(Inner {
                 signing,
                 verifying: self.verifying,
                 ttl,
+                clock_skew,
                 clock: self.clock.unwrap_or_else(|| Box::new(SystemClock)),
                 max_len: self.max_len.unwrap_or(DEFAULT_MAX_TOKEN_LEN),
                 #[cfg(feature = "encrypted-tokens")]
@@ -243,6 +284,14 @@ pub struct DecodedToken<K: Keyset> {
 }
 
 impl CursorCodec {
+    /// Longest time to live a codec accepts: 30 days.
+    pub const MAX_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
+    /// Default clock skew allowed between the servers sharing a secret: one minute (see
+    /// [`CursorCodecBuilder::max_clock_skew`]).
+    pub const DEFAULT_CLOCK_SKEW: Duration = Duration::from_secs(60);
+    /// Largest clock skew a codec accepts: one hour.
+    pub const MAX_CLOCK_SKEW: Duration = Duration::from_secs(3600);
+
     /// Starts a builder.
     pub fn builder() -> CursorCodecBuilder {
         CursorCodecBuilder::default()
@@ -308,27 +357,32 @@ impl CursorCodec {
     ) -> Result<String, EncodeError> {
         let inner = &*self.inner;
         let expires_at = unix_seconds(inner.clock.now()).saturating_add(inner.ttl.as_secs());
-        let key_json = serde_json::to_vec(&cursor.key.to_repr())?;
+        let key = postcard::to_allocvec(&cursor.key.to_repr())
+            .map_err(|e| EncodeError::Key(e.to_string()))?;
         let payload = Payload {
             sort: K::sort_signature_digest(),
-            scope: wire::truncate(scope_digest(scope)?),
+            scope: keyed_scope_digest(&inner.signing, scope)?,
             direction: wire::direction_byte(cursor.direction),
             page_size: page_size.unwrap_or(0),
             expires_at,
-            key: &key_json,
+            key: &key,
         };
-        let mut bytes = Vec::with_capacity(wire::FIXED_LEN + key_json.len());
+        let mut bytes = Vec::with_capacity(wire::FIXED_LEN + key.len());
         payload.write(&mut bytes);
-        self.checked_len(wire::encode(&inner.signing, self.version(), &bytes))
+        self.checked_len(
+            wire::encode(&inner.signing, self.version(), &bytes),
+            key.len(),
+        )
     }
 
     /// Never issue a token `decode` would refuse as too long.
-    fn checked_len(&self, token: String) -> Result<String, EncodeError> {
+    fn checked_len(&self, token: String, key_bytes: usize) -> Result<String, EncodeError> {
         let max = self.inner.max_len;
         if token.len() > max {
             return Err(EncodeError::TooLong {
                 len: token.len(),
                 max,
+                key_bytes,
             });
         }
         Ok(token)
@@ -360,7 +414,7 @@ impl CursorCodec {
         if token.len() > inner.max_len {
             return Err(CursorError::TooLong { max: inner.max_len });
         }
-        let plain = wire::decode(token, self.version(), |id| {
+        let (key, plain) = wire::decode(token, self.version(), |id| {
             std::iter::once(&inner.signing)
                 .chain(&inner.verifying)
                 .find(|k| k.id == id)
@@ -373,23 +427,76 @@ impl CursorCodec {
                 expired_at: payload.expires_at,
             });
         }
+        // The lifetime: never more than the time to live now configured, plus the skew.
+        let latest = now
+            .saturating_add(inner.ttl.as_secs())
+            .saturating_add(inner.clock_skew.as_secs());
+        if payload.expires_at > latest {
+            return Err(CursorError::LifetimeTooLong {
+                expires_at: payload.expires_at,
+            });
+        }
         if payload.sort != K::sort_signature_digest() {
             return Err(CursorError::SortMismatch);
         }
-        let expected_scope = scope_digest(scope).map_err(|_| CursorError::ScopeNotSerializable)?;
-        if payload.scope != wire::truncate(expected_scope) {
+        let expected_scope =
+            keyed_scope_digest(key, scope).map_err(|_| CursorError::ScopeNotSerializable)?;
+        if payload.scope != expected_scope {
             return Err(CursorError::ScopeMismatch);
         }
         let direction = wire::direction_of(payload.direction).ok_or(CursorError::Malformed)?;
-        // Only now, for the right keyset, read the key values as its types.
-        let repr: <K::Key as KeyTuple>::Repr =
-            serde_json::from_slice(payload.key).map_err(|_| CursorError::Malformed)?;
+        // Only now, for the right keyset, read the key values as its types: all of the bytes.
+        let (repr, rest): (<K::Key as KeyTuple>::Repr, _) =
+            postcard::take_from_bytes(payload.key).map_err(|_| CursorError::Malformed)?;
+        if !rest.is_empty() {
+            return Err(CursorError::Malformed);
+        }
         let key = K::Key::from_repr(repr).map_err(|_| CursorError::Malformed)?;
         Ok(DecodedToken {
             cursor: Cursor { key, direction },
             page_size: (payload.page_size != 0).then_some(payload.page_size),
             expires_at: payload.expires_at,
         })
+    }
+}
+
+/// Test hooks for the fuzz targets in `fuzz/` (feature `__fuzzing`): they sign bytes the
+/// codec did not write, to fuzz what lies past the signature. Not part of the API.
+#[cfg(feature = "__fuzzing")]
+#[doc(hidden)]
+impl CursorCodec {
+    /// A token of this codec's format (signed, or signed and sealed) whose payload is `payload`
+    /// as it is.
+    pub fn __fuzz_sign_payload(&self, payload: &[u8]) -> String {
+        wire::encode(&self.inner.signing, self.version(), payload)
+    }
+
+    /// A payload for keyset `K` and `scope` (right digests) with the given direction byte, page
+    /// size, expiry and key value bytes.
+    pub fn __fuzz_payload<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        scope: &S,
+        direction: u8,
+        page_size: u32,
+        expires_at: u64,
+        key: &[u8],
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        Payload {
+            sort: K::sort_signature_digest(),
+            scope: keyed_scope_digest(&self.inner.signing, scope).expect("a fuzz scope serializes"),
+            direction,
+            page_size,
+            expires_at,
+            key,
+        }
+        .write(&mut out);
+        out
+    }
+
+    /// The clock's now, in Unix seconds.
+    pub fn __fuzz_now(&self) -> u64 {
+        unix_seconds(self.inner.clock.now())
     }
 }
 
@@ -400,7 +507,7 @@ mod tests {
     use base64::engine::general_purpose::URL_SAFE_NO_PAD;
     use base64::Engine as _;
 
-    use super::fixtures::{codec, codec_at, cursor, ById, ByIdText, Row, SECRET_A, SECRET_B};
+    use super::fixtures::{self, codec, codec_at, cursor, ById, ByIdText, Row, SECRET_A, SECRET_B};
     use super::*;
 
     #[test]
@@ -408,7 +515,7 @@ mod tests {
         let codec = codec();
         let scope = serde_json::json!({"workspace": "W9", "kind": "all"});
         let token = codec.encode_with_page_size(&cursor(), 3, &scope).unwrap();
-        assert!(token.len() < 160, "{} chars", token.len());
+        assert!(token.len() < 140, "{} chars", token.len());
         assert!(token
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
@@ -455,18 +562,21 @@ mod tests {
 
     #[test]
     fn rotation_old_key_verifies_new_key_signs_removed_key_is_unknown() {
-        let old = codec();
+        let now = Arc::new(AtomicU64::new(1_800_000_000));
+        let old = codec_at(&now);
         let old_token = old.encode(&cursor(), &"W9").unwrap();
         let rotated = CursorCodec::builder()
             .signing_key(SecretKey::new(2, SECRET_B).unwrap())
             .verifying_key(SecretKey::new(1, SECRET_A).unwrap())
+            .clock(fixtures::TestClock(now.clone()))
             .build()
             .unwrap();
         assert_eq!(rotated.decode::<Row>(&old_token, &"W9").unwrap(), cursor());
         let new_token = rotated.encode(&cursor(), &"W9").unwrap();
-        assert_eq!(URL_SAFE_NO_PAD.decode(&new_token).unwrap()[1..3], [0, 2]);
+        assert_eq!(URL_SAFE_NO_PAD.decode(&new_token).unwrap()[..3], [3, 0, 2]);
         let retired = CursorCodec::builder()
             .signing_key(SecretKey::new(2, SECRET_B).unwrap())
+            .clock(fixtures::TestClock(now.clone()))
             .build()
             .unwrap();
         assert_eq!(retired.decode::<Row>(&new_token, &"W9").unwrap(), cursor());
@@ -495,7 +605,11 @@ mod tests {
         let at = cursor().key.0;
         let long = Cursor::<Row>::after((at, "x".repeat(300), 1));
         match codec.encode(&long, &"W9") {
-            Err(EncodeError::TooLong { len, max: 200 }) => assert!(len > 200),
+            Err(EncodeError::TooLong {
+                len,
+                max: 200,
+                key_bytes,
+            }) => assert!(len > 200 && key_bytes > 300, "{len} {key_bytes}"),
             other => panic!("expected TooLong, got {other:?}"),
         }
         assert!(codec.encode(&cursor(), &"W9").is_ok());
@@ -517,5 +631,77 @@ mod tests {
             .ttl(Duration::from_millis(500))
             .build();
         assert_eq!(zero.unwrap_err(), CodecConfigError::ZeroTtl);
+        // Issue 12 (2): the time to live and the skew are bounded. Before, `Duration::MAX`
+        // built a codec whose tokens never expire.
+        for ttl in [Duration::MAX, CursorCodec::MAX_TTL + Duration::from_secs(1)] {
+            let long = CursorCodec::builder()
+                .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+                .ttl(ttl)
+                .build();
+            assert_eq!(
+                long.unwrap_err(),
+                CodecConfigError::TtlTooLong {
+                    max_secs: 30 * 24 * 3600
+                }
+            );
+        }
+        let skew = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .max_clock_skew(Duration::from_secs(3601))
+            .build();
+        assert_eq!(
+            skew.unwrap_err(),
+            CodecConfigError::ClockSkewTooLong { max_secs: 3600 }
+        );
+        assert!(CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .ttl(CursorCodec::MAX_TTL)
+            .build()
+            .is_ok());
+    }
+
+    /// Issue 12 (2): a token whose expiry lies further ahead than the codec's time to live
+    /// plus the clock skew is refused: one made before the time to live was lowered, or by a
+    /// server whose clock ran fast. Before, only `now >= expires_at` was checked and both
+    /// were accepted.
+    #[test]
+    fn the_lifetime_is_checked_at_decode() {
+        let now = Arc::new(AtomicU64::new(1_800_000_000));
+        let with_ttl = |ttl: u64, now: &Arc<AtomicU64>| {
+            CursorCodec::builder()
+                .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+                .ttl(Duration::from_secs(ttl))
+                .clock(fixtures::TestClock(now.clone()))
+                .build()
+                .unwrap()
+        };
+        // Made under a 1-day time to live, read after it was lowered to 10 minutes.
+        let day_token = with_ttl(86_400, &now).encode(&cursor(), &"W9").unwrap();
+        let lowered = with_ttl(600, &now);
+        assert_eq!(
+            lowered.decode::<Row>(&day_token, &"W9"),
+            Err(CursorError::LifetimeTooLong {
+                expires_at: 1_800_086_400
+            })
+        );
+        assert_eq!(
+            lowered.decode::<Row>(&day_token, &"W9").unwrap_err().code(),
+            "cursor_expired"
+        );
+        // A server whose clock runs a year fast.
+        let fast_now = Arc::new(AtomicU64::new(1_800_000_000 + 365 * 86_400));
+        let fast = with_ttl(600, &fast_now).encode(&cursor(), &"W9").unwrap();
+        assert!(matches!(
+            lowered.decode::<Row>(&fast, &"W9"),
+            Err(CursorError::LifetimeTooLong { .. })
+        ));
+        // Within the default skew (60 s) a token from a slightly fast clock is accepted...
+        let ahead = Arc::new(AtomicU64::new(1_800_000_060));
+        let slightly = with_ttl(600, &ahead).encode(&cursor(), &"W9").unwrap();
+        assert!(lowered.decode::<Row>(&slightly, &"W9").is_ok());
+        // ...one second more is not.
+        ahead.store(1_800_000_061, Ordering::SeqCst);
+        let too_far = with_ttl(600, &ahead).encode(&cursor(), &"W9").unwrap();
+        assert!(lowered.decode::<Row>(&too_far, &"W9").is_err());
     }
 }

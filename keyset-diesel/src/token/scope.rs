@@ -1,104 +1,545 @@
 //! The scope a token is bound to: the request's filters, reduced to one digest that does not
-//! depend on how the same filters were written down.
+//! depend on how the same filters were written down, and that no other filters share.
+//!
+//! The scope is serialized with serde into a canonical byte format of this file's own
+//! ([`Canonical`]): every value carries a type tag, every text and every collection its length,
+//! so no two different values of the serde data model give the same bytes. Map and struct
+//! entries are sorted by their encoded key (a duplicate key is an error, never a silent pick),
+//! sequences and tuples keep their order, and [`Unordered`] has a tag of its own that plain data
+//! cannot produce. Tokens carry an HMAC of these bytes under a key derived from the signing
+//! secret (`keyed_scope_digest`), so a leaked token does not let anyone test guesses of the
+//! filters it was made for.
 
-use serde::Serialize;
+use std::cell::Cell;
+use std::fmt;
+
+use hmac::Mac;
+use serde::ser::{self, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::error::EncodeError;
+use super::keys::{HmacSha256, SecretKey};
 
-/// SHA-256 of the canonical JSON of `scope`, the digest tokens are bound to.
+/// Label of the unkeyed digest ([`scope_digest`]); part of the digested bytes.
+const LABEL: &[u8] = b"keyset-diesel scope v2\0";
+
+/// SHA-256 of the canonical bytes of `scope` (see the module text and [`Unordered`]).
 ///
-/// Canonical: objects (structs, maps) with their keys sorted and no insignificant white space,
-/// so the same fields listed in another order give the same digest. Sequences and tuples keep
-/// their order (`("alice", "bob")` is not `("bob", "alice")`). For a set-valued filter (an
-/// `IN` list), wrap it in [`Unordered`]: its members are sorted and deduplicated, so
-/// `Unordered(vec!["a", "d"])` and `Unordered(vec!["d", "a", "a"])` give the same digest.
+/// Canonical: struct fields and map entries in any order give the same digest; sequences and
+/// tuples keep their order (`("alice", "bob")` is not `("bob", "alice")`); a set-valued filter
+/// (an `IN` list) goes in [`Unordered`]. Types are kept: a struct is not a map with the same
+/// entries, a unit variant is not the string of its name, `None` is not `()`, `{1: x}` is not
+/// `{"1": x}`, and the names of structs and enums are part of the digest (renaming a scope type
+/// makes outstanding tokens restart). All integer types of one value are one integer (`5u8` is
+/// `5i64`); a `char` is a one-character string; floats are compared by their bits.
 ///
-/// Limits of JSON: non-finite floats serialize as `null` (so `Some(f64::NAN)` and `None`
-/// collide: keep floats out of scopes) and map keys become strings (`{1: x}` and `{"1": x}`
-/// collide).
+/// Tokens do not carry this digest but a keyed one (HMAC under a key derived from the secret);
+/// this unkeyed one is for tests and comparisons.
 ///
 /// # Errors
-/// [`EncodeError`] when `scope` does not serialize to JSON.
+/// [`EncodeError::Scope`] when `scope`'s `Serialize` impl fails, or a map or struct in it has
+/// the same key twice (a `#[serde(flatten)]` map holding a field of the outer struct).
 pub fn scope_digest<S: Serialize + ?Sized>(scope: &S) -> Result<[u8; 32], EncodeError> {
-    let value = serde_json::to_value(scope)?;
-    let mut text = Vec::with_capacity(128);
-    text.extend_from_slice(b"keyset-diesel scope v1\0");
-    write_canonical(&value, &mut text)?;
-    Ok(Sha256::digest(&text).into())
+    let bytes = canonical(scope)?;
+    Ok(Sha256::new()
+        .chain_update(LABEL)
+        .chain_update(&bytes)
+        .finalize()
+        .into())
 }
 
-/// Writes the canonical JSON text of `value` (see [`scope_digest`]).
-fn write_canonical(value: &serde_json::Value, out: &mut Vec<u8>) -> Result<(), EncodeError> {
-    use serde_json::Value;
-    match value {
-        Value::Object(map) => {
-            let mut keys: Vec<&String> = map.keys().collect();
-            keys.sort_unstable();
-            out.push(b'{');
-            for (i, key) in keys.into_iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                serde_json::to_writer(&mut *out, key)?;
-                out.push(b':');
-                write_canonical(&map[key], out)?;
-            }
-            out.push(b'}');
-        }
-        Value::Array(items) => {
-            out.push(b'[');
-            for (i, item) in items.iter().enumerate() {
-                if i > 0 {
-                    out.push(b',');
-                }
-                write_canonical(item, out)?;
-            }
-            out.push(b']');
-        }
-        other => serde_json::to_writer(&mut *out, other)?,
-    }
-    Ok(())
+/// The digest tokens carry: HMAC-SHA256 of the canonical bytes of `scope` under `key`'s scope
+/// key, first 16 bytes.
+pub(super) fn keyed_scope_digest<S: Serialize + ?Sized>(
+    key: &SecretKey,
+    scope: &S,
+) -> Result<[u8; 16], EncodeError> {
+    let bytes = canonical(scope)?;
+    let mut mac =
+        <HmacSha256 as Mac>::new_from_slice(&key.scope_key[..]).expect("HMAC takes any key length");
+    mac.update(&bytes);
+    let tag = mac.finalize().into_bytes();
+    let mut out = [0u8; 16];
+    out.copy_from_slice(&tag[..16]);
+    Ok(out)
 }
 
-/// A set-valued part of a scope (an `IN` list): serialized with its members sorted by their
-/// canonical JSON and deduplicated, so the same set in any order, with repeats or not, gives
-/// the same [`scope_digest`]. Plain `Vec`s, slices and tuples keep their order.
+/// The canonical bytes of `scope`.
+pub(super) fn canonical<S: Serialize + ?Sized>(scope: &S) -> Result<Vec<u8>, EncodeError> {
+    scope
+        .serialize(Canonical { set: false })
+        .map_err(|e| EncodeError::Scope(e.0))
+}
+
+/// A set-valued part of a scope (an `IN` list): its members are sorted by their canonical bytes
+/// and deduplicated, so the same set in any order, with repeats or not, gives the same
+/// [`scope_digest`], and it has a tag of its own (no `Vec`, map or struct gives its digest).
+/// Plain `Vec`s, slices and tuples keep their order.
+///
+/// The order-insensitivity is a property of the scope digest: to other serializers (JSON) an
+/// `Unordered` is its members as they are, in order.
 ///
 /// ```
 /// use keyset_diesel::{scope_digest, Unordered};
 /// let a = scope_digest(&("tasks", Unordered(vec!["a", "d"]))).unwrap();
 /// let b = scope_digest(&("tasks", Unordered(vec!["d", "a", "a"]))).unwrap();
 /// assert_eq!(a, b);
+/// assert_ne!(a, scope_digest(&("tasks", vec!["a", "d"])).unwrap());
 /// assert_ne!(scope_digest(&("a", "d")).unwrap(), scope_digest(&("d", "a")).unwrap());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Unordered<T>(pub Vec<T>);
 
+/// The newtype name `Unordered` serializes under. Plain data can use it too (`#[serde(rename)]`);
+/// what makes a value a set is [`SET_NEXT`], which only [`Unordered`] sets.
+const UNORDERED_NAME: &str = "$keyset_diesel::Unordered";
+
+thread_local! {
+    /// Set by `Unordered::serialize` around its call of `serialize_newtype_struct`, taken by
+    /// [`Canonical`] on entry: a newtype named [`UNORDERED_NAME`] is a set only when it is set.
+    static SET_NEXT: Cell<bool> = const { Cell::new(false) };
+}
+
 impl<T: Serialize> Serialize for Unordered<T> {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error as _, SerializeMap};
-        let mut members = Vec::with_capacity(self.0.len());
-        for member in &self.0 {
-            let value = serde_json::to_value(member).map_err(S::Error::custom)?;
-            let mut text = Vec::new();
-            write_canonical(&value, &mut text).map_err(S::Error::custom)?;
-            members.push((text, value));
+        SET_NEXT.with(|flag| flag.set(true));
+        let result = serializer.serialize_newtype_struct(UNORDERED_NAME, &self.0);
+        SET_NEXT.with(|flag| flag.set(false));
+        result
+    }
+}
+
+/// Why a scope has no canonical form.
+#[derive(Debug)]
+pub(super) struct ScopeError(pub(super) String);
+
+impl fmt::Display for ScopeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ScopeError {}
+
+impl ser::Error for ScopeError {
+    fn custom<T: fmt::Display>(msg: T) -> Self {
+        ScopeError(msg.to_string())
+    }
+}
+
+/// Type tags of the canonical format. Each value is its tag, then (by tag) fixed-width
+/// content, length-prefixed text, or a count and that many values: the encoding is prefix-free,
+/// so concatenated values never run into each other.
+mod tag {
+    pub const NONE: u8 = 0x00;
+    pub const SOME: u8 = 0x01;
+    pub const UNIT: u8 = 0x02;
+    pub const UNIT_STRUCT: u8 = 0x03;
+    pub const UNIT_VARIANT: u8 = 0x04;
+    pub const NEWTYPE_STRUCT: u8 = 0x05;
+    pub const NEWTYPE_VARIANT: u8 = 0x06;
+    pub const SEQ: u8 = 0x07;
+    pub const TUPLE: u8 = 0x08;
+    pub const TUPLE_STRUCT: u8 = 0x09;
+    pub const TUPLE_VARIANT: u8 = 0x0a;
+    pub const MAP: u8 = 0x0b;
+    pub const STRUCT: u8 = 0x0c;
+    pub const STRUCT_VARIANT: u8 = 0x0d;
+    /// Only [`super::Unordered`] produces it.
+    pub const SET: u8 = 0x0e;
+    pub const BOOL: u8 = 0x10;
+    /// Any integer that fits `i128`, as 16 bytes big-endian.
+    pub const INT: u8 = 0x11;
+    /// A `u128` above `i128::MAX`, as 16 bytes big-endian.
+    pub const BIG_UINT: u8 = 0x12;
+    /// `f32` or `f64`, as the 8 bytes of the `f64` bits.
+    pub const FLOAT: u8 = 0x13;
+    /// UTF-8 text (and `char`): length, bytes.
+    pub const STR: u8 = 0x14;
+    pub const BYTES: u8 = 0x15;
+}
+
+/// Appends a length (or count) as 8 bytes big-endian.
+fn push_len(out: &mut Vec<u8>, len: usize) {
+    out.extend_from_slice(&(len as u64).to_be_bytes());
+}
+
+/// Appends length-prefixed bytes.
+fn push_text(out: &mut Vec<u8>, text: &[u8]) {
+    push_len(out, text.len());
+    out.extend_from_slice(text);
+}
+
+fn with_tag(tag: u8, parts: &[&[u8]]) -> Vec<u8> {
+    let mut out = vec![tag];
+    for part in parts {
+        push_text(&mut out, part);
+    }
+    out
+}
+
+/// The canonical serializer: each value becomes its own bytes. `set` is true only for the
+/// sequence inside a genuine [`Unordered`].
+#[derive(Clone, Copy)]
+struct Canonical {
+    set: bool,
+}
+
+const PLAIN: Canonical = Canonical { set: false };
+
+type Out = Result<Vec<u8>, ScopeError>;
+
+impl ser::Serializer for Canonical {
+    type Ok = Vec<u8>;
+    type Error = ScopeError;
+    type SerializeSeq = Seq;
+    type SerializeTuple = Seq;
+    type SerializeTupleStruct = Seq;
+    type SerializeTupleVariant = Seq;
+    type SerializeMap = Map;
+    type SerializeStruct = Map;
+    type SerializeStructVariant = Map;
+
+    fn serialize_bool(self, v: bool) -> Out {
+        Ok(vec![tag::BOOL, u8::from(v)])
+    }
+    fn serialize_i8(self, v: i8) -> Out {
+        self.serialize_i128(v.into())
+    }
+    fn serialize_i16(self, v: i16) -> Out {
+        self.serialize_i128(v.into())
+    }
+    fn serialize_i32(self, v: i32) -> Out {
+        self.serialize_i128(v.into())
+    }
+    fn serialize_i64(self, v: i64) -> Out {
+        self.serialize_i128(v.into())
+    }
+    fn serialize_i128(self, v: i128) -> Out {
+        let mut out = vec![tag::INT];
+        out.extend_from_slice(&v.to_be_bytes());
+        Ok(out)
+    }
+    fn serialize_u8(self, v: u8) -> Out {
+        self.serialize_i128(v.into())
+    }
+    fn serialize_u16(self, v: u16) -> Out {
+        self.serialize_i128(v.into())
+    }
+    fn serialize_u32(self, v: u32) -> Out {
+        self.serialize_i128(v.into())
+    }
+    fn serialize_u64(self, v: u64) -> Out {
+        self.serialize_i128(v.into())
+    }
+    fn serialize_u128(self, v: u128) -> Out {
+        match i128::try_from(v) {
+            Ok(v) => self.serialize_i128(v),
+            Err(_) => {
+                let mut out = vec![tag::BIG_UINT];
+                out.extend_from_slice(&v.to_be_bytes());
+                Ok(out)
+            }
         }
-        members.sort_by(|a, b| a.0.cmp(&b.0));
-        members.dedup_by(|a, b| a.0 == b.0);
-        let mut map = serializer.serialize_map(Some(1))?;
-        let values: Vec<&serde_json::Value> = members.iter().map(|m| &m.1).collect();
-        map.serialize_entry("$unordered", &values)?;
-        map.end()
+    }
+    fn serialize_f32(self, v: f32) -> Out {
+        self.serialize_f64(v.into())
+    }
+    fn serialize_f64(self, v: f64) -> Out {
+        let mut out = vec![tag::FLOAT];
+        out.extend_from_slice(&v.to_bits().to_be_bytes());
+        Ok(out)
+    }
+    fn serialize_char(self, v: char) -> Out {
+        self.serialize_str(v.encode_utf8(&mut [0; 4]))
+    }
+    fn serialize_str(self, v: &str) -> Out {
+        Ok(with_tag(tag::STR, &[v.as_bytes()]))
+    }
+    fn serialize_bytes(self, v: &[u8]) -> Out {
+        Ok(with_tag(tag::BYTES, &[v]))
+    }
+    fn serialize_none(self) -> Out {
+        Ok(vec![tag::NONE])
+    }
+    fn serialize_some<T: ?Sized + Serialize>(self, value: &T) -> Out {
+        let mut out = vec![tag::SOME];
+        out.extend(value.serialize(PLAIN)?);
+        Ok(out)
+    }
+    fn serialize_unit(self) -> Out {
+        Ok(vec![tag::UNIT])
+    }
+    fn serialize_unit_struct(self, name: &'static str) -> Out {
+        Ok(with_tag(tag::UNIT_STRUCT, &[name.as_bytes()]))
+    }
+    fn serialize_unit_variant(self, name: &'static str, _: u32, variant: &'static str) -> Out {
+        Ok(with_tag(
+            tag::UNIT_VARIANT,
+            &[name.as_bytes(), variant.as_bytes()],
+        ))
+    }
+    fn serialize_newtype_struct<T: ?Sized + Serialize>(self, name: &'static str, value: &T) -> Out {
+        // Take the flag whatever the name: it belongs to this call only.
+        let set = SET_NEXT.with(|flag| flag.replace(false));
+        if set && name == UNORDERED_NAME {
+            return value.serialize(Canonical { set: true });
+        }
+        let mut out = with_tag(tag::NEWTYPE_STRUCT, &[name.as_bytes()]);
+        out.extend(value.serialize(PLAIN)?);
+        Ok(out)
+    }
+    fn serialize_newtype_variant<T: ?Sized + Serialize>(
+        self,
+        name: &'static str,
+        _: u32,
+        variant: &'static str,
+        value: &T,
+    ) -> Out {
+        let mut out = with_tag(tag::NEWTYPE_VARIANT, &[name.as_bytes(), variant.as_bytes()]);
+        out.extend(value.serialize(PLAIN)?);
+        Ok(out)
+    }
+    fn serialize_seq(self, _: Option<usize>) -> Result<Seq, ScopeError> {
+        let tag = if self.set { tag::SET } else { tag::SEQ };
+        Ok(Seq::new(with_tag(tag, &[]), self.set))
+    }
+    fn serialize_tuple(self, _: usize) -> Result<Seq, ScopeError> {
+        Ok(Seq::new(with_tag(tag::TUPLE, &[]), false))
+    }
+    fn serialize_tuple_struct(self, name: &'static str, _: usize) -> Result<Seq, ScopeError> {
+        Ok(Seq::new(
+            with_tag(tag::TUPLE_STRUCT, &[name.as_bytes()]),
+            false,
+        ))
+    }
+    fn serialize_tuple_variant(
+        self,
+        name: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Seq, ScopeError> {
+        Ok(Seq::new(
+            with_tag(tag::TUPLE_VARIANT, &[name.as_bytes(), variant.as_bytes()]),
+            false,
+        ))
+    }
+    fn serialize_map(self, _: Option<usize>) -> Result<Map, ScopeError> {
+        Ok(Map::new(with_tag(tag::MAP, &[])))
+    }
+    fn serialize_struct(self, name: &'static str, _: usize) -> Result<Map, ScopeError> {
+        Ok(Map::new(with_tag(tag::STRUCT, &[name.as_bytes()])))
+    }
+    fn serialize_struct_variant(
+        self,
+        name: &'static str,
+        _: u32,
+        variant: &'static str,
+        _: usize,
+    ) -> Result<Map, ScopeError> {
+        Ok(Map::new(with_tag(
+            tag::STRUCT_VARIANT,
+            &[name.as_bytes(), variant.as_bytes()],
+        )))
+    }
+}
+
+/// A sequence, tuple or set being written: its head (tag and names), then its items.
+struct Seq {
+    head: Vec<u8>,
+    items: Vec<Vec<u8>>,
+    /// Sort and deduplicate the items (an [`Unordered`]).
+    set: bool,
+}
+
+impl Seq {
+    fn new(head: Vec<u8>, set: bool) -> Self {
+        Seq {
+            head,
+            items: Vec::new(),
+            set,
+        }
+    }
+
+    fn push<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ScopeError> {
+        self.items.push(value.serialize(PLAIN)?);
+        Ok(())
+    }
+
+    fn finish(mut self) -> Out {
+        if self.set {
+            self.items.sort_unstable();
+            self.items.dedup();
+        }
+        let mut out = self.head;
+        push_len(&mut out, self.items.len());
+        for item in self.items {
+            out.extend(item);
+        }
+        Ok(out)
+    }
+}
+
+impl ser::SerializeSeq for Seq {
+    type Ok = Vec<u8>;
+    type Error = ScopeError;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ScopeError> {
+        self.push(value)
+    }
+    fn end(self) -> Out {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTuple for Seq {
+    type Ok = Vec<u8>;
+    type Error = ScopeError;
+    fn serialize_element<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ScopeError> {
+        self.push(value)
+    }
+    fn end(self) -> Out {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTupleStruct for Seq {
+    type Ok = Vec<u8>;
+    type Error = ScopeError;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ScopeError> {
+        self.push(value)
+    }
+    fn end(self) -> Out {
+        self.finish()
+    }
+}
+
+impl ser::SerializeTupleVariant for Seq {
+    type Ok = Vec<u8>;
+    type Error = ScopeError;
+    fn serialize_field<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ScopeError> {
+        self.push(value)
+    }
+    fn end(self) -> Out {
+        self.finish()
+    }
+}
+
+/// A map, struct or struct variant being written: its head, then its entries sorted by their
+/// encoded key. The same key twice is an error.
+struct Map {
+    head: Vec<u8>,
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    key: Option<Vec<u8>>,
+}
+
+impl Map {
+    fn new(head: Vec<u8>) -> Self {
+        Map {
+            head,
+            entries: Vec::new(),
+            key: None,
+        }
+    }
+
+    fn field<T: ?Sized + Serialize>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), ScopeError> {
+        let key = with_tag(tag::STR, &[name.as_bytes()]);
+        self.entries.push((key, value.serialize(PLAIN)?));
+        Ok(())
+    }
+
+    fn finish(mut self) -> Out {
+        self.entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        if let Some(pair) = self.entries.windows(2).find(|w| w[0].0 == w[1].0) {
+            return Err(ScopeError(format!(
+                "the scope has the key {} twice in one map or struct",
+                describe_key(&pair[0].0)
+            )));
+        }
+        let mut out = self.head;
+        push_len(&mut out, self.entries.len());
+        for (key, value) in self.entries {
+            out.extend(key);
+            out.extend(value);
+        }
+        Ok(out)
+    }
+}
+
+/// A key for an error message: its text when it is a string.
+fn describe_key(key: &[u8]) -> String {
+    match key.split_first() {
+        Some((&tag::STR, rest)) if rest.len() >= 8 => {
+            format!("{:?}", String::from_utf8_lossy(&rest[8..]))
+        }
+        _ => "(a non-string key)".to_string(),
+    }
+}
+
+impl ser::SerializeMap for Map {
+    type Ok = Vec<u8>;
+    type Error = ScopeError;
+    fn serialize_key<T: ?Sized + Serialize>(&mut self, key: &T) -> Result<(), ScopeError> {
+        self.key = Some(key.serialize(PLAIN)?);
+        Ok(())
+    }
+    fn serialize_value<T: ?Sized + Serialize>(&mut self, value: &T) -> Result<(), ScopeError> {
+        let key = self
+            .key
+            .take()
+            .ok_or_else(|| ScopeError("a map value without its key".to_string()))?;
+        self.entries.push((key, value.serialize(PLAIN)?));
+        Ok(())
+    }
+    fn end(self) -> Out {
+        self.finish()
+    }
+}
+
+impl ser::SerializeStruct for Map {
+    type Ok = Vec<u8>;
+    type Error = ScopeError;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), ScopeError> {
+        self.field(name, value)
+    }
+    fn end(self) -> Out {
+        self.finish()
+    }
+}
+
+impl ser::SerializeStructVariant for Map {
+    type Ok = Vec<u8>;
+    type Error = ScopeError;
+    fn serialize_field<T: ?Sized + Serialize>(
+        &mut self,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), ScopeError> {
+        self.field(name, value)
+    }
+    fn end(self) -> Out {
+        self.finish()
     }
 }
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use proptest::prelude::*;
+    use serde::Serialize;
+
     use super::*;
     use crate::token::error::CursorError;
-    use crate::token::fixtures::{codec, cursor, Row};
+    use crate::token::fixtures::{codec, cursor, Row, SECRET_A, SECRET_B};
 
     #[test]
     fn scope_is_canonical_and_binding() {
@@ -108,19 +549,27 @@ mod tests {
             workspace: &'a str,
             status: Vec<&'a str>,
         }
+        #[derive(Serialize)]
+        #[serde(rename = "Filters")]
+        struct Reordered<'a> {
+            status: Vec<&'a str>,
+            workspace: &'a str,
+        }
         let scope = Filters {
             workspace: "W9",
             status: vec!["a", "d"],
         };
         let token = codec.encode(&cursor(), &scope).unwrap();
-        // Same filters: another field order (a map).
-        let same = serde_json::json!({"status": ["a", "d"], "workspace": "W9"});
+        // Same filters: the same struct with its fields declared in another order.
+        let same = Reordered {
+            status: vec!["a", "d"],
+            workspace: "W9",
+        };
         assert!(codec.decode::<Row>(&token, &same).is_ok());
+        // A map is not a struct (issue 12, 3c): the same entries as a map are another scope.
         for other in [
+            serde_json::json!({"status": ["a", "d"], "workspace": "W9"}),
             serde_json::json!({"status": ["a", "d"], "workspace": "W7"}),
-            serde_json::json!({"status": ["a"], "workspace": "W9"}),
-            serde_json::json!({"status": ["d", "a"], "workspace": "W9"}),
-            serde_json::json!({"status": ["a", "d"], "workspace": "W9", "kind": "all"}),
             serde_json::json!(null),
         ] {
             assert_eq!(
@@ -128,6 +577,12 @@ mod tests {
                 Err(CursorError::ScopeMismatch)
             );
         }
+        // Maps in any order are one map.
+        let map_token = codec
+            .encode(&cursor(), &serde_json::json!({"b": 1, "a": 2}))
+            .unwrap();
+        let reversed: BTreeMap<&str, i32> = [("b", 1), ("a", 2)].into_iter().collect();
+        assert!(codec.decode::<Row>(&map_token, &reversed).is_ok());
         // Tuples keep their order: a token for ("alice", "bob") is not one for ("bob", "alice").
         let pair = codec.encode(&cursor(), &("alice", "bob")).unwrap();
         for other in [("bob", "alice"), ("alice", "alice")] {
@@ -149,31 +604,289 @@ mod tests {
         );
     }
 
+    /// Issue 12 (3a): a `#[serde(flatten)]` map holding a field of the outer struct is an error
+    /// at encode and at decode. Before, JSON kept the later value: a W7 token passed for W9.
+    #[test]
+    fn duplicate_keys_are_refused_not_picked() {
+        #[derive(Serialize)]
+        struct Scope {
+            workspace: &'static str,
+            #[serde(flatten)]
+            extra: BTreeMap<&'static str, &'static str>,
+        }
+        let dup = Scope {
+            workspace: "W9",
+            extra: [("workspace", "W7")].into_iter().collect(),
+        };
+        let codec = codec();
+        match codec.encode(&cursor(), &dup) {
+            Err(EncodeError::Scope(text)) => assert!(text.contains("\"workspace\""), "{text}"),
+            other => panic!("expected a scope error, got {other:?}"),
+        }
+        let w7 = codec
+            .encode(&cursor(), &serde_json::json!({"workspace": "W7"}))
+            .unwrap();
+        assert_eq!(
+            codec.decode::<Row>(&w7, &dup),
+            Err(CursorError::ScopeNotSerializable)
+        );
+        // Without the clash, flatten is fine.
+        let fine = Scope {
+            workspace: "W9",
+            extra: [("kind", "all")].into_iter().collect(),
+        };
+        assert!(scope_digest(&fine).is_ok());
+    }
+
     #[test]
     fn a_scope_that_does_not_serialize_is_a_server_error() {
+        struct Failing;
+        impl Serialize for Failing {
+            fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+                Err(serde::ser::Error::custom("no"))
+            }
+        }
         let codec = codec();
         let token = codec.encode(&cursor(), &"W9").unwrap();
-        let mut map = std::collections::HashMap::new();
-        map.insert((1, 2), "not a JSON object key");
-        let error = codec.decode::<Row>(&token, &map).unwrap_err();
+        let error = codec.decode::<Row>(&token, &Failing).unwrap_err();
         assert_eq!(error, CursorError::ScopeNotSerializable);
         assert_eq!(error.http_status(), 500);
         assert!(!error.restart_from_first_page());
         assert!(matches!(
-            codec.encode(&cursor(), &map),
+            codec.encode(&cursor(), &Failing),
             Err(EncodeError::Scope(_))
         ));
     }
 
-    /// The canonical text itself: keys sorted at every depth, no white space, arrays in order.
+    /// Issue 12 (3b, 3c): what JSON conflated. Before, each pair shared a digest.
     #[test]
-    fn canonical_json_sorts_keys_at_every_depth() {
-        let value = serde_json::json!({"b": [2, {"z": 1, "a": null}], "a": "x y"});
-        let mut text = Vec::new();
-        write_canonical(&value, &mut text).unwrap();
-        assert_eq!(
-            String::from_utf8(text).unwrap(),
-            r#"{"a":"x y","b":[2,{"a":null,"z":1}]}"#
-        );
+    fn types_and_the_set_tag_are_kept() {
+        #[derive(Serialize)]
+        enum Kind {
+            All,
+        }
+        #[derive(Serialize)]
+        struct Pair {
+            a: i32,
+        }
+        #[derive(Serialize)]
+        #[serde(rename = "$keyset_diesel::Unordered")]
+        struct Impostor(Vec<&'static str>);
+        let d = |s: &dyn erased::Scope| s.digest();
+        let pairs: Vec<(Box<dyn erased::Scope>, Box<dyn erased::Scope>)> = vec![
+            (
+                Box::new(Unordered(vec!["d", "a"])),
+                Box::new(serde_json::json!({"$unordered": ["a", "d"]})),
+            ),
+            (
+                Box::new(Unordered(vec!["d", "a"])),
+                Box::new(Impostor(vec!["a", "d"])),
+            ),
+            (Box::new(Kind::All), Box::new("All")),
+            (
+                Box::new(Pair { a: 1 }),
+                Box::new(serde_json::json!({"a": 1})),
+            ),
+            (Box::new(None::<()>), Box::new(())),
+            (
+                Box::new(BTreeMap::from([(1, "x")])),
+                Box::new(BTreeMap::from([("1", "x")])),
+            ),
+            (Box::new(Some(f64::NAN)), Box::new(None::<f64>)),
+            (Box::new(vec!["ab"]), Box::new(vec!["a", "b"])),
+        ];
+        for (a, b) in &pairs {
+            assert_ne!(d(&**a), d(&**b));
+        }
+        // One integer whatever its type; a char is a one-character string.
+        assert_eq!(d(&5u8), d(&5i64));
+        assert_eq!(d(&'x'), d(&"x"));
+    }
+
+    /// Issue 12 (4): tokens carry a digest keyed with the secret, not the plain SHA-256 of
+    /// the scope. Before, the payload held `scope_digest(scope)` itself, so anyone with a
+    /// leaked token could test guesses of its filters.
+    #[test]
+    fn the_scope_digest_in_tokens_is_keyed() {
+        let scope = serde_json::json!({"kind": "all", "workspace": "W9"});
+        let a = keyed_scope_digest(&SecretKey::new(1, SECRET_A).unwrap(), &scope).unwrap();
+        let b = keyed_scope_digest(&SecretKey::new(1, SECRET_B).unwrap(), &scope).unwrap();
+        assert_ne!(a, b);
+        let plain = scope_digest(&scope).unwrap();
+        assert_ne!(a[..], plain[..16]);
+        // The token's payload holds the keyed digest (bytes 3+16 .. 3+32 of a signed token).
+        let token = codec().encode(&cursor(), &scope).unwrap();
+        use base64::Engine as _;
+        let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .decode(token)
+            .unwrap();
+        assert_eq!(bytes[19..35], a);
+    }
+
+    /// Type-erased scopes for the tests (`Serialize` is not object safe).
+    mod erased {
+        pub trait Scope {
+            fn digest(&self) -> [u8; 32];
+        }
+        impl<T: serde::Serialize> Scope for T {
+            fn digest(&self) -> [u8; 32] {
+                super::scope_digest(self).unwrap()
+            }
+        }
+    }
+
+    /// A generated scope value of the kinds issue 12 (3) lists: maps (string or integer keys),
+    /// structs, enum variants, options, unit, sequences, sets, strings and integers.
+    #[derive(Debug, Clone, PartialEq, Serialize)]
+    enum Value {
+        Str(String),
+        Int(i64),
+        Unit,
+        None,
+        Some(Box<Value>),
+        Seq(Vec<Value>),
+        Set(Unordered<Value>),
+        StrMap(BTreeMap<String, Value>),
+        IntMap(BTreeMap<i64, Value>),
+        Struct {
+            workspace: Box<Value>,
+            kind: Box<Value>,
+        },
+        UnitVariant,
+    }
+
+    /// The value as it serializes, not as the enum wraps it: each variant's content alone.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Bare(Value);
+
+    impl Serialize for Bare {
+        fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+            #[derive(Serialize)]
+            #[serde(rename = "Filters")]
+            struct Filters<'a> {
+                workspace: &'a Bare,
+                kind: &'a Bare,
+            }
+            #[derive(Serialize)]
+            enum Kind {
+                All,
+            }
+            match &self.0 {
+                Value::Str(v) => v.serialize(s),
+                Value::Int(v) => v.serialize(s),
+                Value::Unit => ().serialize(s),
+                Value::None => None::<()>.serialize(s),
+                Value::Some(v) => Some(Bare((**v).clone())).serialize(s),
+                Value::Seq(v) => v
+                    .iter()
+                    .map(|v| Bare(v.clone()))
+                    .collect::<Vec<_>>()
+                    .serialize(s),
+                Value::Set(v) => {
+                    Unordered(v.0.iter().map(|v| Bare(v.clone())).collect()).serialize(s)
+                }
+                Value::StrMap(m) => m
+                    .iter()
+                    .map(|(k, v)| (k, Bare(v.clone())))
+                    .collect::<BTreeMap<_, _>>()
+                    .serialize(s),
+                Value::IntMap(m) => m
+                    .iter()
+                    .map(|(k, v)| (k, Bare(v.clone())))
+                    .collect::<BTreeMap<_, _>>()
+                    .serialize(s),
+                Value::Struct { workspace, kind } => Filters {
+                    workspace: &Bare((**workspace).clone()),
+                    kind: &Bare((**kind).clone()),
+                }
+                .serialize(s),
+                Value::UnitVariant => Kind::All.serialize(s),
+            }
+        }
+    }
+
+    /// Equality of scopes as the digest should see it: sets compared as sorted, deduplicated
+    /// lists (by their own canonical order), everything else structurally.
+    fn normalize(v: &Value) -> Value {
+        match v {
+            Value::Some(v) => Value::Some(Box::new(normalize(v))),
+            Value::Seq(items) => Value::Seq(items.iter().map(normalize).collect()),
+            Value::Set(items) => {
+                let mut items: Vec<(Vec<u8>, Value)> = items
+                    .0
+                    .iter()
+                    .map(|v| {
+                        let n = normalize(v);
+                        (canonical(&Bare(n.clone())).unwrap(), n)
+                    })
+                    .collect();
+                items.sort_by(|a, b| a.0.cmp(&b.0));
+                items.dedup_by(|a, b| a.0 == b.0);
+                Value::Set(Unordered(items.into_iter().map(|i| i.1).collect()))
+            }
+            Value::StrMap(m) => {
+                Value::StrMap(m.iter().map(|(k, v)| (k.clone(), normalize(v))).collect())
+            }
+            // An empty map has no keys to tell their type.
+            Value::IntMap(m) if m.is_empty() => Value::StrMap(BTreeMap::new()),
+            Value::IntMap(m) => Value::IntMap(m.iter().map(|(k, v)| (*k, normalize(v))).collect()),
+            Value::Struct { workspace, kind } => Value::Struct {
+                workspace: Box::new(normalize(workspace)),
+                kind: Box::new(normalize(kind)),
+            },
+            other => other.clone(),
+        }
+    }
+
+    fn value() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            prop_oneof![
+                Just("W7"),
+                Just("W9"),
+                Just("All"),
+                Just("1"),
+                Just(""),
+                Just("$unordered")
+            ]
+            .prop_map(|s| Value::Str(s.to_string())),
+            (0i64..3).prop_map(Value::Int),
+            Just(Value::Unit),
+            Just(Value::None),
+            Just(Value::UnitVariant),
+        ];
+        leaf.prop_recursive(3, 16, 3, |inner| {
+            let key = prop_oneof![
+                Just("workspace"),
+                Just("kind"),
+                Just("1"),
+                Just("$unordered")
+            ]
+            .prop_map(str::to_string);
+            prop_oneof![
+                inner.clone().prop_map(|v| Value::Some(Box::new(v))),
+                prop::collection::vec(inner.clone(), 0..3).prop_map(Value::Seq),
+                prop::collection::vec(inner.clone(), 0..3).prop_map(|v| Value::Set(Unordered(v))),
+                prop::collection::btree_map(key, inner.clone(), 0..3).prop_map(Value::StrMap),
+                prop::collection::btree_map(0i64..3, inner.clone(), 0..3).prop_map(Value::IntMap),
+                (inner.clone(), inner).prop_map(|(w, k)| Value::Struct {
+                    workspace: Box::new(w),
+                    kind: Box::new(k),
+                }),
+            ]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 4000, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// Two scopes that differ (maps vs structs, variants vs strings, `None` vs `()`,
+        /// integer vs string keys, sets vs sequences vs maps with a `$unordered` key, order of
+        /// sequences) never share a digest; two that are the same (sets in another order or
+        /// with repeats) always do.
+        #[test]
+        fn distinct_scopes_never_share_a_digest(a in value(), b in value()) {
+            let (da, db) = (scope_digest(&Bare(a.clone())).unwrap(), scope_digest(&Bare(b.clone())).unwrap());
+            prop_assert_eq!(da == db, normalize(&a) == normalize(&b), "{:?} / {:?}", a, b);
+        }
     }
 }

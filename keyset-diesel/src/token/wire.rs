@@ -4,9 +4,9 @@
 //!
 //! | bytes | field |
 //! |---|---|
-//! | 1 | format version: [`VERSION_SIGNED`] (1) signed, [`VERSION_ENCRYPTED`] (2) signed and encrypted (feature `encrypted-tokens`) |
+//! | 1 | format version: [`VERSION_SIGNED`] (3) signed, [`VERSION_ENCRYPTED`] (4) signed and encrypted (feature `encrypted-tokens`); versions 1 and 2 (JSON key values, unkeyed scope digest) are no longer read |
 //! | 2 | key id, big-endian: which secret signed it |
-//! | n | version 1: the payload; version 2: a 24-byte nonce, then the payload encrypted with XChaCha20-Poly1305 (the 3 header bytes as associated data) and its 16-byte Poly1305 tag |
+//! | n | version 3: the payload; version 4: a 24-byte nonce, then the padded payload encrypted with XChaCha20-Poly1305 (the 3 header bytes as associated data) and its 16-byte Poly1305 tag |
 //! | 32 | HMAC-SHA256 over all the bytes before it |
 //!
 //! The payload ([`Payload`]):
@@ -14,17 +14,21 @@
 //! | bytes | field |
 //! |---|---|
 //! | 16 | SHA-256 of the keyset's sort signature, first 16 bytes (`crate::keyset::sort_signature_digest`) |
-//! | 16 | SHA-256 of the canonical scope (`super::scope::scope_digest`), first 16 bytes |
+//! | 16 | HMAC-SHA256 of the canonical scope under the key's scope key, first 16 bytes (`super::scope::keyed_scope_digest`) |
 //! | 1 | walk direction: 0 forward, 1 backward |
 //! | 4 | page size the cursor was made with, big-endian; 0 if not recorded |
 //! | 8 | `expires_at`, Unix seconds, big-endian |
-//! | n | the key values as a JSON array of their lossless forms (`crate::value`) |
+//! | n | the key values: their lossless forms (`crate::value`) in postcard, a compact binary serde format (varint integers, length-prefixed UTF-8 text: one byte per ASCII or control character, at most 4 per character) |
 //!
-//! A 3-column key (timestamp, text, integer) makes a token of about 150 characters.
+//! Version 4 pads the payload before sealing: a `0x80` byte, then zero bytes up to a multiple
+//! of [`PAD_BLOCK`] bytes, so an encrypted token tells the length of its key values only to
+//! within 128 bytes.
+//!
+//! A 3-column key (timestamp, text, integer) makes a signed token of about 130 characters.
 //!
 //! Reading checks, in this order, and stops at the first failure: base64url, the minimum
-//! length, the version, the key id, the tag (in constant time), then (version 2) the seal.
-//! Nothing in the payload is read before the tag verifies.
+//! length, the version, the key id, the tag (in constant time), then (version 4) the seal and
+//! the padding. Nothing in the payload is read before the tag verifies.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -35,22 +39,25 @@ use super::keys::SecretKey;
 use crate::cursor::Direction;
 
 /// Format version of signed tokens.
-pub(crate) const VERSION_SIGNED: u8 = 1;
+pub(crate) const VERSION_SIGNED: u8 = 3;
 /// Format version of signed and encrypted tokens.
-#[cfg(feature = "encrypted-tokens")]
-pub(crate) const VERSION_ENCRYPTED: u8 = 2;
+#[cfg_attr(not(feature = "encrypted-tokens"), allow(dead_code))]
+pub(crate) const VERSION_ENCRYPTED: u8 = 4;
+/// Sealed payloads are padded to a multiple of this many bytes.
+#[cfg_attr(not(feature = "encrypted-tokens"), allow(dead_code))]
+pub(crate) const PAD_BLOCK: usize = 128;
 
 /// Version and key id.
 const HEADER_LEN: usize = 3;
 /// HMAC-SHA256.
 const TAG_LEN: usize = 32;
-/// Length of the truncated SHA-256 digests of sort signature and scope, in bytes.
+/// Length of the truncated digests of sort signature and scope, in bytes.
 pub(super) const DIGEST_LEN: usize = 16;
 /// `sort digest || scope digest || direction || page size || expires_at`.
 pub(super) const FIXED_LEN: usize = 2 * DIGEST_LEN + 1 + 4 + 8;
 
-/// The payload: a fixed binary part, then the key values as JSON (lossless reprs, see
-/// `crate::value`). Decoding keeps the key values as text until the sort signature and scope
+/// The payload: a fixed binary part, then the key values in postcard (lossless reprs, see
+/// `crate::value`). Decoding keeps the key values as bytes until the sort signature and scope
 /// are known to match, then parses them as the keyset's types.
 pub(super) struct Payload<'a> {
     pub(super) sort: [u8; DIGEST_LEN],
@@ -94,13 +101,6 @@ impl<'a> Payload<'a> {
     }
 }
 
-/// The first [`DIGEST_LEN`] bytes of a SHA-256 digest, as the payload carries it.
-pub(super) fn truncate(digest: [u8; 32]) -> [u8; DIGEST_LEN] {
-    let mut out = [0u8; DIGEST_LEN];
-    out.copy_from_slice(&digest[..DIGEST_LEN]);
-    out
-}
-
 /// The payload's direction byte: 0 forward, 1 backward.
 pub(super) fn direction_byte(direction: Direction) -> u8 {
     match direction {
@@ -127,7 +127,7 @@ pub(super) fn encode(key: &SecretKey, version: u8, payload: &[u8]) -> String {
     bytes.extend_from_slice(&header);
     #[cfg(feature = "encrypted-tokens")]
     if version == VERSION_ENCRYPTED {
-        sealed::seal(&key.enc, &header, payload, &mut bytes);
+        sealed::seal(&key.enc, &header, &pad(payload), &mut bytes);
         return sign_and_encode(key, bytes);
     }
     bytes.extend_from_slice(payload);
@@ -136,14 +136,14 @@ pub(super) fn encode(key: &SecretKey, version: u8, payload: &[u8]) -> String {
 
 /// Appends the HMAC of `bytes` under `key` and base64url-encodes the whole.
 fn sign_and_encode(key: &SecretKey, mut bytes: Vec<u8>) -> String {
-    let mut mac = key.mac.clone();
+    let mut mac = key.mac();
     mac.update(&bytes);
     bytes.extend_from_slice(&mac.finalize().into_bytes());
     URL_SAFE_NO_PAD.encode(bytes)
 }
 
 /// The verified plaintext payload of `token`, which must have format `version` and be signed
-/// with the key `key_for` returns for its key id.
+/// with the key `key_for` returns for its key id, and that key.
 ///
 /// # Errors
 /// [`CursorError::Malformed`] (not base64url, too short, a seal that does not open),
@@ -153,7 +153,7 @@ pub(super) fn decode<'k>(
     token: &str,
     version: u8,
     key_for: impl FnOnce(u16) -> Option<&'k SecretKey>,
-) -> Result<Vec<u8>, CursorError> {
+) -> Result<(&'k SecretKey, Vec<u8>), CursorError> {
     let mut bytes = URL_SAFE_NO_PAD
         .decode(token)
         .map_err(|_| CursorError::Malformed)?;
@@ -166,7 +166,7 @@ pub(super) fn decode<'k>(
     let key = key_for(u16::from_be_bytes([bytes[1], bytes[2]])).ok_or(CursorError::UnknownKeyId)?;
     let signed_len = bytes.len() - TAG_LEN;
     let (signed, tag) = bytes.split_at(signed_len);
-    let mut mac = key.mac.clone();
+    let mut mac = key.mac();
     mac.update(signed);
     // Constant-time comparison (hmac uses `subtle`).
     mac.verify_slice(tag)
@@ -175,9 +175,36 @@ pub(super) fn decode<'k>(
     if version == VERSION_SIGNED {
         bytes.truncate(signed_len);
         bytes.drain(..HEADER_LEN);
-        return Ok(bytes);
+        return Ok((key, bytes));
     }
-    open(key, &bytes[..HEADER_LEN], &bytes[HEADER_LEN..signed_len])
+    let padded = open(key, &bytes[..HEADER_LEN], &bytes[HEADER_LEN..signed_len])?;
+    Ok((key, unpad(padded).ok_or(CursorError::Malformed)?))
+}
+
+/// `payload || 0x80 || 0x00...` up to a multiple of [`PAD_BLOCK`] bytes (at least one byte
+/// added).
+#[cfg_attr(not(feature = "encrypted-tokens"), allow(dead_code))]
+pub(super) fn pad(payload: &[u8]) -> Vec<u8> {
+    let len = (payload.len() / PAD_BLOCK + 1) * PAD_BLOCK;
+    let mut out = Vec::with_capacity(len);
+    out.extend_from_slice(payload);
+    out.push(0x80);
+    out.resize(len, 0);
+    out
+}
+
+/// The payload of [`pad`]'s output: strips the zeros and the `0x80`; `None` when it is not
+/// padded so.
+fn unpad(mut padded: Vec<u8>) -> Option<Vec<u8>> {
+    if padded.len() % PAD_BLOCK != 0 {
+        return None;
+    }
+    let end = padded.iter().rposition(|&b| b != 0)?;
+    if padded[end] != 0x80 || padded.len() - end > PAD_BLOCK {
+        return None;
+    }
+    padded.truncate(end);
+    Some(padded)
 }
 
 /// The plaintext payload of an encrypted token's body.
@@ -243,7 +270,7 @@ mod tests {
     use super::*;
     use crate::keyset::Keyset;
     use crate::token::fixtures::{codec, cursor, Row, SECRET_A, SECRET_B};
-    use crate::token::scope::scope_digest;
+    use crate::token::scope::keyed_scope_digest;
     use crate::token::{CursorCodec, DEFAULT_MAX_TOKEN_LEN};
 
     /// Signs arbitrary bytes as `version || key id 1 || body` with `SECRET_A`.
@@ -254,15 +281,18 @@ mod tests {
         sign_and_encode(&key, bytes)
     }
 
-    fn payload_json(key: serde_json::Value, scope: &impl Serialize) -> Vec<u8> {
-        let key = serde_json::to_vec(&key).unwrap();
+    /// A payload of key values `key` (any serializable value, in the token's binary form) for
+    /// `Row` under `scope`, as `SECRET_A` would bind it.
+    fn payload_of(key: &impl Serialize, scope: &impl Serialize) -> Vec<u8> {
+        let key = postcard::to_allocvec(key).unwrap();
+        let secret = SecretKey::new(1, SECRET_A).unwrap();
         let mut out = Vec::new();
         Payload {
             sort: Row::sort_signature_digest(),
-            scope: truncate(scope_digest(scope).unwrap()),
+            scope: keyed_scope_digest(&secret, scope).unwrap(),
             direction: 0,
             page_size: 0,
-            expires_at: 1_900_000_000,
+            expires_at: 1_800_000_300,
             key: &key,
         }
         .write(&mut out);
@@ -270,16 +300,16 @@ mod tests {
     }
 
     /// The signed format is deterministic: with a fixed clock, secret, scope and cursor, the
-    /// token is this exact text (sort digest, scope digest, fields, key JSON, tag). It changes
-    /// only with a new format version.
+    /// token is this exact text (sort digest, keyed scope digest, fields, key values, tag). It
+    /// changes only with a new format version (this is version 3).
     #[test]
     fn signed_token_bytes_are_pinned() {
         let scope = serde_json::json!({"workspace": "W9", "kind": "all"});
         let token = codec().encode_with_page_size(&cursor(), 3, &scope).unwrap();
         assert_eq!(
             token,
-            "AQAB9j4DiR2EXZzXDbWZ5UVX1_gGFEwO1wMhkktHlQWtolYAAAAAAwAAAABrSdRYW1sxNzYwMDk3NjAyLDEy\
-             MzQ1NjAwMF0sImUxMDMiLDEwM12vBpA-n6FElcz9QELJ2e4-mkCDaNRyWLdX2Q0DzAMUMw"
+            "AwAB9j4DiR2EXZzXDbWZ5UVX18KDlx-hkS_B52LMmvV6CAcAAAAAAwAAAABrSdRYhNXHjg2AlO86BGUxMDPO\
+             AV-Jp6pATsGggeHcVJvb5teXQwNhlD62RnaRvruK5NYQ"
         );
     }
 
@@ -321,38 +351,32 @@ mod tests {
         );
         // 8. a field of the wrong type: a string in the timestamp slot, a float in the int slot.
         let wrong = forge(
-            1,
-            &payload_json(serde_json::json!(["2026-10-10", "e103", 103]), &scope),
+            VERSION_SIGNED,
+            &payload_of(&("2026-10-10", "e103", 103), &scope),
         );
         assert_eq!(decode(&wrong), Err(CursorError::Malformed));
         let wrong = forge(
-            1,
-            &payload_json(serde_json::json!([[1, 0], "e103", 103.5]), &scope),
+            VERSION_SIGNED,
+            &payload_of(&((1, 0), "e103", 103.5f64), &scope),
         );
         assert_eq!(decode(&wrong), Err(CursorError::Malformed));
         // ...while the same forged layout with the right types decodes (so the checks above
         // fail for the type, not for the forging).
         let right = forge(
-            1,
-            &payload_json(serde_json::json!([[1, 0], "e103", 103]), &scope),
+            VERSION_SIGNED,
+            &payload_of(&((1i64, 0u32), "e103", 103i64), &scope),
         );
         assert!(decode(&right).is_ok());
         // 9. the wrong number of key components.
-        let short = forge(
-            1,
-            &payload_json(serde_json::json!([[1, 0], "e103"]), &scope),
-        );
+        let short = forge(VERSION_SIGNED, &payload_of(&((1i64, 0u32), "e103"), &scope));
         assert_eq!(decode(&short), Err(CursorError::Malformed));
         let long = forge(
-            1,
-            &payload_json(serde_json::json!([[1, 0], "e103", 1, 2]), &scope),
+            VERSION_SIGNED,
+            &payload_of(&((1i64, 0u32), "e103", 1i64, 2i64), &scope),
         );
         assert_eq!(decode(&long), Err(CursorError::Malformed));
         // 10. an unknown version byte.
-        let v9 = forge(
-            9,
-            &payload_json(serde_json::json!([[1, 0], "e103", 103]), &scope),
-        );
+        let v9 = forge(9, &payload_of(&((1i64, 0u32), "e103", 103i64), &scope));
         assert_eq!(decode(&v9), Err(CursorError::UnsupportedVersion));
         // 11. a 1 MB token: refused on its length, before decoding.
         let huge = "A".repeat(1 << 20);
@@ -369,20 +393,20 @@ mod tests {
         assert_eq!(decode(&format!("{valid}=")), Err(CursorError::Malformed));
         // 13. NULL for a NOT NULL key.
         let null = forge(
-            1,
-            &payload_json(serde_json::json!([null, "e103", 103]), &scope),
+            VERSION_SIGNED,
+            &payload_of(&(None::<(i64, u32)>, "e103", 103i64), &scope),
         );
         assert_eq!(decode(&null), Err(CursorError::Malformed));
-        // Display is safe: no token content.
+        // Even the log text echoes nothing of the token; the client text is one for all.
         for e in [decode(&wrong).unwrap_err(), decode(&foreign).unwrap_err()] {
             let text = e.to_string();
-            assert!(text.contains("restart from the first page"), "{text}");
             assert!(
                 !text.contains("e103") && !text.contains(&valid[..10]),
                 "{text}"
             );
             assert!(e.restart_from_first_page());
             assert_eq!(e.http_status(), 400);
+            assert_eq!(e.client_message(), CursorError::CLIENT_MESSAGE);
         }
     }
 
@@ -432,5 +456,48 @@ mod tests {
         assert!(
             String::from_utf8_lossy(&URL_SAFE_NO_PAD.decode(&signed).unwrap()).contains("e103")
         );
+    }
+
+    /// Issue 12 (8): an encrypted token's length tells the length of its key values only to
+    /// within [`PAD_BLOCK`] bytes. Before, names of 1, 5 and 31 characters gave three lengths.
+    #[cfg(feature = "encrypted-tokens")]
+    #[test]
+    fn encrypted_tokens_pad_the_key_values() {
+        let codec = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .encrypted(true)
+            .build()
+            .unwrap();
+        let at = cursor().key.0;
+        let len = |name: &str| {
+            let c = crate::cursor::Cursor::<Row>::after((at, name.to_string(), 103));
+            let token = codec.encode(&c, &"W9").unwrap();
+            assert_eq!(codec.decode::<Row>(&token, &"W9").unwrap(), c);
+            token.len()
+        };
+        let lens: Vec<usize> = [1, 5, 31, 60]
+            .iter()
+            .map(|&n| len(&"n".repeat(n)))
+            .collect();
+        assert!(lens.iter().all(|&l| l == lens[0]), "{lens:?}");
+        // A longer key moves to the next block.
+        assert!(len(&"n".repeat(200)) > lens[0]);
+    }
+
+    #[test]
+    fn padding_round_trips_and_refuses_what_it_did_not_write() {
+        for n in [0, 1, PAD_BLOCK - 1, PAD_BLOCK, 300] {
+            let payload = vec![7u8; n];
+            let padded = pad(&payload);
+            assert_eq!(padded.len() % PAD_BLOCK, 0);
+            assert!(padded.len() > n);
+            assert_eq!(unpad(padded).unwrap(), payload);
+        }
+        assert_eq!(unpad(vec![0; PAD_BLOCK]), None);
+        assert_eq!(unpad(vec![1; PAD_BLOCK]), None);
+        assert_eq!(unpad(vec![0x80; PAD_BLOCK - 1]), None);
+        let mut too_much = vec![0x80];
+        too_much.resize(2 * PAD_BLOCK, 0);
+        assert_eq!(unpad(too_much), None);
     }
 }
