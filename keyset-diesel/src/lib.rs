@@ -96,11 +96,13 @@ mod page;
 mod page_size;
 mod paginate;
 mod predicate;
+mod snapshot;
 mod sql;
 mod statement;
 mod token;
 mod union;
 mod value;
+mod walk;
 
 pub use crate::backend::KeysetBackend;
 pub use crate::cursor::{Cursor, Direction};
@@ -109,11 +111,13 @@ pub use crate::keyset::Keyset;
 pub use crate::page::Page;
 pub use crate::page_size::{PageSizeError, PageSizePolicy};
 pub use crate::paginate::{LoadPage, PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
+pub use crate::snapshot::with_read_snapshot;
 pub use crate::token::{
     scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
     DecodedToken, EncodeError, PageResponse, SecretKey, SystemClock, Unordered,
     DEFAULT_MAX_TOKEN_LEN, DEFAULT_TTL, MIN_SECRET_LEN,
 };
+pub use crate::walk::Walk;
 
 /// The types behind the bounds: what [`Paginated::into_query`] returns, what a page statement
 /// is written from, and the traits `#[derive(Keyset)]` implements. You name them in `where`
@@ -123,6 +127,7 @@ pub mod query {
     pub use crate::keyset::{KeyColumn, KeysetSql, NullsOrder, SortDirection};
     pub use crate::paginate::{PageQuery, PageSource};
     pub use crate::predicate::{KeysetOrder, SeekPredicate};
+    pub use crate::snapshot::SnapshotBackend;
     pub use crate::statement::{PageStatement, SelectParts};
     pub use crate::union::UnionPage;
     pub use crate::value::{InvalidKeyValue, KeyTuple, KeyValue};

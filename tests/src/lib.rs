@@ -13,6 +13,7 @@ pub mod models;
 pub mod oracle;
 pub mod plans;
 pub mod property;
+pub mod read_contracts;
 pub mod schema;
 pub mod typed;
 
