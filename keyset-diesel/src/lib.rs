@@ -91,6 +91,8 @@ mod backend;
 mod checks;
 mod cursor;
 mod error;
+#[cfg(feature = "export")]
+mod export;
 mod keyset;
 mod page;
 mod page_size;
@@ -107,6 +109,8 @@ mod walk;
 pub use crate::backend::KeysetBackend;
 pub use crate::cursor::{Cursor, Direction};
 pub use crate::error::KeysetError;
+#[cfg(feature = "export")]
+pub use crate::export::{Export, ExportError, ExportPage, ExportStore, Purged};
 pub use crate::keyset::Keyset;
 pub use crate::page::Page;
 pub use crate::page_size::{PageSizeError, PageSizePolicy};
@@ -124,6 +128,8 @@ pub use crate::walk::Walk;
 /// clauses, in `diesel::debug_query`, or in a hand-written keyset; handlers need only the
 /// crate root (and a generic handler only [`LoadPage`]).
 pub mod query {
+    #[cfg(feature = "export")]
+    pub use crate::export::StoreBackend;
     pub use crate::keyset::{KeyColumn, KeysetSql, NullsOrder, SortDirection};
     pub use crate::paginate::{PageQuery, PageSource};
     pub use crate::predicate::{KeysetOrder, SeekPredicate};

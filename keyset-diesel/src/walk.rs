@@ -2,6 +2,7 @@
 //! memory at a time; optionally bounded by a high-water mark taken when the walk starts.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use diesel::QueryResult;
 
@@ -62,10 +63,10 @@ use crate::paginate::{LoadPage, DEFAULT_PAGE_SIZE};
 /// # include!("doctest_setup.rs");
 /// use keyset_diesel::{LoadPage, Walk};
 ///
-/// fn count_all<'c, K, Q, Conn>(conn: &'c mut Conn, query: impl FnMut() -> Q) -> QueryResult<usize>
+/// fn count_all<'q, K, Q, Conn>(conn: &mut Conn, query: impl FnMut() -> Q) -> QueryResult<usize>
 /// where
 ///     K: Keyset,
-///     Q: LoadPage<'c, Conn, K>,
+///     Q: LoadPage<'q, Conn, K>,
 /// {
 ///     let mut n = 0;
 ///     for page in Walk::<K, _, _>::new(conn, query).page_size(2) {
@@ -80,8 +81,10 @@ use crate::paginate::{LoadPage, DEFAULT_PAGE_SIZE};
 /// # }
 /// ```
 #[must_use = "a walk runs only when iterated"]
-pub struct Walk<'c, K: Keyset, Conn, F> {
+pub struct Walk<'c, 'q, K: Keyset, Conn, F> {
     conn: &'c mut Conn,
+    /// Diesel's query lifetime of the [`LoadPage`] bound, independent of the connection's borrow.
+    query_lifetime: PhantomData<fn() -> &'q ()>,
     make_query: F,
     cursor: Option<Cursor<K>>,
     page_size: u32,
@@ -98,12 +101,13 @@ enum Bound<K: Keyset> {
     Mark(Option<K::Key>),
 }
 
-impl<'c, K: Keyset, Conn, F> Walk<'c, K, Conn, F> {
+impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
     /// A walk from the first page, with pages of [`DEFAULT_PAGE_SIZE`] rows. `make_query`
     /// returns the query to paginate (filters, no `ORDER BY`/`LIMIT`), the same on every call.
     pub fn new(conn: &'c mut Conn, make_query: F) -> Self {
         Walk {
             conn,
+            query_lifetime: PhantomData,
             make_query,
             cursor: None,
             page_size: DEFAULT_PAGE_SIZE,
@@ -158,17 +162,23 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, K, Conn, F> {
         }
     }
 
+    /// The walk's connection, between pages: to write each page somewhere in the same
+    /// transaction, say.
+    pub fn connection(&mut self) -> &mut Conn {
+        self.conn
+    }
+
     fn fail<T>(&mut self, error: diesel::result::Error) -> Option<QueryResult<T>> {
         self.done = true;
         Some(Err(error))
     }
 }
 
-impl<'c, K, Conn, F, Q> Iterator for Walk<'c, K, Conn, F>
+impl<'q, K, Conn, F, Q> Iterator for Walk<'_, 'q, K, Conn, F>
 where
     K: Keyset,
     F: FnMut() -> Q,
-    Q: LoadPage<'c, Conn, K>,
+    Q: LoadPage<'q, Conn, K>,
 {
     type Item = QueryResult<Page<K>>;
 
@@ -247,7 +257,7 @@ fn end_of_walk<K: Keyset>(page: &mut Page<K>) {
     page.end_cursor = None;
 }
 
-impl<K: Keyset, Conn, F> fmt::Debug for Walk<'_, K, Conn, F> {
+impl<K: Keyset, Conn, F> fmt::Debug for Walk<'_, '_, K, Conn, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Walk")
             .field("cursor", &self.cursor)

@@ -13,10 +13,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
-use diesel::connection::{AnsiTransactionManager, SimpleConnection};
+use diesel::connection::{AnsiTransactionManager, LoadConnection, SimpleConnection};
 use diesel::prelude::*;
-use keyset_diesel::query::SnapshotBackend;
-use keyset_diesel::{with_read_snapshot, Cursor, Keyset, LoadPage, Walk};
+use keyset_diesel::query::StoreBackend;
+use keyset_diesel::{
+    with_read_snapshot, Cursor, CursorCodec, CursorError, ExportError, ExportStore, Keyset,
+    LoadPage, Purged, SecretKey, Walk,
+};
 use serde::{Deserialize, Serialize};
 
 use crate::schema::events;
@@ -68,7 +71,7 @@ pub fn ev(workspace: &str, n: u32, secs: i64) -> Ev {
 /// A backend whose database several connections (threads) can share, with the feed
 /// operations the writers use.
 pub trait SharedDb:
-    TestDb<TransactionManager = AnsiTransactionManager, Backend: SnapshotBackend> + Send
+    TestDb + LoadConnection<TransactionManager = AnsiTransactionManager, Backend: StoreBackend> + Send
 {
     /// The workspace's events as a boxed query (what the walks page).
     type EvQuery: for<'c> LoadPage<'c, Self, Ev>;
@@ -591,6 +594,204 @@ pub fn snapshot_export_under_concurrent_writes<C: SharedDb>() {
     );
 }
 
+fn store(now: &Arc<std::sync::atomic::AtomicU64>) -> ExportStore {
+    let codec = CursorCodec::builder()
+        .signing_key(SecretKey::new(1, &[7; 32]).expect("key"))
+        .build()
+        .expect("codec");
+    let now = now.clone();
+    ExportStore::new(codec, Duration::from_secs(3600)).with_clock(move || {
+        std::time::UNIX_EPOCH + Duration::from_secs(now.load(Ordering::Relaxed))
+    })
+}
+
+/// Reads a whole stored export, one request (and one new connection) per page, calling
+/// `between` before each request.
+fn read_export<C: SharedDb>(
+    shared: &Shared<C>,
+    store: &ExportStore,
+    id: &str,
+    scope: &str,
+    page_size: u32,
+    mut between: impl FnMut(usize),
+) -> Vec<Ev> {
+    let mut token: Option<String> = None;
+    let mut rows: Vec<Ev> = Vec::new();
+    for request in 0.. {
+        between(request);
+        let conn = &mut shared.connect();
+        let page = store
+            .page::<Ev, _, _>(conn, id, &(scope,), token.as_deref(), page_size)
+            .expect("export page");
+        assert_eq!(page.first_position, rows.len() as u64 + 1);
+        rows.extend(page.items);
+        match page.next_token {
+            Some(next) => token = Some(next),
+            None => break,
+        }
+    }
+    rows
+}
+
+/// A stored export read one request per page, on a new connection each, while the source
+/// table changes before every request (inserts, deletes, key and non-key updates): it yields
+/// exactly its membership at creation, content included, once each.
+pub fn stored_export_is_fixed_at_creation<C: SharedDb>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..60).map(|n| ev("W1", n, i64::from(n / 2))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    conn.insert_evs(&[ev("W2", 1, 0)]).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now);
+    let copy = conn.load_evs("W1").expect("copy");
+    let export = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), || C::ev_query("W1"))
+        .expect("create");
+    assert_eq!(export.rows, 60);
+    assert_eq!(export.id.len(), 32);
+    assert_eq!(export.expires_at, 1_800_000_000 + 3600);
+
+    let mut writer = shared.connect();
+    let exported = read_export(&shared, &store, &export.id, "W1", 7, |i| {
+        let mut rng = Rng(0xC0FF_EE00 + i as u64);
+        let i = i as u32;
+        writer
+            .insert_evs(&[ev("W1", 300 + i, i64::from(rng.below(30)))])
+            .expect("insert");
+        writer
+            .delete_ev(&format!("W1-{:06}", rng.below(60)))
+            .expect("delete");
+        writer
+            .set_message(&format!("W1-{:06}", rng.below(60)), "changed")
+            .expect("update");
+        writer
+            .set_time(
+                &format!("W1-{:06}", rng.below(60)),
+                at(i64::from(rng.below(30)), 5),
+            )
+            .expect("update key");
+    });
+    assert_no_duplicates(&exported, "stored export");
+    assert_eq!(exported, copy, "membership, order and content at creation");
+    assert_ne!(writer.load_evs("W1").expect("live"), copy);
+}
+
+/// An expired export fails with the typed error (410) until purged, then it is unknown
+/// (404); purging removes its rows; another scope or a made-up id is unknown.
+pub fn stored_export_expires_and_is_purged<C: SharedDb>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..12).map(|n| ev("W1", n, i64::from(n))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now);
+    let make = || C::ev_query("W1");
+    let a = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        .expect("create a");
+    let b = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        .expect("create b");
+    assert_ne!(a.id, b.id);
+    let page =
+        |conn: &mut C, id: &str, scope: &str| store.page::<Ev, _, _>(conn, id, &(scope,), None, 5);
+    let first = page(conn, &a.id, "W1").expect("page");
+    assert_eq!((first.items.len(), first.total), (5, 12));
+    let other_scope = page(conn, &a.id, "W2").expect_err("another scope");
+    assert!(
+        matches!(other_scope, ExportError::Unknown),
+        "{other_scope:?}"
+    );
+    let unknown = page(conn, "0123456789abcdef0123456789abcdef", "W1").expect_err("unknown");
+    assert_eq!(unknown.http_status(), 404);
+
+    // `expire` ends b now; a expires with time.
+    assert!(store.expire(conn, &b.id).expect("expire"));
+    let expired = page(conn, &b.id, "W1").expect_err("expired");
+    assert!(
+        matches!(expired, ExportError::Expired { .. }),
+        "{expired:?}"
+    );
+    assert_eq!(expired.http_status(), 410);
+    assert!(page(conn, &a.id, "W1").is_ok());
+    now.store(a.expires_at, Ordering::Relaxed);
+    let expired = page(conn, &a.id, "W1").expect_err("expired");
+    assert!(matches!(expired, ExportError::Expired { expired_at } if expired_at == a.expires_at));
+
+    let c = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        .expect("create c");
+    assert_eq!(
+        store.purge_expired(conn).expect("purge"),
+        Purged {
+            exports: 2,
+            rows: 24
+        }
+    );
+    assert_eq!(store.purge_expired(conn).expect("purge"), Purged::default());
+    for id in [&a.id, &b.id] {
+        let gone = page(conn, id, "W1").expect_err("purged");
+        assert!(matches!(gone, ExportError::Unknown), "{gone:?}");
+    }
+    assert_eq!(page(conn, &c.id, "W1").expect("c lives").total, 12);
+}
+
+/// Two exports of different scopes created at the same time on two connections hold only
+/// their own rows, and a page token of one export is refused for the other.
+pub fn stored_exports_of_two_scopes<C: SharedDb>() {
+    let shared = Arc::new(C::shared());
+    let conn = &mut shared.connect();
+    let w1: Vec<Ev> = (0..40).map(|n| ev("W1", n, i64::from(n / 3))).collect();
+    let w2: Vec<Ev> = (0..25).map(|n| ev("W2", n, i64::from(n / 2))).collect();
+    conn.insert_evs(&w1).expect("insert");
+    conn.insert_evs(&w2).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now);
+    let creators: Vec<_> = ["W1", "W2"]
+        .into_iter()
+        .map(|ws| {
+            let (shared, store) = (shared.clone(), store.clone());
+            std::thread::spawn(move || {
+                let conn = &mut shared.connect();
+                store
+                    .create::<Ev, _, _, _, _>(conn, &(ws,), || C::ev_query(ws))
+                    .expect("create")
+            })
+        })
+        .collect();
+    let exports: Vec<_> = creators
+        .into_iter()
+        .map(|t| t.join().expect("creator"))
+        .collect();
+    let (e1, e2) = (&exports[0], &exports[1]);
+    assert_eq!((e1.rows, e2.rows), (40, 25));
+    let r1 = read_export(&shared, &store, &e1.id, "W1", 6, |_| {});
+    let r2 = read_export(&shared, &store, &e2.id, "W2", 6, |_| {});
+    assert_eq!(r1, conn.load_evs("W1").expect("W1"));
+    assert_eq!(r2, conn.load_evs("W2").expect("W2"));
+
+    // A token of export 1 is refused for export 2 (same scope value or not).
+    let token = store
+        .page::<Ev, _, _>(conn, &e1.id, &("W1",), None, 6)
+        .expect("page")
+        .next_token
+        .expect("a next page");
+    let refused = store
+        .page::<Ev, _, _>(conn, &e2.id, &("W2",), Some(&token), 6)
+        .expect_err("token of another export");
+    assert!(
+        matches!(refused, ExportError::Cursor(CursorError::ScopeMismatch)),
+        "{refused:?}"
+    );
+    assert_eq!(refused.http_status(), 400);
+    // Export 1 read under export 2's scope is unknown, with or without its own token.
+    let wrong = store
+        .page::<Ev, _, _>(conn, &e1.id, &("W2",), Some(&token), 6)
+        .expect_err("wrong scope");
+    assert!(matches!(wrong, ExportError::Unknown), "{wrong:?}");
+}
+
 /// Registers this module's tests for backend `$db`.
 #[macro_export]
 macro_rules! read_contract_suite {
@@ -608,6 +809,18 @@ macro_rules! read_contract_suite {
             #[test]
             fn snapshot_export_is_the_snapshot_under_concurrent_writes() {
                 rc::snapshot_export_under_concurrent_writes::<$db>();
+            }
+            #[test]
+            fn stored_export_is_fixed_at_creation_across_requests() {
+                rc::stored_export_is_fixed_at_creation::<$db>();
+            }
+            #[test]
+            fn stored_export_expires_410_and_purge_removes_it_404() {
+                rc::stored_export_expires_and_is_purged::<$db>();
+            }
+            #[test]
+            fn stored_exports_of_two_scopes_stay_apart_and_tokens_are_bound() {
+                rc::stored_exports_of_two_scopes::<$db>();
             }
         }
     };
