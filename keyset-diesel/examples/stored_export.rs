@@ -141,7 +141,7 @@ fn scope(workspace: &str) -> (&str, &str) {
     ("workspace", workspace)
 }
 
-fn store(ttl: Duration) -> Result<ExportStore, Box<dyn Error>> {
+fn store(ttl: Duration) -> Result<ExportStore, Box<dyn Error + Send + Sync>> {
     let secret = std::env::var("KEYSET_TOKEN_SECRET")
         .unwrap_or_else(|_| "demo secret: set KEYSET_TOKEN_SECRET".to_string());
     let codec = CursorCodec::builder()
@@ -164,7 +164,7 @@ fn median_ms(runs: usize, mut f: impl FnMut()) -> f64 {
 }
 
 /// Prints the error an API would answer, with its status.
-fn report(error: ExportError) -> Box<dyn Error> {
+fn report(error: ExportError) -> Box<dyn Error + Send + Sync> {
     format!("HTTP {}: {error}", error.http_status()).into()
 }
 
@@ -314,7 +314,7 @@ macro_rules! run {
     }};
 }
 
-fn main() -> Result<(), Box<dyn Error>> {
+fn main() -> Result<(), Box<dyn Error + Send + Sync>> {
     let args = Args::parse();
     if args.database_url.starts_with("postgres://")
         || args.database_url.starts_with("postgresql://")
