@@ -377,9 +377,13 @@ impl Writers {
     /// Waits (at most 2 s) until the writers made `n` more writes: called between pages, so
     /// the next page is read after concurrent changes.
     fn wait_for(&self, n: usize) {
+        self.wait_at_most(n, Duration::from_secs(2));
+    }
+
+    fn wait_at_most(&self, n: usize, limit: Duration) {
         let target = self.count() + n;
         let start = Instant::now();
-        while self.count() < target && start.elapsed() < Duration::from_secs(2) {
+        while self.count() < target && start.elapsed() < limit {
             std::thread::sleep(Duration::from_millis(1));
         }
     }
@@ -677,6 +681,71 @@ pub fn stored_export_is_fixed_at_creation<C: SharedDb>() {
     assert_ne!(writer.load_evs("W1").expect("live"), copy);
 }
 
+/// Creating a stored export while writers move rows across its pages (key updates) and
+/// change their content: the creation reads one snapshot, so the export holds every row once
+/// (membership never changes: rows only move) in strictly increasing key order. Without the
+/// snapshot a row moved behind the walk's position is missed and one moved ahead is read twice.
+pub fn stored_export_creation_reads_one_snapshot<C: SharedDb>() {
+    let shared = Arc::new(C::shared());
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..80).map(|n| ev("W1", n, i64::from(n))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let mut writers = Writers::new();
+    writers.spawn(&shared, |conn: &mut C, i| {
+        let mut rng = Rng(0xABCD_0000 + i as u64);
+        let id = format!("W1-{:06}", rng.below(80));
+        if i % 3 == 0 {
+            conn.set_message(&id, &format!("changed {i}"))
+                .is_ok_and(|n| n == 1)
+        } else {
+            conn.set_time(
+                &id,
+                at(i64::from(rng.below(80)), 1 + i64::from(rng.below(900))),
+            )
+            .is_ok_and(|n| n == 1)
+        }
+    });
+    writers.wait_for(3);
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now).create_page_size(6);
+    // The query factory runs once per page of the creation's walk: let the writers move rows
+    // first. SQLite's `BEGIN IMMEDIATE` holds them off until the export is stored, so there
+    // the wait is short and the writers are idle meanwhile.
+    let sqlite = C::NAME == "SQLite";
+    let wait = Duration::from_millis(if sqlite { 10 } else { 300 });
+    let mut during = 0;
+    let export = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), || {
+            let before = writers.count();
+            writers.wait_at_most(3, wait);
+            during += writers.count() - before;
+            C::ev_query("W1")
+        })
+        .expect("create");
+    writers.stop();
+    if sqlite {
+        assert!(
+            during <= 1,
+            "SQLite writers wait for the export ({during} writes)"
+        );
+    } else {
+        assert!(
+            during >= 10,
+            "writers were active during creation ({during} writes)"
+        );
+    }
+    let exported = read_export(&shared, &store, &export.id, "W1", 25, |_| {});
+    assert_no_duplicates(&exported, "stored export created under writes");
+    let mut got = ids(&exported);
+    got.sort();
+    assert_eq!(got, ids(&rows), "every row once: membership is fixed");
+    assert!(
+        exported.windows(2).all(|w| w[0].key() < w[1].key()),
+        "in key order of one snapshot"
+    );
+    assert_eq!(export.rows, 80);
+}
+
 /// An expired export fails with the typed error (410) until purged, then it is unknown
 /// (404); purging removes its rows; another scope or a made-up id is unknown.
 pub fn stored_export_expires_and_is_purged<C: SharedDb>() {
@@ -813,6 +882,10 @@ macro_rules! read_contract_suite {
             #[test]
             fn stored_export_is_fixed_at_creation_across_requests() {
                 rc::stored_export_is_fixed_at_creation::<$db>();
+            }
+            #[test]
+            fn stored_export_creation_reads_one_snapshot_under_key_updates() {
+                rc::stored_export_creation_reads_one_snapshot::<$db>();
             }
             #[test]
             fn stored_export_expires_410_and_purge_removes_it_404() {

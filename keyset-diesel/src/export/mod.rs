@@ -19,7 +19,7 @@ use crate::snapshot::in_transaction;
 use crate::token::{scope_digest, Clock, CursorCodec, CursorError, EncodeError, SystemClock};
 use crate::walk::Walk;
 
-/// Rows read (and written to the store) per statement while an export is created.
+/// Rows read (and written to the store) per statement while an export is created, by default.
 const CREATE_PAGE_SIZE: u32 = 1000;
 
 /// Stores exports and reads them back page by page: the read contract for an HTTP API whose
@@ -48,12 +48,14 @@ pub struct ExportStore {
     codec: CursorCodec,
     ttl: Duration,
     clock: Arc<dyn Clock>,
+    create_page_size: u32,
 }
 
 impl std::fmt::Debug for ExportStore {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ExportStore")
             .field("ttl", &self.ttl)
+            .field("create_page_size", &self.create_page_size)
             .finish_non_exhaustive()
     }
 }
@@ -191,7 +193,17 @@ impl ExportStore {
             codec,
             ttl,
             clock: Arc::new(SystemClock),
+            create_page_size: CREATE_PAGE_SIZE,
         }
+    }
+
+    /// Rows per page while [`ExportStore::create`] walks the query (default 1,000): each page
+    /// is one read and one multi-row insert, so this bounds memory and statement size (keep
+    /// it under the backend's bind-parameter limit divided by 3). A page size of 0 makes
+    /// `create` fail.
+    pub fn create_page_size(mut self, rows: u32) -> Self {
+        self.create_page_size = rows;
+        self
     }
 
     /// Where "now" comes from (expiry of exports; tests replace it).
@@ -208,7 +220,8 @@ impl ExportStore {
     /// [`Walk`]), under `scope` (what a reader must present: the workspace, the user, the
     /// filters), and returns it. One transaction on a consistent snapshot (PostgreSQL
     /// `REPEATABLE READ`, MySQL/MariaDB `WITH CONSISTENT SNAPSHOT`, SQLite `BEGIN IMMEDIATE`)
-    /// reads the rows in keyset pages of 1,000 and writes each page to the store, so the
+    /// reads the rows in keyset pages (of [`ExportStore::create_page_size`]) and writes each
+    /// page to the store, so the
     /// export is one consistent set in the keyset's order and memory stays bounded by a page.
     ///
     /// # Errors
@@ -248,7 +261,7 @@ impl ExportStore {
                 )?;
                 let mut stored: i64 = 0;
                 let mut walk =
-                    Walk::<K, _, _>::new(conn, &mut make_query).page_size(CREATE_PAGE_SIZE);
+                    Walk::<K, _, _>::new(conn, &mut make_query).page_size(self.create_page_size);
                 while let Some(page) = walk.next() {
                     let page = page?;
                     let payloads = page
