@@ -91,38 +91,49 @@ mod backend;
 mod checks;
 mod cursor;
 mod error;
+#[cfg(feature = "export")]
+mod export;
 mod keyset;
 mod page;
 mod page_size;
 mod paginate;
 mod predicate;
+mod snapshot;
 mod sql;
 mod statement;
 mod token;
 mod union;
 mod value;
+mod walk;
 
 pub use crate::backend::KeysetBackend;
 pub use crate::cursor::{Cursor, Direction};
 pub use crate::error::KeysetError;
+#[cfg(feature = "export")]
+pub use crate::export::{Export, ExportError, ExportPage, ExportStore, Purged};
 pub use crate::keyset::Keyset;
 pub use crate::page::Page;
 pub use crate::page_size::{PageSizeError, PageSizePolicy};
 pub use crate::paginate::{LoadPage, PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
+pub use crate::snapshot::with_read_snapshot;
 pub use crate::token::{
     scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
     DecodedToken, EncodeError, PageResponse, SecretKey, SystemClock, Unordered,
     DEFAULT_MAX_TOKEN_LEN, DEFAULT_TTL, MIN_SECRET_LEN,
 };
+pub use crate::walk::Walk;
 
 /// The types behind the bounds: what [`Paginated::into_query`] returns, what a page statement
 /// is written from, and the traits `#[derive(Keyset)]` implements. You name them in `where`
 /// clauses, in `diesel::debug_query`, or in a hand-written keyset; handlers need only the
 /// crate root (and a generic handler only [`LoadPage`]).
 pub mod query {
+    #[cfg(feature = "export")]
+    pub use crate::export::StoreBackend;
     pub use crate::keyset::{KeyColumn, KeysetSql, NullsOrder, SortDirection};
     pub use crate::paginate::{PageQuery, PageSource};
     pub use crate::predicate::{KeysetOrder, SeekPredicate};
+    pub use crate::snapshot::SnapshotBackend;
     pub use crate::statement::{PageStatement, SelectParts};
     pub use crate::union::UnionPage;
     pub use crate::value::{InvalidKeyValue, KeyTuple, KeyValue};

@@ -14,6 +14,7 @@ pub mod oracle;
 pub mod plans;
 pub mod property;
 pub mod queries;
+pub mod read_contracts;
 pub mod schema;
 pub mod typed;
 

@@ -1,0 +1,394 @@
+//! [`ExportStore`]: a stored export with a managed lifetime, read page by page across requests
+//! (feature `export`).
+
+mod store;
+
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use diesel::connection::{AnsiTransactionManager, LoadConnection};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+pub use self::store::StoreBackend;
+
+use crate::cursor::Cursor;
+use crate::keyset::{KeyColumn, Keyset, SortDirection};
+use crate::paginate::LoadPage;
+use crate::snapshot::in_transaction;
+use crate::token::{scope_digest, Clock, CursorCodec, CursorError, EncodeError, SystemClock};
+use crate::walk::Walk;
+
+/// Rows read (and written to the store) per statement while an export is created, by default.
+const CREATE_PAGE_SIZE: u32 = 1000;
+
+/// Stores exports and reads them back page by page: the read contract for an HTTP API whose
+/// every page is a separate request on whatever pooled connection is free, and that must
+/// still deliver one defined dataset (docs/READ_CONTRACTS.md).
+///
+/// * [`ExportStore::create`] walks the query once, inside one transaction on a consistent
+///   snapshot, and stores every row (serialized with serde, as JSON) with its position under
+///   a new random export id, with an expiry. Membership, order and content are fixed at that
+///   moment: later inserts, deletes and updates of the source table do not change the export.
+/// * [`ExportStore::page`] reads a page of an export by position; its token is a
+///   [`CursorCodec`] token bound to the export id (scope `("export", id)`), so a token of one
+///   export is refused for another. The caller's scope (a workspace, a user) is checked on
+///   every page: an export read under another scope is reported unknown.
+/// * [`ExportStore::expire`] ends an export now; [`ExportStore::purge_expired`] deletes expired
+///   exports (run it from a periodic job). Reading an expired export is
+///   [`ExportError::Expired`] (HTTP 410) until it is purged, then [`ExportError::Unknown`] (404).
+///
+/// The tables come with the crate as Diesel migrations (`migrations/<backend>/*_create_keyset_exports`
+/// in the repository); apply them with your own migrations (see docs/READ_CONTRACTS.md).
+///
+/// Creating holds a transaction for the whole walk; on SQLite it is `BEGIN IMMEDIATE`, so
+/// other writers wait (their busy timeout) while an export is created.
+#[derive(Clone)]
+pub struct ExportStore {
+    codec: CursorCodec,
+    ttl: Duration,
+    clock: Arc<dyn Clock>,
+    create_page_size: u32,
+}
+
+impl std::fmt::Debug for ExportStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ExportStore")
+            .field("ttl", &self.ttl)
+            .field("create_page_size", &self.create_page_size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A stored export, as [`ExportStore::create`] made it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Export {
+    /// The export's id (32 hex digits, random): the URL path segment of the API.
+    pub id: String,
+    /// How many rows it holds.
+    pub rows: u64,
+    /// When it was created, in Unix seconds.
+    pub created_at: u64,
+    /// When it expires, in Unix seconds.
+    pub expires_at: u64,
+}
+
+/// A page of a stored export.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExportPage<T> {
+    /// The rows, in the export's order.
+    pub items: Vec<T>,
+    /// The token of the next page, `None` at the end of the export.
+    pub next_token: Option<String>,
+    /// The position (1-based) of the first item in the export.
+    pub first_position: u64,
+    /// How many rows the export holds.
+    pub total: u64,
+    /// When the export expires, in Unix seconds.
+    pub expires_at: u64,
+}
+
+/// What [`ExportStore::purge_expired`] removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Purged {
+    /// Exports removed.
+    pub exports: usize,
+    /// Stored rows removed.
+    pub rows: usize,
+}
+
+/// Why an export or its page could not be served.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    /// No export with this id under this scope (never made, purged, or another scope's): 404.
+    #[error("no such export")]
+    Unknown,
+    /// The export expired (and is not purged yet): 410 Gone; the client creates a new one.
+    #[error("the export expired at {expired_at} (Unix seconds)")]
+    Expired {
+        /// When the export expired, in Unix seconds.
+        expired_at: u64,
+    },
+    /// The page token was refused (see [`CursorError`], made for another export included):
+    /// its status, 400 (500 for a server-side scope error).
+    #[error(transparent)]
+    Cursor(#[from] CursorError),
+    /// A page size of 0: 400.
+    #[error("invalid page size 0")]
+    InvalidPageSize,
+    /// The database failed: 500.
+    #[error("export storage: {0}")]
+    Database(#[from] diesel::result::Error),
+    /// A row did not serialize (creating) or a stored row does not deserialize into the
+    /// requested type (reading): 500.
+    #[error("export row (de)serialization: {0}")]
+    Serde(#[from] serde_json::Error),
+    /// A token or the scope digest could not be made: 500.
+    #[error(transparent)]
+    Encode(#[from] EncodeError),
+    /// The operating system gave no randomness for the export id: 500.
+    #[error("no randomness for the export id: {0}")]
+    Random(getrandom::Error),
+}
+
+impl ExportError {
+    /// The HTTP status an API should answer: 404 unknown, 410 expired, the token's status for
+    /// a refused token (400), 400 for a page size of 0, 500 for the server's failures.
+    pub fn http_status(&self) -> u16 {
+        match self {
+            ExportError::Unknown => 404,
+            ExportError::Expired { .. } => 410,
+            ExportError::Cursor(e) => e.http_status(),
+            ExportError::InvalidPageSize => 400,
+            _ => 500,
+        }
+    }
+}
+
+/// The key of a position in a stored export: what export page tokens carry.
+struct ExportPosition;
+
+impl Keyset for ExportPosition {
+    type Table = store::keyset_export_rows::table;
+    type Columns = (store::keyset_export_rows::seq,);
+    type Key = (i64,);
+    const COLUMNS: &'static [KeyColumn] = &[KeyColumn {
+        name: "seq",
+        field: "0",
+        direction: SortDirection::Asc,
+        nulls: None,
+    }];
+    const TABLE_NAME: &'static str = "keyset_export_rows";
+    fn key(&self) -> (i64,) {
+        (0,)
+    }
+}
+
+fn unix_seconds(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+fn as_i64(v: u64) -> i64 {
+    i64::try_from(v).unwrap_or(i64::MAX)
+}
+
+fn as_u64(v: i64) -> u64 {
+    u64::try_from(v).unwrap_or(0)
+}
+
+fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes.iter().fold(String::new(), |mut s, b| {
+        let _ = write!(s, "{b:02x}");
+        s
+    })
+}
+
+impl ExportStore {
+    /// A store whose exports live for `ttl` after creation, with page tokens made and checked
+    /// by `codec` (tokens also expire by the codec's own time to live).
+    pub fn new(codec: CursorCodec, ttl: Duration) -> Self {
+        ExportStore {
+            codec,
+            ttl,
+            clock: Arc::new(SystemClock),
+            create_page_size: CREATE_PAGE_SIZE,
+        }
+    }
+
+    /// Rows per page while [`ExportStore::create`] walks the query (default 1,000): each page
+    /// is one read and one multi-row insert, so this bounds memory and statement size (keep
+    /// it under the backend's bind-parameter limit divided by 3). A page size of 0 makes
+    /// `create` fail.
+    pub fn create_page_size(mut self, rows: u32) -> Self {
+        self.create_page_size = rows;
+        self
+    }
+
+    /// Where "now" comes from (expiry of exports; tests replace it).
+    pub fn with_clock(mut self, clock: impl Clock + 'static) -> Self {
+        self.clock = Arc::new(clock);
+        self
+    }
+
+    fn now(&self) -> u64 {
+        unix_seconds(self.clock.now())
+    }
+
+    /// Creates an export of every row `make_query` selects (called once per page, as for a
+    /// [`Walk`]), under `scope` (what a reader must present: the workspace, the user, the
+    /// filters), and returns it. One transaction on a consistent snapshot (PostgreSQL
+    /// `REPEATABLE READ`, MySQL/MariaDB `WITH CONSISTENT SNAPSHOT`, SQLite `BEGIN IMMEDIATE`)
+    /// reads the rows in keyset pages (of [`ExportStore::create_page_size`]) and writes each
+    /// page to the store, so the
+    /// export is one consistent set in the keyset's order and memory stays bounded by a page.
+    ///
+    /// # Errors
+    /// [`ExportError::Database`] (nothing is stored: the transaction rolls back),
+    /// [`ExportError::Serde`] when a row does not serialize, [`ExportError::Encode`] when the
+    /// scope does not serialize, [`ExportError::Random`].
+    pub fn create<'q, K, Q, F, Conn, S>(
+        &self,
+        conn: &mut Conn,
+        scope: &S,
+        mut make_query: F,
+    ) -> Result<Export, ExportError>
+    where
+        K: Keyset + Serialize,
+        F: FnMut() -> Q,
+        Q: LoadPage<'q, Conn, K>,
+        Conn: LoadConnection<TransactionManager = AnsiTransactionManager>,
+        Conn::Backend: StoreBackend,
+        S: Serialize + ?Sized,
+    {
+        let scope = hex(&scope_digest(scope)?);
+        let mut random = [0u8; 16];
+        getrandom::getrandom(&mut random).map_err(ExportError::Random)?;
+        let id = hex(&random);
+        let created_at = self.now();
+        let expires_at = created_at.saturating_add(self.ttl.as_secs());
+        let rows = in_transaction(
+            conn,
+            <Conn::Backend as crate::snapshot::SnapshotBackend>::BEGIN_WRITE_SNAPSHOT,
+            |conn| {
+                <Conn::Backend as StoreBackend>::insert_export(
+                    conn,
+                    &id,
+                    &scope,
+                    as_i64(created_at),
+                    as_i64(expires_at),
+                )?;
+                let mut stored: i64 = 0;
+                let mut walk =
+                    Walk::<K, _, _>::new(conn, &mut make_query).page_size(self.create_page_size);
+                while let Some(page) = walk.next() {
+                    let page = page?;
+                    let payloads = page
+                        .items
+                        .iter()
+                        .map(serde_json::to_string)
+                        .collect::<Result<Vec<_>, _>>()?;
+                    let n = as_i64(payloads.len() as u64);
+                    <Conn::Backend as StoreBackend>::insert_rows(
+                        walk.connection(),
+                        &id,
+                        stored + 1,
+                        payloads,
+                    )?;
+                    stored += n;
+                }
+                <Conn::Backend as StoreBackend>::set_row_count(conn, &id, stored)?;
+                Ok::<_, ExportError>(stored)
+            },
+        )?;
+        Ok(Export {
+            id,
+            rows: as_u64(rows),
+            created_at,
+            expires_at,
+        })
+    }
+
+    /// The page of export `id` after `token` (`None`: the first page), at most `page_size`
+    /// rows, read under `scope` (the same value the export was created under).
+    ///
+    /// # Errors
+    /// [`ExportError::Unknown`] for an id that does not exist or was created under another
+    /// scope, [`ExportError::Expired`], [`ExportError::Cursor`] for a refused token (one made
+    /// for another export: `CursorError::ScopeMismatch`), [`ExportError::InvalidPageSize`],
+    /// [`ExportError::Serde`] when a stored row does not deserialize into `T`,
+    /// [`ExportError::Database`].
+    pub fn page<T, Conn, S>(
+        &self,
+        conn: &mut Conn,
+        id: &str,
+        scope: &S,
+        token: Option<&str>,
+        page_size: u32,
+    ) -> Result<ExportPage<T>, ExportError>
+    where
+        T: DeserializeOwned,
+        Conn: LoadConnection,
+        Conn::Backend: StoreBackend,
+        S: Serialize + ?Sized,
+    {
+        if page_size == 0 {
+            return Err(ExportError::InvalidPageSize);
+        }
+        let token_scope = ("export", id);
+        let after = match token {
+            Some(token) => {
+                self.codec
+                    .decode::<ExportPosition>(token, &token_scope)?
+                    .key
+                    .0
+            }
+            None => 0,
+        };
+        let (stored_scope, total, _created, expires_at) =
+            <Conn::Backend as StoreBackend>::find_export(conn, id)?.ok_or(ExportError::Unknown)?;
+        if stored_scope != hex(&scope_digest(scope)?) {
+            return Err(ExportError::Unknown);
+        }
+        if self.now() >= as_u64(expires_at) {
+            return Err(ExportError::Expired {
+                expired_at: as_u64(expires_at),
+            });
+        }
+        let mut rows =
+            <Conn::Backend as StoreBackend>::load_rows(conn, id, after, i64::from(page_size) + 1)?;
+        let more = rows.len() > page_size as usize;
+        rows.truncate(page_size as usize);
+        let next_token = match rows.last() {
+            Some(&(seq, _)) if more => Some(self.codec.encode_with_page_size(
+                &Cursor::<ExportPosition>::after((seq,)),
+                page_size,
+                &token_scope,
+            )?),
+            _ => None,
+        };
+        let first_position = rows.first().map_or(as_u64(after) + 1, |r| as_u64(r.0));
+        let items = rows
+            .into_iter()
+            .map(|(_, payload)| serde_json::from_str(&payload))
+            .collect::<Result<Vec<T>, _>>()?;
+        Ok(ExportPage {
+            items,
+            next_token,
+            first_position,
+            total: as_u64(total),
+            expires_at: as_u64(expires_at),
+        })
+    }
+
+    /// Ends export `id` now: reading it is [`ExportError::Expired`] from now on, and the next
+    /// [`ExportStore::purge_expired`] deletes it. Returns whether the export existed.
+    ///
+    /// # Errors
+    /// [`ExportError::Database`].
+    pub fn expire<Conn>(&self, conn: &mut Conn, id: &str) -> Result<bool, ExportError>
+    where
+        Conn: LoadConnection,
+        Conn::Backend: StoreBackend,
+    {
+        let n = <Conn::Backend as StoreBackend>::set_expires_at(conn, id, as_i64(self.now()))?;
+        Ok(n > 0)
+    }
+
+    /// Deletes every expired export and its rows; returns how many of each it removed. Each
+    /// export's rows are deleted before its header, so a purge interrupted half-way leaves
+    /// the export for the next purge.
+    ///
+    /// # Errors
+    /// [`ExportError::Database`].
+    pub fn purge_expired<Conn>(&self, conn: &mut Conn) -> Result<Purged, ExportError>
+    where
+        Conn: LoadConnection,
+        Conn::Backend: StoreBackend,
+    {
+        let ids = <Conn::Backend as StoreBackend>::expired_ids(conn, as_i64(self.now()))?;
+        let (exports, rows) = <Conn::Backend as StoreBackend>::delete_exports(conn, &ids)?;
+        Ok(Purged { exports, rows })
+    }
+}

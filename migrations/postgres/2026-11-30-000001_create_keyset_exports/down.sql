@@ -1,0 +1,2 @@
+DROP TABLE keyset_export_rows;
+DROP TABLE keyset_exports;
