@@ -182,13 +182,19 @@ pub mod __private {
 ///     scope_digest, Clock, CodecConfigError, Cursor, CursorCodec, CursorCodecBuilder,
 ///     CursorError, DecodedToken, Direction, EncodeError, Keyset, KeysetBackend, KeysetError,
 ///     LoadPage, Page, PageResponse, PageSizeError, PageSizePolicy, PaginateDsl, Paginated,
-///     SecretKey, SystemClock, Unordered, DEFAULT_MAX_TOKEN_LEN, DEFAULT_PAGE_SIZE, DEFAULT_TTL,
-///     MIN_SECRET_LEN,
+///     SecretKey, SystemClock, Unordered, Walk, DEFAULT_MAX_TOKEN_LEN, DEFAULT_PAGE_SIZE,
+///     DEFAULT_TTL, MIN_SECRET_LEN,
 /// };
+/// use keyset_diesel::with_read_snapshot;
+/// # #[cfg(feature = "export")]
+/// use keyset_diesel::{Export, ExportError, ExportPage, ExportStore, Purged};
 /// use keyset_diesel::query::{
 ///     InvalidKeyValue, KeyColumn, KeyTuple, KeyValue, KeysetOrder, KeysetSql, NullsOrder,
-///     PageQuery, PageSource, PageStatement, SeekPredicate, SelectParts, SortDirection, UnionPage,
+///     PageQuery, PageSource, PageStatement, SeekPredicate, SelectParts, SnapshotBackend,
+///     SortDirection, UnionPage,
 /// };
+/// # #[cfg(feature = "export")]
+/// use keyset_diesel::query::StoreBackend;
 /// use keyset_diesel::prelude::*;
 /// ```
 ///
