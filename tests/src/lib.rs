@@ -7,12 +7,15 @@
 
 pub mod cases;
 pub mod chinook;
+pub mod concurrent;
 pub mod db;
+pub mod faults;
 pub mod joins;
 pub mod models;
 pub mod oracle;
 pub mod plans;
 pub mod property;
+pub mod proxy;
 pub mod queries;
 pub mod read_contracts;
 pub mod schema;

@@ -119,11 +119,25 @@ pub struct Shared<C: Connection> {
 impl<C: Connection> Shared<C> {
     /// Another connection to the shared database.
     pub fn connect(&self) -> C {
-        let mut conn =
-            C::establish(&self.url).unwrap_or_else(|e| panic!("connect to {}: {e}", self.url));
+        self.try_connect_to(&self.url)
+            .unwrap_or_else(|e| panic!("connect to {}: {e}", self.url))
+    }
+
+    /// The URL [`Shared::connect`] connects to.
+    pub fn url(&self) -> &str {
+        &self.url
+    }
+
+    /// A connection to the shared database at `url` (the same database, reached another way,
+    /// e.g. through a proxy), with the per-connection setup applied.
+    ///
+    /// # Errors
+    /// The connection's or the setup's error, as text.
+    pub fn try_connect_to(&self, url: &str) -> Result<C, String> {
+        let mut conn = C::establish(url).map_err(|e| e.to_string())?;
         conn.batch_execute(&self.setup)
-            .unwrap_or_else(|e| panic!("{}: {e}", self.setup));
-        conn
+            .map_err(|e| format!("{}: {e}", self.setup))?;
+        Ok(conn)
     }
 }
 

@@ -13,6 +13,8 @@ use keyset_tests::TestDb;
 
 keyset_tests::backend_suite!(diesel::MysqlConnection);
 keyset_tests::read_contract_suite!(diesel::MysqlConnection);
+keyset_tests::concurrent_suite!(diesel::MysqlConnection);
+keyset_tests::fault_suite!(diesel::MysqlConnection);
 
 type My = diesel::MysqlConnection;
 

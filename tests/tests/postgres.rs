@@ -11,6 +11,8 @@ use serde_json::Value;
 
 keyset_tests::backend_suite!(diesel::PgConnection);
 keyset_tests::read_contract_suite!(diesel::PgConnection);
+keyset_tests::concurrent_suite!(diesel::PgConnection);
+keyset_tests::fault_suite!(diesel::PgConnection);
 
 fn nodes(plan: &Value, out: &mut Vec<Value>) {
     out.push(plan.clone());

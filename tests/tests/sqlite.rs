@@ -10,6 +10,7 @@ use keyset_tests::TestDb;
 
 keyset_tests::backend_suite!(diesel::SqliteConnection);
 keyset_tests::read_contract_suite!(diesel::SqliteConnection);
+keyset_tests::concurrent_suite!(diesel::SqliteConnection);
 
 /// EXPLAIN QUERY PLAN of the page after the row at depth `PLAN_DEPTH`; returns the detail
 /// lines after checking the page's rows.
