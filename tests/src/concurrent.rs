@@ -29,6 +29,7 @@
 //! Bounded by time (`KEYSET_SOAK_SECS` per variant, default 2) and by count
 //! (`KEYSET_SOAK_MAX_WALKS` walks per walker, default 100,000). With `KEYSET_RELIABILITY_DIR`
 //! set, each run appends its figures to `soak.tsv` there (scripts/reliability.sh reads it).
+//! The checker itself is tested on hand-made walks (`checker_reports_each_kind_of_violation`).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -159,6 +160,9 @@ pub struct SoakStats {
     pub writes: u64,
     pub write_errors: u64,
     pub reread_rows: u64,
+    /// Rows that existed with one key for a whole walk, summed over walks (each had to appear
+    /// exactly once).
+    pub guaranteed_rows: u64,
     pub violations: u64,
     pub secs: f64,
 }
@@ -226,9 +230,15 @@ fn apply(state: &mut Option<(NaiveDateTime, String)>, change: &Change) {
     }
 }
 
-/// Checks one walk against the log; returns the violations, described.
-fn check_walk(walk: &Walked, log: &HashMap<String, Vec<Write>>, key_updates: bool) -> Vec<String> {
+/// Checks one walk against the log; returns the violations, described, and how many rows
+/// the walk had to read exactly once.
+fn check_walk(
+    walk: &Walked,
+    log: &HashMap<String, Vec<Write>>,
+    key_updates: bool,
+) -> (Vec<String>, u64) {
     let mut bad = Vec::new();
+    let mut guaranteed = 0;
     let dir = if walk.backward { "backward" } else { "forward" };
     for pair in walk.rows.windows(2) {
         if pair[0].0 >= pair[1].0 {
@@ -258,6 +268,7 @@ fn check_walk(walk: &Walked, log: &HashMap<String, Vec<Write>>, key_updates: boo
     for (id, history) in log {
         let d = during(history, walk.start, walk.end);
         let n = counts.get(id.as_str()).copied().unwrap_or(0);
+        guaranteed += u64::from(d.stable);
         if d.stable && n != 1 {
             bad.push(format!(
                 "{dir} walk: row {id} existed unchanged during the walk and was read {n} times"
@@ -271,7 +282,7 @@ fn check_walk(walk: &Walked, log: &HashMap<String, Vec<Write>>, key_updates: boo
             ));
         }
     }
-    bad
+    (bad, guaranteed)
 }
 
 /// One walk through tokens, from the first page (or the last, backward) to the end.
@@ -492,7 +503,7 @@ pub fn walks_under_concurrent_writers<C: SharedDb>(key_updates: bool) -> SoakSta
                 };
                 let found = {
                     let mut log = log.rows.lock().expect("log");
-                    let found = check_walk(&walked, &log, key_updates);
+                    let (found, guaranteed) = check_walk(&walked, &log, key_updates);
                     // Rows deleted before every walk in progress started matter to no walk.
                     let oldest = active.iter().map(|a| a.load(Ordering::Acquire)).min();
                     let oldest = oldest.unwrap_or(0).min(start);
@@ -501,8 +512,9 @@ pub fn walks_under_concurrent_writers<C: SharedDb>(key_updates: bool) -> SoakSta
                             matches!(w.change, Change::Delete) && w.returned < oldest
                         })
                     });
-                    found
+                    (found, guaranteed)
                 };
+                let (found, guaranteed) = found;
                 active[k].store(u64::MAX, Ordering::Release);
                 let mut ids: Vec<&str> = walked.rows.iter().map(|r| r.0 .1.as_str()).collect();
                 let n = ids.len();
@@ -514,6 +526,7 @@ pub fn walks_under_concurrent_writers<C: SharedDb>(key_updates: bool) -> SoakSta
                 s.pages += pages;
                 s.rows_read += n as u64;
                 s.reread_rows += (n - ids.len()) as u64;
+                s.guaranteed_rows += guaranteed;
                 s.violations += found.len() as u64;
                 drop(s);
                 violations.lock().expect("violations").extend(found);
@@ -557,17 +570,33 @@ pub fn walks_under_concurrent_writers<C: SharedDb>(key_updates: bool) -> SoakSta
         "every walker walked: {stats:?}"
     );
     assert!(stats.writes > 0, "the writers wrote: {stats:?}");
+    assert!(
+        stats.guaranteed_rows > 0,
+        "some rows had to be read exactly once: {stats:?}"
+    );
     stats
 }
 
-/// Appends the figures to `$KEYSET_RELIABILITY_DIR/soak.tsv`, if set.
-fn record(backend: &str, key_updates: bool, s: &SoakStats) {
+/// Appends `line` to `file` in `$KEYSET_RELIABILITY_DIR`, if set (the report's raw figures,
+/// read by scripts/reliability.sh).
+pub fn append_report(file: &str, line: &str) {
     let Some(dir) = std::env::var_os("KEYSET_RELIABILITY_DIR") else {
         return;
     };
     use std::io::Write as _;
+    let path = std::path::Path::new(&dir).join(file);
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| writeln!(f, "{line}"))
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+}
+
+/// Appends the figures to `soak.tsv` (see [`append_report`]).
+fn record(backend: &str, key_updates: bool, s: &SoakStats) {
     let line = format!(
-        "{backend}\t{}\t{:.1}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+        "{backend}\t{}\t{:.1}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
         if key_updates { "key" } else { "nonkey" },
         s.secs,
         s.walks,
@@ -577,15 +606,10 @@ fn record(backend: &str, key_updates: bool, s: &SoakStats) {
         s.writes,
         s.write_errors,
         s.reread_rows,
+        s.guaranteed_rows,
         s.violations
     );
-    let path = std::path::Path::new(&dir).join("soak.tsv");
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    f.write_all(line.as_bytes()).expect("write soak.tsv");
+    append_report("soak.tsv", &line);
 }
 
 /// Walks under inserts, deletes and non-key updates.
@@ -647,19 +671,21 @@ mod tests {
             row(3, "c", "m"),
             row(9, "c", "m"),
         ]);
-        assert_eq!(check_walk(&good, &log, true), Vec::<String>::new());
+        assert_eq!(check_walk(&good, &log, true), (Vec::<String>::new(), 2));
         // Without key updates allowed, c twice is a violation.
-        assert_eq!(check_walk(&good, &log, false).len(), 1);
+        assert_eq!(check_walk(&good, &log, false).0.len(), 1);
         let missing = walk(vec![row(1, "a", "m"), row(3, "c", "m")]);
-        assert!(check_walk(&missing, &log, true)[0].contains("row b existed unchanged"));
+        assert!(check_walk(&missing, &log, true).0[0].contains("row b existed unchanged"));
         let misordered = walk(vec![row(2, "b", "m"), row(1, "a", "m")]);
-        assert!(check_walk(&misordered, &log, true)[0].contains("order"));
+        assert!(check_walk(&misordered, &log, true).0[0].contains("order"));
         let invented = walk(vec![row(1, "a", "m"), row(2, "b", "m"), row(4, "d", "m")]);
         assert!(check_walk(&invented, &log, true)
+            .0
             .iter()
             .any(|v| v.contains("row d read as")));
         let wrong_message = walk(vec![row(1, "a", "x"), row(2, "b", "m")]);
         assert!(check_walk(&wrong_message, &log, true)
+            .0
             .iter()
             .any(|v| v.contains("row a read as")));
     }

@@ -89,14 +89,33 @@ fn finish<C: SharedDb>(conn: &mut C, codec: &CursorCodec, token: String, rows: &
     assert!(rest.is_none());
 }
 
-fn assert_failed(result: QueryResult<(Vec<Ev>, Option<String>)>, what: &str) -> String {
+fn assert_failed<C: FaultDb>(result: QueryResult<(Vec<Ev>, Option<String>)>, what: &str) -> String {
     match result {
         Ok((rows, _)) => panic!("{what}: a page of {} rows instead of an error", rows.len()),
         Err(e) => {
             eprintln!("{what}: {e}");
+            let message = e.to_string().replace(['\t', '\n'], " ");
+            crate::concurrent::append_report(
+                "faults.tsv",
+                &format!("{}\terror\t{what}\t{}", C::NAME, message.trim()),
+            );
             e.to_string()
         }
     }
+}
+
+/// Records that the walk of `fault` finished with every row exactly once.
+fn resumed<C: FaultDb>(fault: &str, rows: &[Ev], expected: &[Ev]) {
+    assert_eq!(rows, expected, "{fault}: the resumed walk");
+    crate::concurrent::append_report(
+        "faults.tsv",
+        &format!(
+            "{}\tresumed\t{fault}\t{} of {} rows, each once, in order",
+            C::NAME,
+            rows.len(),
+            expected.len()
+        ),
+    );
 }
 
 /// The server kills the walk's connection between two pages (`pg_terminate_backend`,
@@ -114,18 +133,18 @@ pub fn connection_killed_mid_walk<C: FaultDb>() {
         .connect()
         .batch_execute(&C::kill_sql(id))
         .expect("kill");
-    assert_failed(
+    assert_failed::<C>(
         page(&mut conn, &codec, Some(&token)),
         "page on a killed connection",
     );
-    assert_failed(
+    assert_failed::<C>(
         page(&mut conn, &codec, Some(&token)),
         "again on the killed connection",
     );
     let mut conn = shared.connect();
     assert_ne!(conn.session_id(), id);
     finish(&mut conn, &codec, token, &mut rows);
-    assert_eq!(rows, expected);
+    resumed::<C>("connection killed", &rows, &expected);
 }
 
 /// A page read blocked past the session's statement timeout (another connection holds a
@@ -142,7 +161,7 @@ pub fn statement_timeout_mid_walk<C: FaultDb>() {
     let mut locker = shared.connect();
     locker.batch_execute(C::LOCK).expect("lock");
     let started = std::time::Instant::now();
-    let message = assert_failed(
+    let message = assert_failed::<C>(
         page(&mut conn, &codec, Some(&token)),
         "page past the timeout",
     );
@@ -154,7 +173,7 @@ pub fn statement_timeout_mid_walk<C: FaultDb>() {
         "the timeout ended the read: {waited:?}"
     );
     finish(&mut conn, &codec, token, &mut rows);
-    assert_eq!(rows, expected);
+    resumed::<C>("statement timeout", &rows, &expected);
 }
 
 /// The server goes away during a walk and comes back (a restart, simulated by an in-process
@@ -171,7 +190,7 @@ pub fn server_restart_mid_walk<C: FaultDb>() {
     let mut rows = Vec::new();
     let token = pages(&mut conn, &codec, None, 4, &mut rows).expect("more pages");
     proxy.down();
-    assert_failed(
+    assert_failed::<C>(
         page(&mut conn, &codec, Some(&token)),
         "page while the server is down",
     );
@@ -182,7 +201,7 @@ pub fn server_restart_mid_walk<C: FaultDb>() {
     proxy.up();
     let mut conn = shared.try_connect_to(&url).expect("reconnect");
     finish(&mut conn, &codec, token, &mut rows);
-    assert_eq!(rows, expected);
+    resumed::<C>("server restart (proxy)", &rows, &expected);
 }
 
 /// The connection is cut in the middle of a page's result (half of its bytes delivered): the
@@ -214,12 +233,12 @@ pub fn connection_cut_mid_result<C: FaultDb>() {
         "a page of {PAGE} rows is more than {size} bytes"
     );
     proxy.cut_after(size / 2);
-    assert_failed(page(&mut conn, &codec, Some(&token)), "page cut mid-result");
+    assert_failed::<C>(page(&mut conn, &codec, Some(&token)), "page cut mid-result");
     let mut conn = shared.try_connect_to(&url).expect("reconnect");
     let (again, _) = page(&mut conn, &codec, Some(&token)).expect("the same page again");
     assert_eq!(again, second_rows);
     finish(&mut conn, &codec, token, &mut rows);
-    assert_eq!(rows, expected);
+    resumed::<C>("connection cut mid-result", &rows, &expected);
 }
 
 #[cfg(feature = "postgres")]

@@ -13,6 +13,7 @@ pub mod faults;
 pub mod joins;
 pub mod models;
 pub mod oracle;
+pub mod pinned;
 pub mod plans;
 pub mod property;
 pub mod proxy;

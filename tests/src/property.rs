@@ -256,13 +256,33 @@ where
     Ok(())
 }
 
-/// Runs [`oracle_cases`] random cases on backend `C`; panics with the smallest failing case.
+/// The generator's seed: `KEYSET_ORACLE_SEED`, default a new one per run (printed, so a run
+/// can be repeated).
+pub fn oracle_seed() -> u64 {
+    std::env::var("KEYSET_ORACLE_SEED")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| {
+            let now = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64);
+            now ^ u64::from(std::process::id()).rotate_left(32)
+        })
+}
+
+/// Runs [`oracle_cases`] random cases on backend `C` from [`oracle_seed`]; panics with the
+/// smallest failing case. With `KEYSET_RELIABILITY_DIR` set, appends the backend, seed,
+/// cases and seconds to `oracle.tsv` there (scripts/reliability.sh).
 pub fn oracle_property<C: TestDb>() {
     let db = RefCell::new(C::open());
     let cases = oracle_cases();
+    let seed = oracle_seed();
+    eprintln!("oracle property on {}: KEYSET_ORACLE_SEED={seed}", C::NAME);
+    let started = std::time::Instant::now();
     let mut runner = TestRunner::new(Config {
         cases,
         failure_persistence: None,
+        rng_seed: proptest::test_runner::RngSeed::Fixed(seed),
         ..Config::default()
     });
     let scenario = (
@@ -305,7 +325,7 @@ pub fn oracle_property<C: TestDb>() {
         Ok(())
     });
     if let Err(e) = result {
-        panic!("{e}");
+        panic!("{e} (KEYSET_ORACLE_SEED={seed})");
     }
     eprintln!(
         "oracle property on {}: {} cases passed ({} runs including shrinking)",
@@ -314,4 +334,12 @@ pub fn oracle_property<C: TestDb>() {
         ran.get()
     );
     assert!(ran.get() >= cases, "fewer cases ran than configured");
+    crate::concurrent::append_report(
+        "oracle.tsv",
+        &format!(
+            "{}\t{seed}\t{cases}\t{:.1}",
+            C::NAME,
+            started.elapsed().as_secs_f64()
+        ),
+    );
 }

@@ -12,6 +12,21 @@ keyset_tests::backend_suite!(diesel::SqliteConnection);
 keyset_tests::read_contract_suite!(diesel::SqliteConnection);
 keyset_tests::concurrent_suite!(diesel::SqliteConnection);
 
+#[test]
+fn cursor_equality_compares_key_and_direction() {
+    keyset_tests::pinned::cursor_equality_compares_key_and_direction();
+}
+
+#[test]
+fn union_page_arms_are_named_derived_tables_on_sqlite() {
+    keyset_tests::pinned::sqlite_union_page_names_each_arm();
+}
+
+#[test]
+fn debug_output_names_every_part_of_cursors_pages_and_page_queries() {
+    keyset_tests::pinned::debug_output_names_every_part::<diesel::sqlite::Sqlite>();
+}
+
 /// EXPLAIN QUERY PLAN of the page after the row at depth `PLAN_DEPTH`; returns the detail
 /// lines after checking the page's rows.
 macro_rules! deep_page_plan {
