@@ -10,6 +10,12 @@ use keyset_tests::TestDb;
 
 keyset_tests::backend_suite!(diesel::SqliteConnection);
 keyset_tests::read_contract_suite!(diesel::SqliteConnection);
+#[cfg(feature = "diesel-async")]
+keyset_tests::async_suite!(
+    diesel::SqliteConnection,
+    keyset_tests::async_db::AsyncSqlite,
+    diesel::sqlite::Sqlite
+);
 
 /// EXPLAIN QUERY PLAN of the page after the row at depth `PLAN_DEPTH`; returns the detail
 /// lines after checking the page's rows.
@@ -200,4 +206,22 @@ fn plan_seek_per_level_searches_every_level_from_the_cursor() {
     let index = "plan_rows_tenant_score_desc_id";
     assert_search(&details, index, "score=? AND id>?");
     assert_search(&details, index, "score<?");
+}
+
+/// The Chinook walks (page sizes 7 and 50, boxed and not, both ways) through diesel-async's `SyncConnectionWrapper<SqliteConnection>`.
+#[cfg(feature = "diesel-async")]
+#[test]
+fn async_chinook_walks_equal_order_by() {
+    use diesel::Connection;
+    use keyset_tests::chinook::{camel, check_all_sizes};
+    let Some(path) = keyset_tests::shared_data("chinook/Chinook_Sqlite.sqlite") else {
+        return;
+    };
+    let url = format!("file:{}?mode=ro", path.display());
+    let sync = diesel::SqliteConnection::establish(&url).expect("open Chinook read-only");
+    let mut db = keyset_tests::async_db::AsyncSqlite::connect(
+        keyset_tests::Fixture::without_cleanup(sync),
+        url,
+    );
+    check_all_sizes::<camel::Models, _>(&mut db, "{}", false);
 }
