@@ -123,6 +123,11 @@ pub use crate::token::{
 };
 pub use crate::walk::Walk;
 
+/// Keyset pages on diesel-async connections (feature `diesel-async`): import
+/// [`async_::PaginateDsl`] instead of [`PaginateDsl`] and `.await` `load_page`.
+#[cfg(feature = "diesel-async")]
+pub use crate::paginate::async_;
+
 /// The types behind the bounds: what [`Paginated::into_query`] returns, what a page statement
 /// is written from, and the traits `#[derive(Keyset)]` implements. You name them in `where`
 /// clauses, in `diesel::debug_query`, or in a hand-written keyset; handlers need only the
@@ -131,7 +136,7 @@ pub mod query {
     #[cfg(feature = "export")]
     pub use crate::export::StoreBackend;
     pub use crate::keyset::{KeyColumn, KeysetSql, NullsOrder, SortDirection};
-    pub use crate::paginate::{PageQuery, PageSource};
+    pub use crate::paginate::{Blocking, PageQuery, PageSource};
     pub use crate::predicate::{KeysetOrder, SeekPredicate};
     pub use crate::snapshot::SnapshotBackend;
     pub use crate::statement::{PageStatement, SelectParts};
@@ -189,12 +194,14 @@ pub mod __private {
 /// # #[cfg(feature = "export")]
 /// use keyset_diesel::{Export, ExportError, ExportPage, ExportStore, Purged};
 /// use keyset_diesel::query::{
-///     InvalidKeyValue, KeyColumn, KeyTuple, KeyValue, KeysetOrder, KeysetSql, NullsOrder,
+///     Blocking, InvalidKeyValue, KeyColumn, KeyTuple, KeyValue, KeysetOrder, KeysetSql, NullsOrder,
 ///     PageQuery, PageSource, PageStatement, SeekPredicate, SelectParts, SnapshotBackend,
 ///     SortDirection, UnionPage,
 /// };
 /// # #[cfg(feature = "export")]
 /// use keyset_diesel::query::StoreBackend;
+/// # #[cfg(feature = "diesel-async")]
+/// use keyset_diesel::async_::{Async, LoadPage as AsyncLoadPage, PaginateDsl as AsyncPaginateDsl};
 /// use keyset_diesel::prelude::*;
 /// ```
 ///

@@ -2,6 +2,7 @@
 //! one-query page load.
 
 use std::fmt;
+use std::marker::PhantomData;
 
 use diesel::backend::Backend;
 use diesel::connection::Connection;
@@ -94,9 +95,18 @@ impl<F, S, D, W, O, LOf, G, H, LC> PaginateDsl for SelectStatement<F, S, D, W, O
 
 impl<ST, QS, DB, GB> PaginateDsl for BoxedSelectStatement<'_, ST, QS, DB, GB> {}
 
+#[cfg(feature = "diesel-async")]
+pub mod async_;
+
 /// A select query with a keyset page attached: set the page size, then [`Paginated::load_page`].
+///
+/// `M` is how the page loads: [`Blocking`](crate::query::Blocking) (the default, from
+/// [`PaginateDsl`], on a Diesel `Connection`) or, with the `diesel-async` feature,
+/// [`Async`](crate::async_::Async) (from [`async_::PaginateDsl`](crate::async_::PaginateDsl),
+/// on a diesel-async connection). The page size and options are the same for both.
 #[must_use = "a paginated query runs only when you call load_page"]
-pub struct Paginated<Q, K: Keyset> {
+pub struct Paginated<Q, K: Keyset, M = Blocking> {
+    mode: PhantomData<M>,
     query: Q,
     cursor: Option<K::Key>,
     walk: Direction,
@@ -106,7 +116,12 @@ pub struct Paginated<Q, K: Keyset> {
     per_level: bool,
 }
 
-impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
+/// The mode of a [`Paginated`] made by [`PaginateDsl`]: `load_page` runs on a Diesel
+/// (blocking) `Connection`.
+#[derive(Debug, Clone, Copy)]
+pub enum Blocking {}
+
+impl<Q: fmt::Debug, K: Keyset, M> fmt::Debug for Paginated<Q, K, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Paginated")
             .field("query", &self.query)
@@ -120,9 +135,10 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for Paginated<Q, K> {
     }
 }
 
-impl<Q: Clone, K: Keyset> Clone for Paginated<Q, K> {
+impl<Q: Clone, K: Keyset, M> Clone for Paginated<Q, K, M> {
     fn clone(&self) -> Self {
         Paginated {
+            mode: PhantomData,
             query: self.query.clone(),
             cursor: self.cursor.clone(),
             walk: self.walk,
@@ -134,9 +150,10 @@ impl<Q: Clone, K: Keyset> Clone for Paginated<Q, K> {
     }
 }
 
-impl<Q, K: Keyset> Paginated<Q, K> {
+impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     fn new(query: Q, cursor: Option<Cursor<K>>, walk: Direction) -> Self {
         Paginated {
+            mode: PhantomData,
             query,
             cursor: cursor.map(|c| c.key),
             walk,
@@ -204,8 +221,17 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     where
         Q: PageSource<K>,
     {
+        Ok(self.build_for::<DB>()?.0)
+    }
+
+    /// The page statement on backend `DB` and the shape to assemble its rows with: what
+    /// [`Paginated::into_query`] gives and what every `load_page` (blocking or async) runs.
+    fn build_for<DB: KeysetBackend>(self) -> Result<(PageQuery<Q, K>, Shape), KeysetError>
+    where
+        Q: PageSource<K>,
+    {
         let deferred = self.deferred.unwrap_or(DB::DEFERRED_JOIN);
-        Ok(self.build(deferred, dialect::<DB>())?.0)
+        self.build(deferred, dialect::<DB>())
     }
 
     /// Decides the page's shape, once: the first page, one statement after the cursor
@@ -256,7 +282,9 @@ impl<Q, K: Keyset> Paginated<Q, K> {
         };
         Ok((query, shape))
     }
+}
 
+impl<Q, K: Keyset> Paginated<Q, K> {
     /// Runs the page: exactly one SQL statement.
     ///
     /// # Errors
@@ -321,27 +349,28 @@ where
     UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
 {
     fn load_paginated(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
-        let deferred = paginated
-            .deferred
-            .unwrap_or(<Conn::Backend as KeysetBackend>::DEFERRED_JOIN);
-        let (query, shape) = paginated.build(deferred, dialect::<Conn::Backend>())?;
+        let (query, shape) = paginated.build_for::<Conn::Backend>()?;
         let (rows, probe) = match query {
             PageQuery::Statement(q) => (q.load::<K>(conn)?, None),
-            PageQuery::Union(q) => {
-                let mut found = false;
-                let mut rows = Vec::new();
-                for (row, _key, arm) in q.load::<(K, K::Key, i32)>(conn)? {
-                    if arm == BranchRow::PROBE {
-                        found = true;
-                    } else {
-                        rows.push(row);
-                    }
-                }
-                (rows, shape.probed.then_some(found))
-            }
+            PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn)?, shape),
         };
         Ok(assemble(rows, probe, shape))
     }
+}
+
+/// A union page's `(row, key, arm)` rows: the page rows, and whether the probe found a row
+/// (`None` without a probe).
+fn split_probe<K: Keyset>(loaded: Vec<(K, K::Key, i32)>, shape: Shape) -> (Vec<K>, Option<bool>) {
+    let mut found = false;
+    let mut rows = Vec::new();
+    for (row, _key, arm) in loaded {
+        if arm == BranchRow::PROBE {
+            found = true;
+        } else {
+            rows.push(row);
+        }
+    }
+    (rows, shape.probed.then_some(found))
 }
 
 /// What the page query was, for assembling the page.

@@ -239,9 +239,17 @@ where
     FeedEvent: Walk<C, Filter = str>,
 {
     let mut db = C::open();
-    db.insert_events(&feed_events());
+    seed_feed_pages::<C>(&mut db);
+}
+
+/// The seed feed's two pages on `db` (blocking, or the async path's connection pair).
+pub fn seed_feed_pages<D: crate::db::OracleDb>(db: &mut D)
+where
+    FeedEvent: Walk<D, Filter = str>,
+{
+    db.db().insert_events(&feed_events());
     for boxed in [false, true] {
-        let pages = walk_pages::<FeedEvent, C>(&mut db, "W9", 3, boxed);
+        let pages = walk_pages::<FeedEvent, D>(db, "W9", 3, boxed);
         assert_eq!(
             event_ids(&pages),
             vec![vec!["e101", "e102", "e103"], vec!["e104", "e105", "e106"]]

@@ -7,6 +7,7 @@
 //! descending order); page sizes 1, 7 and 50. Each walk must equal the same plain `ORDER BY`:
 //! [`check_all`] runs them all on one backend.
 
+use crate::db::OracleDb;
 use crate::models::Walk;
 use crate::oracle::{assert_matches, walk_pages, Compared};
 use crate::TestDb;
@@ -35,9 +36,25 @@ pub trait Models<C> {
 /// Every Chinook walk of [`check_walks`] on `conn`, with the models `S`: 412 invoices and
 /// 3,503 tracks, each walk equal to the plain `ORDER BY`. The walks on the nullable composer
 /// skip page size 1. `cast` as in [`check_walks`].
-pub fn check_all<S: Models<C>, C: TestDb>(conn: &mut C, cast: &str) {
-    assert_eq!(check_walks::<S::InvoiceByDate, C>(conn, cast, true), 412);
-    assert_eq!(check_walks::<S::TrackByPrice, C>(conn, cast, true), 3503);
+pub fn check_all<S: Models<C>, C: OracleDb>(conn: &mut C, cast: &str) {
+    check_all_sizes::<S, C>(conn, cast, true);
+}
+
+/// [`check_all`], with page size 1 only if `single_row_pages` (one query per row: the async
+/// path skips it, its pages being the blocking path's statements, checked shape by shape).
+pub fn check_all_sizes<S: Models<C>, C: OracleDb>(
+    conn: &mut C,
+    cast: &str,
+    single_row_pages: bool,
+) {
+    assert_eq!(
+        check_walks::<S::InvoiceByDate, C>(conn, cast, single_row_pages),
+        412
+    );
+    assert_eq!(
+        check_walks::<S::TrackByPrice, C>(conn, cast, single_row_pages),
+        3503
+    );
     assert_eq!(
         check_walks::<S::TrackByComposer, C>(conn, cast, false),
         3503
@@ -46,7 +63,10 @@ pub fn check_all<S: Models<C>, C: TestDb>(conn: &mut C, cast: &str) {
         check_walks::<S::TrackByComposerDesc, C>(conn, cast, false),
         3503
     );
-    assert_eq!(check_walks::<S::TrackByLength, C>(conn, cast, true), 3503);
+    assert_eq!(
+        check_walks::<S::TrackByLength, C>(conn, cast, single_row_pages),
+        3503
+    );
 }
 
 /// Declares the Chinook schema and models in the current module, with SQL names `$($sql)*`.
@@ -251,13 +271,13 @@ pub mod camel {
 pub fn check_walks<M, C>(conn: &mut C, cast: &str, single_row_pages: bool) -> usize
 where
     M: Walk<C, Filter = ()> + ChinookOracle,
-    C: TestDb,
+    C: OracleDb,
 {
     let id_expr = cast.replace("{}", M::ID);
-    let expected = conn.ids(&format!(
+    let expected = conn.db().ids(&format!(
         "SELECT {id_expr} AS id FROM {} ORDER BY {}",
         M::TABLE,
-        crate::oracle::order_sql::<C>(M::ORDER)
+        crate::oracle::order_sql::<C::Db>(M::ORDER)
     ));
     assert!(
         expected.len() > 400,
@@ -281,7 +301,7 @@ where
         };
         let context = format!(
             "{} {:?} page size {page_size} boxed {boxed}",
-            C::NAME,
+            <C::Db as TestDb>::NAME,
             M::ORDER
         );
         assert_matches(&compared, &context);

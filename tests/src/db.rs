@@ -101,6 +101,28 @@ pub trait TestDb: Connection<Backend: KeysetBackend> + Sized + 'static {
     ) -> Result<(), String>;
 }
 
+/// Where the oracle's own queries run: a [`TestDb`] itself, or the blocking connection paired
+/// with an async one (`crate::async_db::AsyncDb`), so the same checks run on both paths.
+pub trait OracleDb {
+    /// The blocking connection that set-up and the oracle's plain `ORDER BY` queries use.
+    type Db: TestDb;
+    fn db(&mut self) -> &mut Self::Db;
+}
+
+impl<C: TestDb> OracleDb for C {
+    type Db = C;
+    fn db(&mut self) -> &mut C {
+        self
+    }
+}
+
+impl<C: TestDb> OracleDb for Fixture<C> {
+    type Db = C;
+    fn db(&mut self) -> &mut C {
+        self
+    }
+}
+
 /// A connection to an isolated database, cleaned up on drop.
 pub struct Fixture<C: Connection> {
     conn: C,
@@ -120,6 +142,16 @@ impl<C: Connection> DerefMut for Fixture<C> {
     }
 }
 
+impl<C: Connection> Fixture<C> {
+    /// A connection with nothing to clean up (a database that goes away with it).
+    pub fn without_cleanup(conn: C) -> Fixture<C> {
+        Fixture {
+            conn,
+            cleanup: None,
+        }
+    }
+}
+
 impl<C: Connection> Drop for Fixture<C> {
     fn drop(&mut self) {
         if let Some(sql) = self.cleanup.take() {
@@ -129,8 +161,8 @@ impl<C: Connection> Drop for Fixture<C> {
 }
 
 /// A name no other test process uses at the same time.
-#[cfg(any(feature = "postgres", feature = "mysql"))]
-fn unique_name() -> String {
+#[cfg(any(feature = "postgres", feature = "mysql", feature = "diesel-async"))]
+pub(crate) fn unique_name() -> String {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let nanos = std::time::SystemTime::now()
@@ -146,7 +178,7 @@ fn unique_name() -> String {
 }
 
 #[cfg(any(feature = "postgres", feature = "mysql"))]
-fn server_missing(backend: &str, url: &str, error: &dyn std::fmt::Display) -> ! {
+pub(crate) fn server_missing(backend: &str, url: &str, error: &dyn std::fmt::Display) -> ! {
     panic!(
         "{backend} is required by this test suite and is not reachable at {url}: {error}\n\
          Start it (see README, 'Running the tests'), or run the README's test command, which starts it."
@@ -207,12 +239,24 @@ macro_rules! common_impl {
 }
 
 #[cfg(feature = "sqlite")]
+pub use sqlite::open_sqlite;
+
+#[cfg(feature = "sqlite")]
 mod sqlite {
     use super::*;
     use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
     const FEED: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
     const TESTS: EmbeddedMigrations = embed_migrations!("migrations/sqlite");
+
+    /// A migrated SQLite database at `url` (an in-memory URI with a shared cache reaches the
+    /// same database from a second connection).
+    pub fn open_sqlite(url: &str) -> Fixture<SqliteConnection> {
+        let mut conn = SqliteConnection::establish(url).unwrap_or_else(|e| panic!("{url}: {e}"));
+        conn.run_pending_migrations(FEED).expect("feed migrations");
+        conn.run_pending_migrations(TESTS).expect("test migrations");
+        Fixture::without_cleanup(conn)
+    }
 
     impl TestDb for SqliteConnection {
         const NAME: &'static str = "SQLite";

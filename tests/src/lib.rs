@@ -5,6 +5,8 @@
 //! [`backend_suite!`] turns them into `#[test]` functions for a backend. A suite whose server
 //! is not reachable fails; nothing is skipped.
 
+#[cfg(feature = "diesel-async")]
+pub mod async_db;
 pub mod cases;
 pub mod chinook;
 pub mod concurrent;
@@ -22,7 +24,7 @@ pub mod read_contracts;
 pub mod schema;
 pub mod typed;
 
-pub use db::{Fixture, NewEvent, PlanRow, Row, TestDb};
+pub use db::{Fixture, NewEvent, OracleDb, PlanRow, Row, TestDb};
 
 use chrono::NaiveDateTime;
 

@@ -108,6 +108,9 @@ macro_rules! impl_walk {
         $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, (), |q, _f| q);
         $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, (), |q, _f| q);
         $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@async "sqlite", AsyncSqlite, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, (), |q, _f| q);
     };
     ($model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
         $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, $filter_ty,
@@ -116,6 +119,59 @@ macro_rules! impl_walk {
             |q, f| q.filter($table::$filter.eq(f)));
         $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, $filter_ty,
             |q, f| q.filter($table::$filter.eq(f)));
+        $crate::impl_walk!(@async "sqlite", AsyncSqlite, $model, $table, $filter_ty,
+            |q, f| q.filter($table::$filter.eq(f)));
+        $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, $filter_ty,
+            |q, f| q.filter($table::$filter.eq(f)));
+        $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, $filter_ty,
+            |q, f| q.filter($table::$filter.eq(f)));
+    };
+    // The same page through diesel-async (`keyset_diesel::async_`) on the connection pair
+    // `$crate::async_db::$pair`: same calls, other imports, `.await`ed on the pair's runtime.
+    (@async $feature:literal, $pair:ident, $model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
+        #[cfg(all(feature = "diesel-async", feature = $feature))]
+        impl $crate::models::Walk<$crate::async_db::$pair> for $model {
+            type Filter = $filter_ty;
+            fn read(
+                db: &mut $crate::async_db::$pair,
+                filter: &$filter_ty,
+                cursor: Option<keyset_diesel::Cursor<Self>>,
+                how: $crate::models::Read,
+            ) -> diesel::QueryResult<keyset_diesel::Page<Self>> {
+                #[allow(unused_imports)]
+                use diesel::prelude::*;
+                // Named in full: this module's `keyset_diesel::prelude::*` brings the blocking
+                // `PaginateDsl` into scope too.
+                use keyset_diesel::async_::PaginateDsl as AsyncPaginateDsl;
+                #[allow(unused_imports)]
+                use $table as table;
+                let $f = filter;
+                let $q = table::table;
+                let query = $filtered.select(<$model>::as_select());
+                let (runtime, conn) = db.runtime_and_conn();
+                macro_rules! run {
+                    ($query:expr) => {{
+                        let paginated = if how.backward {
+                            AsyncPaginateDsl::paginate_before($query, cursor)
+                        } else {
+                            AsyncPaginateDsl::paginate_after($query, cursor)
+                        }
+                        .page_size(how.page_size)
+                        .exact_flags(how.exact)
+                        .seek_per_level(how.per_level);
+                        match how.deferred {
+                            Some(deferred) => runtime.block_on(paginated.deferred_join(deferred).load_page(conn)),
+                            None => runtime.block_on(paginated.load_page(conn)),
+                        }
+                    }};
+                }
+                if how.boxed {
+                    run!(query.into_boxed())
+                } else {
+                    run!(query)
+                }
+            }
+        }
     };
     (@one $feature:literal, $conn:ty, $model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
         #[cfg(feature = $feature)]
@@ -204,7 +260,7 @@ macro_rules! row_models {
         pub const ROW_MODELS: &[&str] = &[$(stringify!($name)),*];
 
         /// Runs the property scenario on row model number `index` (see [`ROW_MODELS`]).
-        pub fn run_row_model<C: $crate::TestDb>(
+        pub fn run_row_model<C: $crate::db::OracleDb>(
             index: usize,
             conn: &mut C,
             scenario: &$crate::property::Scenario,

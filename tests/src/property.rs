@@ -17,6 +17,7 @@ use keyset_diesel::{Cursor, Keyset, Page};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
+use crate::db::OracleDb;
 use crate::models::{Oracle, Read, Walk, ROW_MODELS};
 use crate::oracle::oracle_sql;
 use crate::{at, Row, TestDb};
@@ -164,9 +165,11 @@ fn check_window<M: Oracle + Keyset>(
 pub fn run_scenario<M, C>(conn: &mut C, s: &Scenario) -> Result<(), String>
 where
     M: Walk<C, Filter = i32> + Oracle,
-    C: TestDb,
+    C: OracleDb,
 {
-    let expected = conn.ids(&oracle_sql::<M, C>(&s.tenant.to_string()));
+    let expected = conn
+        .db()
+        .ids(&oracle_sql::<M, C::Db>(&s.tenant.to_string()));
     let n = s.page_size as usize;
     let len = expected.len();
     let how = |backward| Read {
@@ -274,10 +277,23 @@ pub fn oracle_seed() -> u64 {
 /// smallest failing case. With `KEYSET_RELIABILITY_DIR` set, appends the backend, seed,
 /// cases and seconds to `oracle.tsv` there (scripts/reliability.sh).
 pub fn oracle_property<C: TestDb>() {
-    let db = RefCell::new(C::open());
-    let cases = oracle_cases();
+    oracle_property_on(C::open(), oracle_cases(), "", |db, model, scenario| {
+        db.run_row_model(model, scenario)
+    });
+}
+
+/// Runs `cases` random cases on `db` from [`oracle_seed`], each through `run` (row model
+/// index, scenario); `path` names the loading path in the messages and the report line.
+/// Panics with the smallest failing case and the seed.
+pub fn oracle_property_on<D: OracleDb>(
+    db: D,
+    cases: u32,
+    path: &str,
+    run: impl Fn(&mut D, usize, &Scenario) -> Result<(), String>,
+) {
+    let db = RefCell::new(db);
     let seed = oracle_seed();
-    eprintln!("oracle property on {}: KEYSET_ORACLE_SEED={seed}", C::NAME);
+    eprintln!("oracle property on {}{path}: KEYSET_ORACLE_SEED={seed}", D::Db::NAME);
     let started = std::time::Instant::now();
     let mut runner = TestRunner::new(Config {
         cases,
@@ -309,15 +325,15 @@ pub fn oracle_property<C: TestDb>() {
     let ran = std::cell::Cell::new(0u32);
     let result = runner.run(&strategy, |(rows, model, scenario)| {
         let mut db = db.borrow_mut();
-        db.exec("DELETE FROM keyset_rows");
-        db.insert_rows(&rows);
+        db.db().exec("DELETE FROM keyset_rows");
+        db.db().insert_rows(&rows);
         ran.set(ran.get() + 1);
         // A panic (in a check or a page invariant) fails the case; proptest then shrinks it.
-        let outcome = db.run_row_model(model, &scenario);
+        let outcome = run(&mut db, model, &scenario);
         prop_assert!(
             outcome.is_ok(),
-            "{} model {}: {:?}: {}",
-            C::NAME,
+            "{}{path} model {}: {:?}: {}",
+            D::Db::NAME,
             ROW_MODELS[model],
             scenario,
             outcome.unwrap_err()
@@ -328,8 +344,8 @@ pub fn oracle_property<C: TestDb>() {
         panic!("{e} (KEYSET_ORACLE_SEED={seed})");
     }
     eprintln!(
-        "oracle property on {}: {} cases passed ({} runs including shrinking)",
-        C::NAME,
+        "oracle property on {}{path}: {} cases passed ({} runs including shrinking)",
+        D::Db::NAME,
         cases,
         ran.get()
     );
@@ -337,8 +353,8 @@ pub fn oracle_property<C: TestDb>() {
     crate::concurrent::append_report(
         "oracle.tsv",
         &format!(
-            "{}\t{seed}\t{cases}\t{:.1}",
-            C::NAME,
+            "{}{path}\t{seed}\t{cases}\t{:.1}",
+            D::Db::NAME,
             started.elapsed().as_secs_f64()
         ),
     );

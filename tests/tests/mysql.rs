@@ -15,6 +15,12 @@ keyset_tests::backend_suite!(diesel::MysqlConnection);
 keyset_tests::read_contract_suite!(diesel::MysqlConnection);
 keyset_tests::concurrent_suite!(diesel::MysqlConnection);
 keyset_tests::fault_suite!(diesel::MysqlConnection);
+#[cfg(feature = "diesel-async")]
+keyset_tests::async_suite!(
+    diesel::MysqlConnection,
+    keyset_tests::async_db::AsyncMysql,
+    diesel::mysql::Mysql
+);
 
 type My = diesel::MysqlConnection;
 
@@ -284,3 +290,22 @@ fn chinook_walks_equal_order_by() {
 }
 
 keyset_tests::locking_clause_test!(diesel::mysql::Mysql);
+
+/// The Chinook walks (page sizes 7 and 50, boxed and not, both ways) through diesel-async's `AsyncMysqlConnection`.
+#[cfg(feature = "diesel-async")]
+#[test]
+fn async_chinook_walks_equal_order_by() {
+    use keyset_tests::chinook::{camel, check_all_sizes};
+    use keyset_tests::OracleDb;
+    let Some(path) = keyset_tests::shared_data("chinook/Chinook_MySql.sql") else {
+        return;
+    };
+    let script = std::fs::read_to_string(path).expect("read Chinook script");
+    let body = match script.find("USE `Chinook`;") {
+        Some(at) => &script[at + "USE `Chinook`;".len()..],
+        None => &script[..],
+    };
+    let mut db = keyset_tests::async_db::AsyncMysql::open();
+    db.db().exec(body);
+    check_all_sizes::<camel::Models, _>(&mut db, "CAST({} AS SIGNED)", false);
+}

@@ -13,6 +13,12 @@ keyset_tests::backend_suite!(diesel::PgConnection);
 keyset_tests::read_contract_suite!(diesel::PgConnection);
 keyset_tests::concurrent_suite!(diesel::PgConnection);
 keyset_tests::fault_suite!(diesel::PgConnection);
+#[cfg(feature = "diesel-async")]
+keyset_tests::async_suite!(
+    diesel::PgConnection,
+    keyset_tests::async_db::AsyncPg,
+    diesel::pg::Pg
+);
 
 fn nodes(plan: &Value, out: &mut Vec<Value>) {
     out.push(plan.clone());
@@ -455,4 +461,19 @@ fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run()
         removed(&single),
         removed(&levels)
     );
+}
+
+/// The Chinook walks (page sizes 7 and 50, boxed and not, both ways) through diesel-async's `AsyncPgConnection`.
+#[cfg(feature = "diesel-async")]
+#[test]
+fn async_chinook_walks_equal_order_by() {
+    use keyset_tests::chinook::{check_all_sizes, postgres_script, snake};
+    use keyset_tests::OracleDb;
+    let Some(path) = keyset_tests::shared_data("chinook/Chinook_PostgreSql.sql") else {
+        return;
+    };
+    let script = std::fs::read_to_string(path).expect("read Chinook script");
+    let mut db = keyset_tests::async_db::AsyncPg::open();
+    db.db().exec(&postgres_script(&script));
+    check_all_sizes::<snake::Models, _>(&mut db, "CAST({} AS BIGINT)", false);
 }

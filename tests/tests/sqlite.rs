@@ -26,6 +26,12 @@ fn union_page_arms_are_named_derived_tables_on_sqlite() {
 fn debug_output_names_every_part_of_cursors_pages_and_page_queries() {
     keyset_tests::pinned::debug_output_names_every_part::<diesel::sqlite::Sqlite>();
 }
+#[cfg(feature = "diesel-async")]
+keyset_tests::async_suite!(
+    diesel::SqliteConnection,
+    keyset_tests::async_db::AsyncSqlite,
+    diesel::sqlite::Sqlite
+);
 
 /// EXPLAIN QUERY PLAN of the page after the row at depth `PLAN_DEPTH`; returns the detail
 /// lines after checking the page's rows.
@@ -216,4 +222,22 @@ fn plan_seek_per_level_searches_every_level_from_the_cursor() {
     let index = "plan_rows_tenant_score_desc_id";
     assert_search(&details, index, "score=? AND id>?");
     assert_search(&details, index, "score<?");
+}
+
+/// The Chinook walks (page sizes 7 and 50, boxed and not, both ways) through diesel-async's `SyncConnectionWrapper<SqliteConnection>`.
+#[cfg(feature = "diesel-async")]
+#[test]
+fn async_chinook_walks_equal_order_by() {
+    use diesel::Connection;
+    use keyset_tests::chinook::{camel, check_all_sizes};
+    let Some(path) = keyset_tests::shared_data("chinook/Chinook_Sqlite.sqlite") else {
+        return;
+    };
+    let url = format!("file:{}?mode=ro", path.display());
+    let sync = diesel::SqliteConnection::establish(&url).expect("open Chinook read-only");
+    let mut db = keyset_tests::async_db::AsyncSqlite::connect(
+        keyset_tests::Fixture::without_cleanup(sync),
+        url,
+    );
+    check_all_sizes::<camel::Models, _>(&mut db, "{}", false);
 }
