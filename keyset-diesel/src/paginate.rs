@@ -210,9 +210,10 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     ///     .select(Event::as_select())
     ///     .paginate_after(None)
     ///     .page_size(5)
-    ///     .max_bytes(40, |e: &Event| e.message.len()) // 25 + 17 bytes would cross 40
+    ///     .max_bytes(25, |e: &Event| e.message.len()) // "event e101": 10 bytes each
     ///     .load_page(conn)?;
-    /// assert_eq!(page.items.len(), 1);
+    /// assert_eq!(page.items.len(), 2); // a third row would make 30 bytes
+    /// assert_eq!(page.next_cursor.unwrap().key.1, "e102");
     /// assert!(page.has_more);
     /// # Ok(())
     /// # }
