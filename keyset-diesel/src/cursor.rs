@@ -2,10 +2,15 @@
 
 use std::fmt;
 
-use crate::keyset::Keyset;
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
 
-/// Which way a page is read from its cursor.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+use crate::keyset::Keyset;
+use crate::value::KeyTuple;
+
+/// Which way a page is read from its cursor. Serializes as `"forward"` / `"backward"`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Direction {
     /// In the keyset's declared order: the rows strictly after the cursor.
     #[default]
@@ -85,5 +90,17 @@ impl<K: Keyset> fmt::Debug for Cursor<K> {
             .field("key", &self.key)
             .field("direction", &self.direction)
             .finish()
+    }
+}
+
+/// `{"key": [...], "direction": "forward"|"backward"}`, each key value in its lossless token
+/// form ([`KeyValue::Repr`](crate::query::KeyValue::Repr)). For server-side use: clients get
+/// signed tokens ([`CursorCodec`](crate::CursorCodec)), never raw cursors.
+impl<K: Keyset> Serialize for Cursor<K> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Cursor", 2)?;
+        s.serialize_field("key", &self.key.to_repr())?;
+        s.serialize_field("direction", &self.direction)?;
+        s.end()
     }
 }

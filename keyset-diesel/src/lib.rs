@@ -18,7 +18,9 @@
 //!    `start_cursor`, `end_cursor`) for paging both ways with [`PaginateDsl::paginate_before`].
 //! 4. Hand clients a signed token, not the cursor: [`CursorCodec`] encodes it bound to your
 //!    filters and checks it on the way back in (see [`CursorCodec`] for the token format); [`PageSizePolicy`] validates the
-//!    requested page size; [`PageResponse`] is the JSON shape.
+//!    requested page size; [`PageResponse`] is the JSON shape; [`PageParams`] reads a
+//!    request's `cursor` and `page_size` (an axum extractor with the feature `axum`) and
+//!    [`Problem`] is the RFC 9457 body of what it refuses.
 //!
 //! Backends: PostgreSQL (feature `postgres`), SQLite (`sqlite`) and MySQL/MariaDB (`mysql`).
 //! Nullable key columns declare their NULL placement (`#[keyset(asc, nulls_last)]`), which the
@@ -98,6 +100,7 @@ mod page;
 mod page_size;
 mod paginate;
 mod predicate;
+mod problem;
 mod snapshot;
 mod sql;
 mod statement;
@@ -115,10 +118,11 @@ pub use crate::keyset::Keyset;
 pub use crate::page::Page;
 pub use crate::page_size::{PageSizeError, PageSizePolicy};
 pub use crate::paginate::{LoadPage, PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
+pub use crate::problem::{PageParams, PageRequest, PageRequestError, Problem};
 pub use crate::snapshot::with_read_snapshot;
 pub use crate::token::{
     scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
-    DecodedToken, EncodeError, PageResponse, SecretKey, SystemClock, Unordered,
+    DecodedToken, EncodeError, EnvKeyError, PageResponse, SecretKey, SystemClock, Unordered,
     DEFAULT_MAX_TOKEN_LEN, DEFAULT_TTL, MIN_SECRET_LEN,
 };
 pub use crate::walk::Walk;
@@ -185,10 +189,10 @@ pub mod __private {
 /// ```
 /// use keyset_diesel::{
 ///     scope_digest, Clock, CodecConfigError, Cursor, CursorCodec, CursorCodecBuilder,
-///     CursorError, DecodedToken, Direction, EncodeError, Keyset, KeysetBackend, KeysetError,
-///     LoadPage, Page, PageResponse, PageSizeError, PageSizePolicy, PaginateDsl, Paginated,
-///     SecretKey, SystemClock, Unordered, Walk, DEFAULT_MAX_TOKEN_LEN, DEFAULT_PAGE_SIZE,
-///     DEFAULT_TTL, MIN_SECRET_LEN,
+///     CursorError, DecodedToken, Direction, EncodeError, EnvKeyError, Keyset, KeysetBackend,
+///     KeysetError, LoadPage, Page, PageParams, PageRequest, PageRequestError, PageResponse,
+///     PageSizeError, PageSizePolicy, PaginateDsl, Paginated, Problem, SecretKey, SystemClock,
+///     Unordered, Walk, DEFAULT_MAX_TOKEN_LEN, DEFAULT_PAGE_SIZE, DEFAULT_TTL, MIN_SECRET_LEN,
 /// };
 /// use keyset_diesel::with_read_snapshot;
 /// # #[cfg(feature = "export")]

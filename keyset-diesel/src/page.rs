@@ -2,12 +2,20 @@
 
 use std::fmt;
 
+use serde::ser::SerializeStruct;
+use serde::{Serialize, Serializer};
+
 use crate::cursor::{Cursor, Direction};
 use crate::keyset::Keyset;
 
 /// One page of a keyset walk, in the words of the Relay connection spec.
 ///
-/// * `items`: at most `page_size` rows, always in the keyset's declared (display) order, also
+/// `T` is the item type and `K` the keyset the page was read by; they are the same type
+/// (`Page<Event>`) until [`Page::map`] turns the items into something else (your API's DTOs,
+/// `Page<EventDto, Event>`): the flags and cursors stay those of the rows that were read.
+///
+/// * `items`: at most `page_size` rows (fewer under a byte budget,
+///   [`crate::Paginated::max_bytes`]), always in the keyset's declared (display) order, also
 ///   for a page read backward.
 /// * `has_next_page`: rows exist after the last item. Read forward it is exact: the query
 ///   fetched `page_size + 1` rows (a last page holding exactly `page_size` rows says `false`).
@@ -17,22 +25,32 @@ use crate::keyset::Keyset;
 ///   look-ahead row); read forward it is `true` when there was a cursor, exact with
 ///   `exact_flags`. The first page (no cursor, forward) says `false`, the last page (no
 ///   cursor, backward) says `has_next_page == false`.
-/// * `start_cursor`: `Some(Cursor::before(key of the first item))` iff `has_previous_page`
-///   and the page has rows; pass it to `paginate_before` (or `paginate`) for the previous page.
-/// * `end_cursor`: `Some(Cursor::after(key of the last item))` iff `has_next_page` and the page
-///   has rows; pass it to `paginate_after` (or `paginate`) for the next page. An empty page
-///   has no cursors (Relay: no edges, no cursors); go back from the page you came from.
+/// * `start_cursor`: `Some(Cursor::before(key of the first item))` whenever the page has rows
+///   (the Relay spec; docs/CASES.md C29), whatever `has_previous_page` says: pass it to
+///   `paginate_before` (or `paginate`) for the previous page, or, at the top of a live list,
+///   to load rows inserted before it since ("load newer" on a newest-first feed).
+/// * `end_cursor`: `Some(Cursor::after(key of the last item))` whenever the page has rows:
+///   pass it to `paginate_after` (or `paginate`) for the next page, or, at the end of a live
+///   list (`has_next_page == false`), to come back later for rows added after it (tailing).
+///   An empty page has no cursors (Relay: no edges, no cursors); go back from the page you
+///   came from.
 /// * `has_more` / `next_cursor`: the flag and cursor in the walk's own direction:
 ///   `has_next_page` / `end_cursor` read forward, `has_previous_page` / `start_cursor` read
-///   backward. `next_cursor` is the key of the last row delivered in walk order, never the
-///   look-ahead row, and `None` is the end-of-results signal.
-pub struct Page<T: Keyset> {
+///   backward, but `next_cursor` is `Some` only while `has_more`: `None` is the end-of-results
+///   signal, and the flags (not the Relay cursors) say whether more rows exist. `next_cursor`
+///   is the key of the last row delivered in walk order, never the look-ahead row.
+///
+/// `Page` is [`Serialize`] (items as `T` serializes them, the cursors as
+/// `{"key": [...], "direction": "forward"|"backward"}` with each key value in its lossless
+/// token form): for logs, caches and server-side use. Do not hand raw cursors to clients:
+/// [`PageResponse`](crate::PageResponse) carries signed tokens instead.
+pub struct Page<T, K: Keyset = T> {
     /// The rows of this page, in keyset (display) order.
     pub items: Vec<T>,
     /// Whether another page existed in the walk's direction at this read.
     pub has_more: bool,
     /// Where the walk continues: `Some` iff `has_more`.
-    pub next_cursor: Option<Cursor<T>>,
+    pub next_cursor: Option<Cursor<K>>,
     /// The page size the page was read with (rows; the query used `LIMIT page_size + 1`).
     pub page_size: u32,
     /// Which way the page was read.
@@ -41,13 +59,13 @@ pub struct Page<T: Keyset> {
     pub has_previous_page: bool,
     /// Rows exist after the last item (see the type docs for exactness).
     pub has_next_page: bool,
-    /// The cursor for the previous page: `Some` iff `has_previous_page` and rows.
-    pub start_cursor: Option<Cursor<T>>,
-    /// The cursor for the next page: `Some` iff `has_next_page` and rows.
-    pub end_cursor: Option<Cursor<T>>,
+    /// The cursor before the first item: `Some` iff the page has rows.
+    pub start_cursor: Option<Cursor<K>>,
+    /// The cursor after the last item: `Some` iff the page has rows.
+    pub end_cursor: Option<Cursor<K>>,
 }
 
-impl<T: Keyset> Page<T> {
+impl<T, K: Keyset> Page<T, K> {
     /// Number of rows on the page.
     pub fn len(&self) -> usize {
         self.items.len()
@@ -57,9 +75,45 @@ impl<T: Keyset> Page<T> {
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
+
+    /// The same page with each item turned into `f(item)`, in order: the flags, the page size,
+    /// the direction and the cursors (still `Cursor<K>`, of the rows that were read) are kept.
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// # fn main() -> QueryResult<()> {
+    /// # let conn = &mut setup();
+    /// #[derive(serde::Serialize)]
+    /// struct EventDto { id: String, text: String }
+    ///
+    /// let page: Page<EventDto, Event> = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after(None)
+    ///     .page_size(3)
+    ///     .load_page(conn)?
+    ///     .map(|e| EventDto { id: e.event_id, text: e.message });
+    /// assert_eq!(page.items[2].id, "e103");
+    /// assert_eq!(page.next_cursor.unwrap().key.1, "e103"); // the cursor of the row read
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U, K> {
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            has_more: self.has_more,
+            next_cursor: self.next_cursor,
+            page_size: self.page_size,
+            direction: self.direction,
+            has_previous_page: self.has_previous_page,
+            has_next_page: self.has_next_page,
+            start_cursor: self.start_cursor,
+            end_cursor: self.end_cursor,
+        }
+    }
 }
 
-impl<T: Keyset + Clone> Clone for Page<T> {
+impl<T: Clone, K: Keyset> Clone for Page<T, K> {
     fn clone(&self) -> Self {
         Page {
             items: self.items.clone(),
@@ -75,7 +129,7 @@ impl<T: Keyset + Clone> Clone for Page<T> {
     }
 }
 
-impl<T: Keyset + fmt::Debug> fmt::Debug for Page<T> {
+impl<T: fmt::Debug, K: Keyset> fmt::Debug for Page<T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Page")
             .field("items", &self.items)
@@ -88,5 +142,22 @@ impl<T: Keyset + fmt::Debug> fmt::Debug for Page<T> {
             .field("start_cursor", &self.start_cursor)
             .field("end_cursor", &self.end_cursor)
             .finish()
+    }
+}
+
+/// The fields in declaration order; see the type docs for the cursors' form.
+impl<T: Serialize, K: Keyset> Serialize for Page<T, K> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Page", 9)?;
+        s.serialize_field("items", &self.items)?;
+        s.serialize_field("has_more", &self.has_more)?;
+        s.serialize_field("next_cursor", &self.next_cursor)?;
+        s.serialize_field("page_size", &self.page_size)?;
+        s.serialize_field("direction", &self.direction)?;
+        s.serialize_field("has_previous_page", &self.has_previous_page)?;
+        s.serialize_field("has_next_page", &self.has_next_page)?;
+        s.serialize_field("start_cursor", &self.start_cursor)?;
+        s.serialize_field("end_cursor", &self.end_cursor)?;
+        s.end()
     }
 }

@@ -123,6 +123,34 @@ impl PageSizePolicy {
         self.bound(value)
     }
 
+    /// Like [`PageSizePolicy::resolve`], but a request that gives no size gets `remembered`
+    /// (the page size a token was made with, [`DecodedToken::page_size`](crate::DecodedToken))
+    /// instead of the default, so a client that asked for 50 rows keeps getting 50 by following
+    /// tokens alone. A remembered size above today's maximum is lowered to it (it is not the
+    /// client's request, so it is never refused); 0 or `None` gives the default.
+    ///
+    /// ```
+    /// use keyset_diesel::PageSizePolicy;
+    /// let policy = PageSizePolicy::new(20, 100).unwrap();
+    /// assert_eq!(policy.resolve_or(None, Some(50)), Ok(50));
+    /// assert_eq!(policy.resolve_or(Some("10"), Some(50)), Ok(10)); // the request wins
+    /// assert_eq!(policy.resolve_or(None, Some(500)), Ok(100));
+    /// assert_eq!(policy.resolve_or(None, None), Ok(20));
+    /// ```
+    ///
+    /// # Errors
+    /// As [`PageSizePolicy::resolve`], for the requested text only.
+    pub fn resolve_or(
+        &self,
+        requested: Option<&str>,
+        remembered: Option<u32>,
+    ) -> Result<u32, PageSizeError> {
+        match (requested, remembered) {
+            (None, Some(size)) if size > 0 => Ok(size.min(self.max)),
+            _ => self.resolve(requested),
+        }
+    }
+
     /// The page size for a request's numeric parameter, `None` if absent.
     ///
     /// # Errors

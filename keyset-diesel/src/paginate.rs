@@ -3,6 +3,7 @@
 
 use std::fmt;
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use diesel::backend::Backend;
 use diesel::connection::Connection;
@@ -114,6 +115,39 @@ pub struct Paginated<Q, K: Keyset, M = Blocking> {
     exact: bool,
     deferred: Option<bool>,
     per_level: bool,
+    budget: Option<ByteBudget<K>>,
+}
+
+/// A page's byte budget: at most `max` bytes of rows as `measure` counts them
+/// ([`Paginated::max_bytes`]).
+struct ByteBudget<K> {
+    max: usize,
+    measure: Arc<dyn Fn(&K) -> usize + Send + Sync>,
+}
+
+impl<K> Clone for ByteBudget<K> {
+    fn clone(&self) -> Self {
+        ByteBudget {
+            max: self.max,
+            measure: Arc::clone(&self.measure),
+        }
+    }
+}
+
+impl<K> ByteBudget<K> {
+    /// How many of `rows` (in walk order) the page keeps: the longest prefix whose sizes add
+    /// up to at most `max` bytes, but at least one row (a row bigger than the budget is
+    /// delivered alone, so a walk never stalls on it).
+    fn rows_within(&self, rows: &[K]) -> usize {
+        let mut used = 0usize;
+        for (i, row) in rows.iter().enumerate() {
+            used = used.saturating_add((self.measure)(row));
+            if used > self.max {
+                return i.max(1);
+            }
+        }
+        rows.len()
+    }
 }
 
 /// The mode of a [`Paginated`] made by [`PaginateDsl`]: `load_page` runs on a Diesel
@@ -131,6 +165,7 @@ impl<Q: fmt::Debug, K: Keyset, M> fmt::Debug for Paginated<Q, K, M> {
             .field("exact", &self.exact)
             .field("deferred", &self.deferred)
             .field("per_level", &self.per_level)
+            .field("max_bytes", &self.budget.as_ref().map(|b| b.max))
             .finish()
     }
 }
@@ -146,6 +181,7 @@ impl<Q: Clone, K: Keyset, M> Clone for Paginated<Q, K, M> {
             exact: self.exact,
             deferred: self.deferred,
             per_level: self.per_level,
+            budget: self.budget.clone(),
         }
     }
 }
@@ -161,6 +197,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             exact: false,
             deferred: None,
             per_level: false,
+            budget: None,
         }
     }
 
@@ -168,6 +205,45 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// `page_size + 1` rows to know whether more rows follow in the walk's direction.
     pub fn page_size(mut self, page_size: u32) -> Self {
         self.page_size = page_size;
+        self
+    }
+
+    /// A byte budget next to the page size: the page stops before the row that would take the
+    /// rows' total size above `max_bytes` (as `measure` counts a row, in bytes: say the length
+    /// of the row's JSON), but always holds at least one row, so a row bigger than the budget
+    /// is delivered alone and a walk never stalls on it. The page size still caps the rows
+    /// (the query is the same `LIMIT page_size + 1`: the budget costs no extra SQL and cuts
+    /// among the rows already fetched, in walk order). `has_more` and `next_cursor` stay
+    /// exact: a page cut by the budget says `has_more == true` and its cursor is the last row
+    /// delivered, so the next page starts with the first row left out. A budget of 0 gives
+    /// one row per page.
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// # fn main() -> QueryResult<()> {
+    /// # let conn = &mut setup();
+    /// let page: Page<Event> = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after(None)
+    ///     .page_size(5)
+    ///     .max_bytes(25, |e: &Event| e.message.len()) // "event e101": 10 bytes each
+    ///     .load_page(conn)?;
+    /// assert_eq!(page.items.len(), 2); // a third row would make 30 bytes
+    /// assert_eq!(page.next_cursor.unwrap().key.1, "e102");
+    /// assert!(page.has_more);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn max_bytes(
+        mut self,
+        max_bytes: usize,
+        measure: impl Fn(&K) -> usize + Send + Sync + 'static,
+    ) -> Self {
+        self.budget = Some(ByteBudget {
+            max: max_bytes,
+            measure: Arc::new(measure),
+        });
         self
     }
 
@@ -226,7 +302,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
 
     /// The page statement on backend `DB` and the shape to assemble its rows with: what
     /// [`Paginated::into_query`] gives and what every `load_page` (blocking or async) runs.
-    fn build_for<DB: KeysetBackend>(self) -> Result<(PageQuery<Q, K>, Shape), KeysetError>
+    fn build_for<DB: KeysetBackend>(self) -> Result<(PageQuery<Q, K>, Shape<K>), KeysetError>
     where
         Q: PageSource<K>,
     {
@@ -240,7 +316,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         self,
         deferred: bool,
         dialect: Dialect,
-    ) -> Result<(PageQuery<Q, K>, Shape), KeysetError>
+    ) -> Result<(PageQuery<Q, K>, Shape<K>), KeysetError>
     where
         Q: PageSource<K>,
     {
@@ -256,6 +332,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             page_size: self.page_size,
             had_cursor: self.cursor.is_some(),
             probed: self.exact && self.cursor.is_some(),
+            budget: self.budget,
         };
         let Some(key) = self.cursor else {
             let first = PageStatement::new(self.query, None, order, limit, false);
@@ -352,7 +429,7 @@ where
         let (query, shape) = paginated.build_for::<Conn::Backend>()?;
         let (rows, probe) = match query {
             PageQuery::Statement(q) => (q.load::<K>(conn)?, None),
-            PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn)?, shape),
+            PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn)?, &shape),
         };
         Ok(assemble(rows, probe, shape))
     }
@@ -360,7 +437,10 @@ where
 
 /// A union page's `(row, key, arm)` rows: the page rows, and whether the probe found a row
 /// (`None` without a probe).
-fn split_probe<K: Keyset>(loaded: Vec<(K, K::Key, i32)>, shape: Shape) -> (Vec<K>, Option<bool>) {
+fn split_probe<K: Keyset>(
+    loaded: Vec<(K, K::Key, i32)>,
+    shape: &Shape<K>,
+) -> (Vec<K>, Option<bool>) {
     let mut found = false;
     let mut rows = Vec::new();
     for (row, _key, arm) in loaded {
@@ -374,19 +454,26 @@ fn split_probe<K: Keyset>(loaded: Vec<(K, K::Key, i32)>, shape: Shape) -> (Vec<K
 }
 
 /// What the page query was, for assembling the page.
-#[derive(Debug, Clone, Copy)]
-struct Shape {
+struct Shape<K> {
     walk: Direction,
     page_size: u32,
     had_cursor: bool,
     probed: bool,
+    /// The byte budget, if any ([`Paginated::max_bytes`]).
+    budget: Option<ByteBudget<K>>,
 }
 
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
 /// never returned (docs/CASES.md C03); a backward page is reversed into display order;
-/// flags and cursors follow the Relay connection spec's words (see [`Page`]).
-fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape) -> Page<K> {
-    let keep = usize::try_from(shape.page_size).unwrap_or(usize::MAX);
+/// flags and cursors follow the Relay connection spec's words (see [`Page`]). A byte budget
+/// cuts the page further, in walk order (the rows nearest the cursor stay), and a cut page
+/// has more in the walk's direction: at least the row it left out.
+fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape<K>) -> Page<K> {
+    let mut keep = usize::try_from(shape.page_size).unwrap_or(usize::MAX);
+    if let Some(budget) = &shape.budget {
+        let upto = keep.min(items.len());
+        keep = budget.rows_within(&items[..upto]);
+    }
     let more_in_walk = items.len() > keep;
     items.truncate(keep);
     // The other side: exact with a probe; otherwise "there was a cursor" (its row was
@@ -399,20 +486,18 @@ fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape) -> 
             (more_in_walk, other_side)
         }
     };
-    // Relay: no edges, no cursors. (A cursor made from the request's key would be off by one:
-    // the page before an empty page ends *at* the request's row, which `before` excludes.)
-    let start_cursor = items
-        .first()
-        .filter(|_| has_previous_page)
-        .map(|row| Cursor::before(row.key()));
-    let end_cursor = items
-        .last()
-        .filter(|_| has_next_page)
-        .map(|row| Cursor::after(row.key()));
+    // Relay (C29): a page with rows has both cursors, whatever the flags say; they are the
+    // resume positions of a live list. No edges, no cursors. (A cursor made from the
+    // request's key would be off by one: the page before an empty page ends *at* the
+    // request's row, which `before` excludes.)
+    let start_cursor = items.first().map(|row| Cursor::before(row.key()));
+    let end_cursor = items.last().map(|row| Cursor::after(row.key()));
+    // The walk's continuation: only while there is more (`None` ends the walk).
     let (has_more, next_cursor) = match shape.walk {
         Direction::Forward => (has_next_page, end_cursor.clone()),
         Direction::Backward => (has_previous_page, start_cursor.clone()),
     };
+    let next_cursor = next_cursor.filter(|_| has_more);
     Page {
         items,
         has_more,
@@ -543,12 +628,13 @@ mod tests {
         }
     }
 
-    fn forward(page_size: u32, had_cursor: bool) -> Shape {
+    fn forward(page_size: u32, had_cursor: bool) -> Shape<Row> {
         Shape {
             walk: Direction::Forward,
             page_size,
             had_cursor,
             probed: false,
+            budget: None,
         }
     }
 
@@ -563,13 +649,92 @@ mod tests {
         assert_eq!(page.items, vec![Row(1), Row(2), Row(3)]);
         assert!(page.has_more);
         assert_eq!(page.next_cursor.unwrap().key, (3,));
-        // Exactly page_size rows: no look-ahead, so no cursor.
+        // Exactly page_size rows: no look-ahead, so no next cursor; the end cursor (the
+        // resume position, C29) is still there.
         let page = page_from_rows((4..=6).map(Row).collect(), 3);
         assert_eq!(page.items.len(), 3);
-        assert!(!page.has_more);
+        assert!(!page.has_more && !page.has_next_page);
         assert!(page.next_cursor.is_none());
-        // Empty.
+        assert_eq!(page.end_cursor, Some(Cursor::after((6,))));
+        assert_eq!(page.start_cursor, Some(Cursor::before((4,))));
+        // Empty: no cursors at all.
         let page = page_from_rows(Vec::<Row>::new(), 3);
         assert!(page.is_empty() && !page.has_more && page.next_cursor.is_none());
+        assert!(page.start_cursor.is_none() && page.end_cursor.is_none());
+    }
+
+    /// C29 (b): read backward to the start, the page still has its start cursor ("load
+    /// newer" on a newest-first list); the walk's own cursor is absent.
+    #[test]
+    fn c29_backward_page_at_the_start_keeps_its_start_cursor() {
+        let shape = Shape {
+            walk: Direction::Backward,
+            ..forward(2, true)
+        };
+        // Walk order (backward): 2, 1; no look-ahead row.
+        let page = assemble(vec![Row(2), Row(1)], None, shape);
+        assert_eq!(page.items, [Row(1), Row(2)]);
+        assert!(!page.has_previous_page && page.has_next_page && !page.has_more);
+        assert_eq!(page.next_cursor, None);
+        assert_eq!(page.start_cursor, Some(Cursor::before((1,))));
+        assert_eq!(page.end_cursor, Some(Cursor::after((2,))));
+    }
+
+    fn budgeted(max: usize, walk: Direction) -> Shape<Row> {
+        Shape {
+            walk,
+            budget: Some(ByteBudget {
+                max,
+                // Row(n) weighs n bytes.
+                measure: Arc::new(|r: &Row| usize::try_from(r.0).unwrap()),
+            }),
+            ..forward(4, true)
+        }
+    }
+
+    #[test]
+    fn the_byte_budget_stops_before_the_row_that_crosses_it() {
+        // 1 + 2 + 3 = 6 fits, + 4 crosses 6.
+        let page = assemble((1..=5).map(Row).collect(), None, budgeted(6, Direction::Forward));
+        assert_eq!(page.items, [Row(1), Row(2), Row(3)]);
+        assert!(page.has_more);
+        assert_eq!(page.next_cursor, Some(Cursor::after((3,))));
+        // The budget never adds rows beyond the page size; the look-ahead still decides.
+        let page = assemble((1..=4).map(Row).collect(), None, budgeted(100, Direction::Forward));
+        assert_eq!(page.items.len(), 4);
+        assert!(!page.has_more && page.next_cursor.is_none());
+        // The last rows fit exactly and no look-ahead row: the end.
+        let page = assemble(vec![Row(1), Row(2)], None, budgeted(3, Direction::Forward));
+        assert_eq!(page.items.len(), 2);
+        assert!(!page.has_more);
+    }
+
+    #[test]
+    fn a_row_bigger_than_the_budget_is_delivered_alone() {
+        let page = assemble(vec![Row(50), Row(1)], None, budgeted(10, Direction::Forward));
+        assert_eq!(page.items, [Row(50)]);
+        assert!(page.has_more);
+        assert_eq!(page.next_cursor, Some(Cursor::after((50,))));
+        // The only row left, too big: delivered, and the walk ends.
+        let page = assemble(vec![Row(50)], None, budgeted(10, Direction::Forward));
+        assert_eq!(page.items, [Row(50)]);
+        assert!(!page.has_more && page.next_cursor.is_none());
+        // A budget of 0: one row per page.
+        let page = assemble(vec![Row(1), Row(2)], None, budgeted(0, Direction::Forward));
+        assert_eq!(page.items, [Row(1)]);
+        assert!(page.has_more);
+    }
+
+    #[test]
+    fn read_backward_the_budget_keeps_the_rows_nearest_the_cursor() {
+        // Walk order 5, 4, 3, 2, 1 (before the cursor 6): 5 fits in 9, + 4 = 9, + 3 crosses.
+        let page = assemble(
+            (1..=5).rev().map(Row).collect(),
+            None,
+            budgeted(9, Direction::Backward),
+        );
+        assert_eq!(page.items, [Row(4), Row(5)]);
+        assert!(page.has_more && page.has_previous_page);
+        assert_eq!(page.next_cursor, Some(Cursor::before((4,))));
     }
 }

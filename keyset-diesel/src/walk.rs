@@ -254,7 +254,10 @@ fn end_of_walk<K: Keyset>(page: &mut Page<K>) {
     page.has_more = false;
     page.next_cursor = None;
     page.has_next_page = false;
-    page.end_cursor = None;
+    // C29: the Relay cursors stay those of the rows delivered (the end cursor is the resume
+    // position, present whenever the page has rows).
+    page.start_cursor = page.items.first().map(|row| Cursor::before(row.key()));
+    page.end_cursor = page.items.last().map(|row| Cursor::after(row.key()));
 }
 
 impl<K: Keyset, Conn, F> fmt::Debug for Walk<'_, '_, K, Conn, F> {

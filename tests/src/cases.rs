@@ -580,7 +580,7 @@ where
         // C07: the adjacent window, then the first page with has_prev false.
         let prev2 = read::<ID_asc, C>(&mut db, prev3.start_cursor.clone(), back);
         assert_eq!(page_ids(&prev2), [1, 2]);
-        assert!(!prev2.has_previous_page && prev2.start_cursor.is_none());
+        assert!(!prev2.has_previous_page && prev2.next_cursor.is_none());
         // C07, DESC variant.
         let d1 = read::<ID_desc, C>(&mut db, None, fwd);
         let d2 = read::<ID_desc, C>(&mut db, d1.end_cursor.clone(), fwd);
@@ -653,20 +653,25 @@ where
         db.insert_rows(&(2..=4).map(Row::new).collect::<Vec<_>>());
         let p1 = read::<ID_asc, C>(&mut db, None, fwd);
         assert_eq!(page_ids(&p1), [1, 2]);
-        assert!(!p1.has_previous_page && p1.has_next_page && p1.start_cursor.is_none());
+        assert!(!p1.has_previous_page && p1.has_next_page);
+        // C29: the first page has its start cursor all the same (its rows are there).
+        assert_eq!(p1.start_cursor, Some(Cursor::before((1,))));
         let p2 = read::<ID_asc, C>(&mut db, p1.end_cursor.clone(), fwd);
         assert_eq!(page_ids(&p2), [3, 4]);
         assert!(p2.has_previous_page && !p2.has_next_page);
-        assert!(p2.end_cursor.is_none(), "exactly 4 rows: no end cursor");
+        assert!(p2.next_cursor.is_none(), "exactly 4 rows: no next cursor");
+        assert_eq!(p2.end_cursor, Some(Cursor::after((4,))), "C29: the resume position");
         let b = read::<ID_asc, C>(&mut db, p2.start_cursor.clone(), back);
         assert_eq!(page_ids(&b), [1, 2]);
-        assert!(!b.has_previous_page && b.start_cursor.is_none() && b.has_next_page);
+        assert!(!b.has_previous_page && b.next_cursor.is_none() && b.has_next_page);
+        assert_eq!(b.start_cursor, Some(Cursor::before((1,))));
         let again = read::<ID_asc, C>(&mut db, b.end_cursor.clone(), fwd);
         assert_eq!(page_ids(&again), [3, 4]);
         // The last page, read backward without a cursor.
         let last = read::<ID_asc, C>(&mut db, None, back);
         assert_eq!(page_ids(&last), [3, 4]);
-        assert!(last.has_previous_page && !last.has_next_page && last.end_cursor.is_none());
+        assert!(last.has_previous_page && !last.has_next_page);
+        assert_eq!(last.end_cursor, Some(Cursor::after((4,))));
     }
 }
 
@@ -749,7 +754,7 @@ where
             loop {
                 let page = read::<M, C>(conn, cursor.take(), fwd);
                 walked.extend(page_ids(&page));
-                match page.end_cursor {
+                match page.next_cursor {
                     Some(c) => cursor = Some(c),
                     None => break,
                 }
@@ -764,7 +769,7 @@ where
             loop {
                 let page = read::<M, C>(conn, cursor.take(), back);
                 pages.push(page_ids(&page));
-                match page.start_cursor {
+                match page.next_cursor {
                     Some(c) => cursor = Some(c),
                     None => break,
                 }
@@ -778,7 +783,7 @@ where
     loop {
         let page = read::<M, C>(conn, cursor.take(), Read::forward(page_size));
         pages.push(page_ids(&page));
-        match page.end_cursor {
+        match page.next_cursor {
             Some(c) => cursor = Some(c),
             None => return pages,
         }

@@ -318,7 +318,7 @@ where
         loop {
             let page = M::read(conn, &(), cursor.take(), how).expect("backward page");
             backward.push(page.items.iter().map(M::id).collect());
-            match page.start_cursor {
+            match page.next_cursor {
                 Some(c) => cursor = Some(c),
                 None => break,
             }

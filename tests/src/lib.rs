@@ -12,6 +12,7 @@ pub mod chinook;
 pub mod concurrent;
 pub mod db;
 pub mod faults;
+pub mod edges;
 pub mod joins;
 pub mod models;
 pub mod oracle;
@@ -151,6 +152,10 @@ macro_rules! backend_suite {
             page_size_zero_is_a_typed_error => queries::page_size_zero_is_a_typed_error,
             every_key_type_pages_exactly_at_the_database_precision
                 => typed::every_key_type_pages_exactly,
+            c29_edge_pages_keep_their_relay_cursors_for_tailing
+                => edges::edge_pages_keep_their_relay_cursors,
+            byte_budget_walks_equal_order_by_and_deliver_an_oversized_row_alone
+                => edges::byte_budget_walks_equal_order_by,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {

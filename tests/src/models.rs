@@ -26,6 +26,8 @@ pub struct Read {
     pub deferred: Option<bool>,
     /// `.seek_per_level(..)`.
     pub per_level: bool,
+    /// `.max_bytes(n, ..)`, each row weighing the length of its `Debug` text.
+    pub max_bytes: Option<usize>,
 }
 
 impl Read {
@@ -38,6 +40,7 @@ impl Read {
             exact: false,
             deferred: None,
             per_level: false,
+            max_bytes: None,
         }
     }
 
@@ -48,6 +51,12 @@ impl Read {
             ..Read::forward(page_size)
         }
     }
+}
+
+/// The weight of a row under a byte budget in the tests ([`Read::max_bytes`]): the length of
+/// its `Debug` text.
+pub fn debug_len<M: std::fmt::Debug>(row: &M) -> usize {
+    format!("{row:?}").len()
 }
 
 /// One page of model `Self` on connection `C`, filtered by `filter`.
@@ -201,6 +210,10 @@ macro_rules! impl_walk {
                         .page_size(how.page_size)
                         .exact_flags(how.exact)
                         .seek_per_level(how.per_level);
+                        let paginated = match how.max_bytes {
+                            Some(max) => paginated.max_bytes(max, $crate::models::debug_len::<$model>),
+                            None => paginated,
+                        };
                         match how.deferred {
                             Some(deferred) => paginated.deferred_join(deferred).load_page(conn),
                             None => paginated.load_page(conn),

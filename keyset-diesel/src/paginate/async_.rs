@@ -203,7 +203,7 @@ where
             let (query, shape) = paginated.build_for::<Conn::Backend>()?;
             let (rows, probe) = match query {
                 PageQuery::Statement(q) => (q.load::<K>(conn).await?, None),
-                PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn).await?, shape),
+                PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn).await?, &shape),
             };
             Ok(assemble(rows, probe, shape))
         }

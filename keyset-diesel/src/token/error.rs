@@ -212,6 +212,46 @@ pub enum CodecConfigError {
     },
 }
 
+/// Why the codec's keys could not be read from the environment
+/// ([`CursorCodecBuilder::keys_from_env`](super::CursorCodecBuilder::keys_from_env)). The
+/// texts name the variable, never its value.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EnvKeyError {
+    /// The variable is not set.
+    #[error("{var} is not set")]
+    NotSet {
+        /// The variable's name.
+        var: String,
+    },
+    /// A `base64:` value that is not base64 (standard or URL-safe alphabet, padded or not).
+    #[error("{var} starts with `base64:` but the rest is not base64")]
+    NotBase64 {
+        /// The variable's name.
+        var: String,
+    },
+    /// The key id list is not a comma-separated list of distinct integers 0 to 65535.
+    #[error("{var} must list key ids (0 to 65535) separated by commas, the signing key's first")]
+    BadKeyIds {
+        /// The variable's name.
+        var: String,
+    },
+    /// A value that is not Unicode, on a platform whose environment is not bytes (Windows).
+    #[error("{var} is not valid Unicode")]
+    NotUnicode {
+        /// The variable's name.
+        var: String,
+    },
+    /// The secret was read but is not a key ([`CodecConfigError::SecretTooShort`]).
+    #[error("{var}: {source}")]
+    Key {
+        /// The variable's name.
+        var: String,
+        /// Why the key was refused.
+        source: CodecConfigError,
+    },
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 use zeroize::Zeroizing;
 
-use super::error::{CodecConfigError, MIN_SECRET_LEN};
+use super::error::{CodecConfigError, EnvKeyError, MIN_SECRET_LEN};
 
 pub(super) type HmacSha256 = Hmac<Sha256>;
 
@@ -89,6 +89,77 @@ impl SecretKey {
     }
 }
 
+/// The secret bytes of the variable `var` whose value is `value`: after a `base64:` prefix,
+/// the decoded base64 (standard or URL-safe alphabet, with or without padding); otherwise the
+/// value's own bytes (as the OS gives them on Unix, so not necessarily UTF-8).
+pub(super) fn secret_bytes(
+    var: &str,
+    value: std::ffi::OsString,
+) -> Result<Zeroizing<Vec<u8>>, EnvKeyError> {
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD};
+    use base64::Engine as _;
+
+    #[cfg(unix)]
+    let raw = Zeroizing::new(std::os::unix::ffi::OsStringExt::into_vec(value));
+    #[cfg(not(unix))]
+    let raw = Zeroizing::new(
+        value
+            .into_string()
+            .map_err(|_| EnvKeyError::NotUnicode {
+                var: var.to_string(),
+            })?
+            .into_bytes(),
+    );
+    let Some(encoded) = raw.strip_prefix(b"base64:") else {
+        return Ok(raw);
+    };
+    let encoded = encoded.trim_ascii();
+    [STANDARD, STANDARD_NO_PAD, URL_SAFE, URL_SAFE_NO_PAD]
+        .iter()
+        .find_map(|engine| engine.decode(encoded).ok())
+        .map(Zeroizing::new)
+        .ok_or_else(|| EnvKeyError::NotBase64 {
+            var: var.to_string(),
+        })
+}
+
+/// The keys named by the variables under `prefix`, read with `lookup`: the signing key first.
+/// See [`CursorCodecBuilder::keys_from_env`](super::CursorCodecBuilder::keys_from_env).
+pub(super) fn keys_from_vars(
+    prefix: &str,
+    lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<Vec<SecretKey>, EnvKeyError> {
+    let ids_var = format!("{prefix}_KEY_IDS");
+    let named: Vec<(u16, String)> = match lookup(&ids_var) {
+        None => vec![(1, format!("{prefix}_SECRET"))],
+        Some(list) => {
+            let bad = || EnvKeyError::BadKeyIds {
+                var: ids_var.clone(),
+            };
+            let list = list.into_string().map_err(|_| bad())?;
+            let mut ids: Vec<u16> = Vec::new();
+            for part in list.split(',') {
+                let id: u16 = part.trim().parse().map_err(|_| bad())?;
+                if ids.contains(&id) {
+                    return Err(bad());
+                }
+                ids.push(id);
+            }
+            ids.into_iter()
+                .map(|id| (id, format!("{prefix}_SECRET_{id}")))
+                .collect()
+        }
+    };
+    named
+        .into_iter()
+        .map(|(id, var)| {
+            let value = lookup(&var).ok_or_else(|| EnvKeyError::NotSet { var: var.clone() })?;
+            let secret = secret_bytes(&var, value)?;
+            SecretKey::new(id, &secret).map_err(|source| EnvKeyError::Key { var, source })
+        })
+        .collect()
+}
+
 /// Where "now" comes from. Tests replace it; the default is the system clock.
 pub trait Clock: Send + Sync {
     /// The current time.
@@ -122,6 +193,10 @@ mod tests {
 
     use super::*;
     use crate::token::fixtures::{SECRET_A, SECRET_B};
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD as URL_SAFE_NO_PAD_ENGINE;
+    use base64::Engine as _;
+
+    const SECRET_A_STR: &str = "a secret of 32 bytes, or more....";
 
     #[test]
     fn short_secrets_are_refused_and_debug_shows_no_secret() {
@@ -154,6 +229,79 @@ mod tests {
         // The three derived keys differ from each other and from the secret.
         assert_ne!(key.mac_key[..], key.scope_key[..]);
         assert_ne!(&key.mac_key[..], &SECRET_A[..32]);
+    }
+
+    fn vars<'a>(
+        pairs: &'a [(&'a str, &'a str)],
+    ) -> impl Fn(&str) -> Option<std::ffi::OsString> + 'a {
+        move |name| {
+            pairs
+                .iter()
+                .find(|(k, _)| *k == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        }
+    }
+
+    fn ids(keys: &[SecretKey]) -> Vec<u16> {
+        keys.iter().map(SecretKey::id).collect()
+    }
+
+    #[test]
+    fn keys_from_the_environment_raw_or_base64_with_ids_for_rotation() {
+        // One secret, raw: key id 1.
+        let raw = "a raw secret of thirty-two bytes or more";
+        let keys = keys_from_vars("TOK", vars(&[("TOK_SECRET", raw)])).unwrap();
+        assert_eq!(ids(&keys), [1]);
+        let direct = SecretKey::new(1, raw.as_bytes()).unwrap();
+        assert_eq!(keys[0].mac_key[..], direct.mac_key[..]);
+        // base64 (URL-safe, unpadded) of the same bytes: the same key.
+        let b64 = format!("base64:{}", URL_SAFE_NO_PAD_ENGINE.encode(raw));
+        let keys = keys_from_vars("TOK", vars(&[("TOK_SECRET", &b64)])).unwrap();
+        assert_eq!(keys[0].mac_key[..], direct.mac_key[..]);
+        // Rotation: the first id signs, the others verify.
+        let env = [
+            ("TOK_KEY_IDS", "7, 3"),
+            ("TOK_SECRET_7", "the new secret, thirty-two bytes or more"),
+            ("TOK_SECRET_3", "the old secret, thirty-two bytes or more"),
+        ];
+        assert_eq!(ids(&keys_from_vars("TOK", vars(&env)).unwrap()), [7, 3]);
+    }
+
+    #[test]
+    fn env_key_errors_name_the_variable_not_the_value() {
+        let err = |env: &[(&str, &str)]| keys_from_vars("TOK", vars(env)).unwrap_err();
+        assert_eq!(
+            err(&[]),
+            EnvKeyError::NotSet {
+                var: "TOK_SECRET".into()
+            }
+        );
+        let e = err(&[("TOK_SECRET", "base64:not base64!!")]);
+        assert_eq!(
+            e,
+            EnvKeyError::NotBase64 {
+                var: "TOK_SECRET".into()
+            }
+        );
+        assert!(!e.to_string().contains("not base64!!"));
+        let short = err(&[("TOK_SECRET", "short secret")]);
+        assert!(matches!(short, EnvKeyError::Key { .. }), "{short:?}");
+        assert!(!short.to_string().contains("short secret"), "{short}");
+        for list in ["", "1,x", "70000", "2,2"] {
+            assert_eq!(
+                err(&[("TOK_KEY_IDS", list)]),
+                EnvKeyError::BadKeyIds {
+                    var: "TOK_KEY_IDS".into()
+                },
+                "{list:?}"
+            );
+        }
+        assert_eq!(
+            err(&[("TOK_KEY_IDS", "2,1"), ("TOK_SECRET_2", SECRET_A_STR)]),
+            EnvKeyError::NotSet {
+                var: "TOK_SECRET_1".into()
+            }
+        );
     }
 
     #[test]

@@ -6,7 +6,7 @@
 // response.rs the codec. The byte layout is tabled in wire.rs.
 mod error;
 #[cfg(test)]
-mod fixtures;
+pub(crate) mod fixtures;
 mod keys;
 mod response;
 mod scope;
@@ -18,7 +18,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-pub use self::error::{CodecConfigError, CursorError, EncodeError, MIN_SECRET_LEN};
+pub use self::error::{CodecConfigError, CursorError, EncodeError, EnvKeyError, MIN_SECRET_LEN};
 pub use self::keys::{Clock, SecretKey, SystemClock};
 pub use self::response::PageResponse;
 pub use self::scope::{scope_digest, Unordered};
@@ -181,6 +181,50 @@ impl CursorCodecBuilder {
         self
     }
 
+    /// The signing key and the verifying keys from environment variables named after
+    /// `prefix` (say `"APP_TOKEN"`):
+    ///
+    /// * `{prefix}_KEY_IDS` unset: `{prefix}_SECRET` is the signing key, with key id 1;
+    /// * `{prefix}_KEY_IDS=2,1`: the key ids, the signing key's first, the others still
+    ///   accepted when verifying (rotation); each secret in `{prefix}_SECRET_{id}`.
+    ///
+    /// A secret is the variable's bytes as they are (at least [`MIN_SECRET_LEN`]), or, after a
+    /// `base64:` prefix, the bytes its base64 decodes to (standard or URL-safe alphabet, with
+    /// or without padding): `APP_TOKEN_SECRET=base64:$(head -c 32 /dev/urandom | base64)`.
+    ///
+    /// ```
+    /// use keyset_diesel::CursorCodec;
+    /// # std::env::set_var("APP_TOKEN_KEY_IDS", "2,1");
+    /// # std::env::set_var("APP_TOKEN_SECRET_2", "base64:c2VjcmV0IG51bWJlciB0d28sIDMyIGJ5dGVzIG9yIG1vcmU=");
+    /// # std::env::set_var("APP_TOKEN_SECRET_1", "secret number one, 32 bytes or more");
+    /// let codec = CursorCodec::builder().keys_from_env("APP_TOKEN")?.build()?;
+    /// assert!(format!("{codec:?}").contains("signing_key_id: 2"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`EnvKeyError`], naming the variable (never its value): unset, bad base64, a bad id
+    /// list, a secret too short.
+    pub fn keys_from_env(self, prefix: &str) -> Result<Self, EnvKeyError> {
+        self.keys_from_vars(prefix, |name| std::env::var_os(name))
+    }
+
+    /// Like [`CursorCodecBuilder::keys_from_env`], with the variables read by `lookup` (a
+    /// configuration map, a secret store's client) instead of the process environment.
+    ///
+    /// # Errors
+    /// As [`CursorCodecBuilder::keys_from_env`].
+    pub fn keys_from_vars(
+        mut self,
+        prefix: &str,
+        lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> Result<Self, EnvKeyError> {
+        let mut keys = keys::keys_from_vars(prefix, lookup)?.into_iter();
+        self.signing = keys.next();
+        self.verifying.extend(keys);
+        Ok(self)
+    }
+
     /// A key still accepted when verifying, not used to sign (a key being rotated out).
     /// Remove it once its tokens have expired: its tokens then give
     /// [`CursorError::UnknownKeyId`].
@@ -338,14 +382,23 @@ impl CursorCodec {
     ///
     /// # Errors
     /// [`EncodeError`] when `scope` does not serialize.
-    pub fn encode_page_cursor<K: Keyset, S: Serialize + ?Sized>(
+    pub fn encode_page_cursor<T, K: Keyset, S: Serialize + ?Sized>(
         &self,
-        page: &Page<K>,
+        page: &Page<T, K>,
         scope: &S,
     ) -> Result<Option<String>, EncodeError> {
-        page.next_cursor
-            .as_ref()
-            .map(|c| self.encode_inner(c, Some(page.page_size), scope))
+        self.encode_page_size_cursor(page.next_cursor.as_ref(), page.page_size, scope)
+    }
+
+    /// The token of `cursor`, if any, recording `page_size`.
+    pub(crate) fn encode_page_size_cursor<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        cursor: Option<&Cursor<K>>,
+        page_size: u32,
+        scope: &S,
+    ) -> Result<Option<String>, EncodeError> {
+        cursor
+            .map(|c| self.encode_inner(c, Some(page_size), scope))
             .transpose()
     }
 

@@ -1,0 +1,444 @@
+//! A workspace activity feed over HTTP, paginated by keyset with signed tokens: the
+//! `feed_server` example (its `main.rs` only parses the command line and listens), kept as a
+//! library so that the integration tests can start it in-process.
+//!
+//! `GET /workspaces/{workspace}/events?page_size=N&cursor=TOKEN` with
+//! `Authorization: Bearer <member>`:
+//! * 200: [`PageResponse`] JSON of [`EventItem`]s, and a `Link: <...>; rel="next"` header
+//!   (RFC 8288) while there is a next page; pages hold at most `page_size` rows and at most
+//!   [`Settings::max_bytes`] bytes of item JSON (at least one row);
+//! * 400 `application/problem+json` ([`Problem`]): a refused token (with
+//!   `"restart_from_first_page": true`) or page size; the body never echoes the token;
+//! * 401: no bearer, or one the `memberships` table does not know; 404: a workspace the
+//!   caller may not read (whether it exists or not); 500: no details.
+//!
+//! The database work is synchronous Diesel: an r2d2 pool (PostgreSQL, MariaDB) or one
+//! connection behind a mutex (embedded SQLite), each request on `spawn_blocking`.
+
+pub mod feed;
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use axum::extract::{Path, State};
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, LINK};
+use axum::http::{HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::Router;
+use diesel::prelude::*;
+use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use keyset_diesel::{
+    CursorCodec, Page, PageParams, PageResponse, PageSizePolicy, PaginateDsl, Problem,
+};
+use serde::{Deserialize, Serialize};
+
+pub use crate::feed::{Event, NewEvent};
+use crate::feed::{events, memberships};
+
+/// An event as the API shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventItem {
+    /// The event id.
+    pub id: String,
+    /// When it happened, `YYYY-MM-DDTHH:MM:SS[.ffffff]` (UTC).
+    pub occurred_at: String,
+    /// What happened.
+    pub message: String,
+    /// An attached document, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub attachment: Option<String>,
+}
+
+impl From<Event> for EventItem {
+    fn from(e: Event) -> Self {
+        EventItem {
+            id: e.event_id,
+            occurred_at: e.occurred_at.format("%FT%T%.f").to_string(),
+            message: e.message,
+            attachment: e.attachment,
+        }
+    }
+}
+
+/// The size of an event's JSON as the API sends it, in bytes: the byte budget's measure.
+pub fn json_len(event: &Event) -> usize {
+    serde_json::to_vec(&EventItem::from(event.clone())).map_or(0, |json| json.len())
+}
+
+/// The callers the example seeds and the workspaces each may read.
+pub const MEMBERS: &[(&str, &[&str])] = &[
+    ("member-w9", &["W9", "W7"]),
+    ("member-w7", &["W7"]),
+    ("member-w5", &["W5"]),
+];
+
+/// Workspace W5: events with attachments of very different sizes, in bytes (the byte budget
+/// makes pages of small rows hold more rows than pages of large ones).
+pub const ATTACHMENT_SIZES: &[usize] = &[10, 20, 30, 9_000, 15, 25, 7_000, 8_000, 40, 12, 6_500, 35];
+
+/// The rows of W5: `e501`, `e502`, ... one second apart, each with an attachment of the size in
+/// [`ATTACHMENT_SIZES`].
+pub fn attachment_rows() -> Vec<NewEvent> {
+    ATTACHMENT_SIZES
+        .iter()
+        .enumerate()
+        .map(|(i, &size)| NewEvent {
+            event_id: format!("e{}", 501 + i),
+            workspace_id: "W5".to_string(),
+            occurred_at: feed::feed_time("13:00:00") + chrono::Duration::seconds(i as i64),
+            message: format!("attachment of {size} bytes"),
+            attachment: Some("a".repeat(size)),
+        })
+        .collect()
+}
+
+/// Paging settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Settings {
+    /// Default and maximum page size.
+    pub policy: PageSizePolicy,
+    /// The byte budget of a page: the JSON of its items, in bytes.
+    pub max_bytes: usize,
+}
+
+impl Default for Settings {
+    /// Page size 20 (at most 100), 16 KiB of items.
+    fn default() -> Self {
+        Settings {
+            policy: PageSizePolicy::new(20, 100).expect("0 < 20 <= 100"),
+            max_bytes: 16 * 1024,
+        }
+    }
+}
+
+#[cfg(feature = "sqlite")]
+const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/sqlite");
+#[cfg(feature = "postgres")]
+const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
+#[cfg(feature = "mysql")]
+const MYSQL_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/mysql");
+
+/// Errors of starting up or of a request's database work: logged, answered with 500.
+pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// The database: one SQLite connection behind a mutex, or a pool of server connections.
+#[derive(Clone)]
+pub enum Db {
+    /// Embedded SQLite (a file, or in memory).
+    #[cfg(feature = "sqlite")]
+    Sqlite(Arc<Mutex<SqliteConnection>>),
+    /// PostgreSQL through an r2d2 pool.
+    #[cfg(feature = "postgres")]
+    Postgres(diesel::r2d2::Pool<diesel::r2d2::ConnectionManager<PgConnection>>),
+    /// MariaDB / MySQL through an r2d2 pool.
+    #[cfg(feature = "mysql")]
+    Mysql(diesel::r2d2::Pool<diesel::r2d2::ConnectionManager<MysqlConnection>>),
+}
+
+/// Runs `$body` with `$conn` bound to a connection of `$db`: one arm per backend, so each
+/// keeps its concrete Diesel types.
+macro_rules! with_conn {
+    ($db:expr, |$conn:ident| $body:expr) => {
+        match $db {
+            #[cfg(feature = "sqlite")]
+            Db::Sqlite(conn) => {
+                let mut guard = conn.lock().unwrap_or_else(PoisonError::into_inner);
+                let $conn: &mut SqliteConnection = &mut guard;
+                $body
+            }
+            #[cfg(feature = "postgres")]
+            Db::Postgres(pool) => {
+                let mut pooled = pool.get()?;
+                let $conn: &mut PgConnection = &mut pooled;
+                $body
+            }
+            #[cfg(feature = "mysql")]
+            Db::Mysql(pool) => {
+                let mut pooled = pool.get()?;
+                let $conn: &mut MysqlConnection = &mut pooled;
+                $body
+            }
+        }
+    };
+}
+
+/// Inserts `$rows` (a slice of [`NewEvent`]) on `$conn`, in chunks. A macro: each backend's
+/// insert keeps its concrete types.
+macro_rules! insert_events {
+    ($conn:expr, $rows:expr) => {{
+        let conn = $conn;
+        $rows.chunks(500).try_for_each(|chunk| {
+            diesel::insert_into(events::table)
+                .values(chunk)
+                .execute(&mut *conn)
+                .map(drop)
+        })
+    }};
+}
+
+/// Lets `$member` read `$workspace`.
+macro_rules! grant {
+    ($conn:expr, $member:expr, $workspace:expr) => {
+        diesel::insert_into(memberships::table)
+            .values((
+                memberships::member.eq($member),
+                memberships::workspace_id.eq($workspace),
+            ))
+            .execute($conn)
+            .map(drop)
+    };
+}
+
+/// Whether a caller may read a workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// A member of the workspace.
+    Granted,
+    /// A known caller who is not a member: 404.
+    NotAMember,
+    /// A caller the memberships do not know: 401.
+    UnknownCaller,
+}
+
+impl Db {
+    /// Connects to `url` (`postgres://`, `mysql://`, anything else a SQLite file; `None` an
+    /// in-memory SQLite database), applies the migrations and seeds the example's rows.
+    ///
+    /// # Errors
+    /// Connecting, migrating or seeding failed, or the backend's feature is off.
+    pub fn connect(url: Option<&str>, pool_size: u32) -> Result<Db, BoxError> {
+        let db = match url {
+            #[cfg(feature = "postgres")]
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                let pool = diesel::r2d2::Pool::builder()
+                    .max_size(pool_size)
+                    .build(diesel::r2d2::ConnectionManager::<PgConnection>::new(url))?;
+                pool.get()?.run_pending_migrations(POSTGRES_MIGRATIONS)?;
+                Db::Postgres(pool)
+            }
+            #[cfg(feature = "mysql")]
+            Some(url) if url.starts_with("mysql://") => {
+                let pool = diesel::r2d2::Pool::builder()
+                    .max_size(pool_size)
+                    .build(diesel::r2d2::ConnectionManager::<MysqlConnection>::new(url))?;
+                pool.get()?.run_pending_migrations(MYSQL_MIGRATIONS)?;
+                Db::Mysql(pool)
+            }
+            Some(url) if url.contains("://") => {
+                return Err(format!(
+                    "{}: this build has no such backend (features `postgres`, `mysql`)",
+                    url.split("://").next().unwrap_or(url)
+                )
+                .into())
+            }
+            #[cfg(feature = "sqlite")]
+            url => {
+                let _ = pool_size;
+                let mut conn = SqliteConnection::establish(url.unwrap_or(":memory:"))?;
+                conn.run_pending_migrations(SQLITE_MIGRATIONS)?;
+                Db::Sqlite(Arc::new(Mutex::new(conn)))
+            }
+            #[cfg(not(feature = "sqlite"))]
+            _ => return Err("SQLite: this build has no such backend (feature `sqlite`)".into()),
+        };
+        db.seed()?;
+        Ok(db)
+    }
+
+    /// Replaces the example's rows: the feed of W9 and W7, the attachments of W5 and the
+    /// memberships of [`MEMBERS`].
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn seed(&self) -> Result<(), BoxError> {
+        with_conn!(self, |conn| conn.transaction(|conn| {
+            diesel::delete(events::table.filter(events::workspace_id.eq_any(["W9", "W7", "W5"])))
+                .execute(conn)?;
+            let members: Vec<&str> = MEMBERS.iter().map(|m| m.0).collect();
+            diesel::delete(memberships::table.filter(memberships::member.eq_any(members)))
+                .execute(conn)?;
+            insert_events!(&mut *conn, feed::feed_rows())?;
+            insert_events!(&mut *conn, attachment_rows())?;
+            for (member, workspaces) in MEMBERS {
+                for workspace in *workspaces {
+                    grant!(&mut *conn, *member, *workspace)?;
+                }
+            }
+            diesel::QueryResult::Ok(())
+        }))?;
+        Ok(())
+    }
+
+    /// Inserts events (in one transaction).
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn insert_events(&self, rows: &[NewEvent]) -> Result<(), BoxError> {
+        with_conn!(self, |conn| conn.transaction(|conn| insert_events!(conn, rows)))?;
+        Ok(())
+    }
+
+    /// Lets `member` read `workspace`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn grant(&self, member: &str, workspace: &str) -> Result<(), BoxError> {
+        with_conn!(self, |conn| grant!(conn, member, workspace))?;
+        Ok(())
+    }
+
+    /// Whether `member` may read `workspace`.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn access(&self, member: &str, workspace: &str) -> Result<Access, BoxError> {
+        let readable: Vec<String> = with_conn!(self, |conn| memberships::table
+            .filter(memberships::member.eq(member))
+            .select(memberships::workspace_id)
+            .load(conn))?;
+        Ok(if readable.is_empty() {
+            Access::UnknownCaller
+        } else if readable.iter().any(|w| w == workspace) {
+            Access::Granted
+        } else {
+            Access::NotAMember
+        })
+    }
+
+    /// One page of `workspace`'s events.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn page(
+        &self,
+        workspace: &str,
+        cursor: Option<keyset_diesel::Cursor<Event>>,
+        page_size: u32,
+        max_bytes: usize,
+    ) -> Result<Page<Event>, BoxError> {
+        Ok(with_conn!(self, |conn| events::table
+            .filter(events::workspace_id.eq(workspace))
+            .select(Event::as_select())
+            .paginate(cursor)
+            .page_size(page_size)
+            .max_bytes(max_bytes, json_len)
+            .load_page(conn))?)
+    }
+}
+
+/// What every request needs.
+#[derive(Clone)]
+pub struct AppState {
+    /// The database.
+    pub db: Db,
+    /// The token codec.
+    pub codec: CursorCodec,
+    /// Paging settings.
+    pub settings: Settings,
+}
+
+/// The routes: `GET /workspaces/{workspace}/events`.
+pub fn router(state: AppState) -> Router {
+    Router::new()
+        .route("/workspaces/{workspace}/events", get(list_events))
+        .with_state(state)
+}
+
+/// The caller named by `Authorization: Bearer <name>`.
+fn bearer(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, name) = value.split_once(' ')?;
+    let name = name.trim();
+    (scheme.eq_ignore_ascii_case("bearer") && !name.is_empty()).then(|| name.to_string())
+}
+
+/// The path segment `segment`, percent-encoded where it is not an unreserved character.
+fn path_segment(segment: &str) -> String {
+    segment
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+async fn list_events(
+    State(app): State<AppState>,
+    Path(workspace): Path<String>,
+    headers: HeaderMap,
+    params: PageParams,
+) -> Response {
+    let Some(member) = bearer(&headers) else {
+        return Problem::unauthorized().into_response();
+    };
+    let work = tokio::task::spawn_blocking(move || answer(&app, &member, &workspace, &params));
+    match work.await {
+        Ok(Ok(response)) => response,
+        Ok(Err(e)) => {
+            eprintln!("feed_server: request failed: {e}");
+            Problem::internal().into_response()
+        }
+        Err(e) => {
+            eprintln!("feed_server: request task failed: {e}");
+            Problem::internal().into_response()
+        }
+    }
+}
+
+/// The response to one request (blocking: database work).
+fn answer(
+    app: &AppState,
+    member: &str,
+    workspace: &str,
+    params: &PageParams,
+) -> Result<Response, BoxError> {
+    // Authorization first: a caller who may not read the workspace learns nothing more, not
+    // even whether its token is good.
+    match app.db.access(member, workspace)? {
+        Access::UnknownCaller => return Ok(Problem::unauthorized().into_response()),
+        Access::NotAMember => return Ok(Problem::not_found().into_response()),
+        Access::Granted => {}
+    }
+    // What a token is bound to: this list and this workspace.
+    let scope = ("events", workspace);
+    let request = match params.resolve::<Event>(&app.codec, &scope, &app.settings.policy) {
+        Ok(request) => request,
+        Err(e) => {
+            eprintln!("feed_server: refused {workspace} request: {e}");
+            return Ok(e.into_response());
+        }
+    };
+    let page = app.db.page(
+        workspace,
+        request.cursor,
+        request.page_size,
+        app.settings.max_bytes,
+    )?;
+    let body = PageResponse::from_page(page.map(EventItem::from), &app.codec, &scope, |e| e)?;
+    let link = body.next_cursor.as_ref().map(|token| {
+        format!(
+            "</workspaces/{}/events?cursor={token}>; rel=\"next\"",
+            path_segment(workspace)
+        )
+    });
+    let mut response = (
+        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        serde_json::to_vec(&body)?,
+    )
+        .into_response();
+    if let Some(link) = link {
+        response.headers_mut().insert(LINK, HeaderValue::from_str(&link)?);
+    }
+    Ok(response)
+}
+
+/// Serves the router on `listener` until the future resolves or fails.
+///
+/// # Errors
+/// I/O errors of the listener.
+pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
+    axum::serve(listener, router(state)).await
+}

@@ -1,0 +1,2 @@
+DROP TABLE memberships;
+ALTER TABLE events DROP COLUMN attachment;
