@@ -16,6 +16,7 @@ use diesel::QueryResult;
 use crate::backend::{dialect, KeysetBackend};
 use crate::checks::{KeysetTableInQuery, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::cursor::{Cursor, Direction};
+use crate::detect::check_rows;
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
@@ -260,8 +261,12 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// Runs the page: exactly one SQL statement.
     ///
     /// # Errors
-    /// Diesel's errors from running the query, and the [`KeysetError`]s of
-    /// [`Paginated::into_query`] inside `Error::QueryBuilderError` (before any SQL runs).
+    /// Diesel's errors from running the query; the [`KeysetError`]s of
+    /// [`Paginated::into_query`] inside `Error::QueryBuilderError` (before any SQL runs); and
+    /// inside `Error::DeserializationError` the page check's errors, when the rows read
+    /// cannot make a correct page: [`KeysetError::TieBreakerNotUnique`],
+    /// [`KeysetError::CursorRowReturned`], [`KeysetError::KeyOutOfOrder`].
+    /// [`KeysetError::from_diesel`] reads either.
     pub fn load_page<'query, Conn>(self, conn: &mut Conn) -> QueryResult<Page<K>>
     where
         Q: LoadPage<'query, Conn, K>,
@@ -324,6 +329,7 @@ where
         let deferred = paginated
             .deferred
             .unwrap_or(<Conn::Backend as KeysetBackend>::DEFERRED_JOIN);
+        let cursor = paginated.cursor.clone();
         let (query, shape) = paginated.build(deferred, dialect::<Conn::Backend>())?;
         let (rows, probe) = match query {
             PageQuery::Statement(q) => (q.load::<K>(conn)?, None),
@@ -340,7 +346,7 @@ where
                 (rows, shape.probed.then_some(found))
             }
         };
-        Ok(assemble(rows, probe, shape))
+        Ok(assemble(rows, probe, shape, cursor.as_ref())?)
     }
 }
 
@@ -355,8 +361,16 @@ struct Shape {
 
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
 /// never returned (docs/CASES.md C03); a backward page is reversed into display order;
-/// flags and cursors follow the Relay connection spec's words (see [`Page`]).
-fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape) -> Page<K> {
+/// flags and cursors follow the Relay connection spec's words (see [`Page`]). First the page
+/// check (`detect.rs`): the rows against each other and the first against the request's
+/// `cursor`.
+fn assemble<K: Keyset>(
+    mut items: Vec<K>,
+    probe: Option<bool>,
+    shape: Shape,
+    cursor: Option<&K::Key>,
+) -> Result<Page<K>, KeysetError> {
+    check_rows(&items, cursor, shape.walk)?;
     let keep = usize::try_from(shape.page_size).unwrap_or(usize::MAX);
     let more_in_walk = items.len() > keep;
     items.truncate(keep);
@@ -384,7 +398,7 @@ fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape) -> 
         Direction::Forward => (has_next_page, end_cursor.clone()),
         Direction::Backward => (has_previous_page, start_cursor.clone()),
     };
-    Page {
+    Ok(Page {
         items,
         has_more,
         next_cursor,
@@ -394,7 +408,7 @@ fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape) -> 
         has_next_page,
         start_cursor,
         end_cursor,
-    }
+    })
 }
 
 /// A select query a keyset page of `K` can be built on: Diesel's `SelectStatement` without
@@ -524,7 +538,7 @@ mod tests {
     }
 
     fn page_from_rows(rows: Vec<Row>, page_size: u32) -> Page<Row> {
-        assemble(rows, None, forward(page_size, false))
+        assemble(rows, None, forward(page_size, false), None).expect("rows in keyset order")
     }
 
     #[test]
