@@ -173,7 +173,10 @@ mod tests {
             check(&back[1..], Some(back[0].clone()), Direction::Backward),
             Ok(())
         );
-        assert_eq!(check(&[], Some(rows[0].clone()), Direction::Forward), Ok(()));
+        assert_eq!(
+            check(&[], Some(rows[0].clone()), Direction::Forward),
+            Ok(())
+        );
     }
 
     #[test]

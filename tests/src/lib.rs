@@ -9,6 +9,7 @@ pub mod cases;
 pub mod chinook;
 pub mod db;
 pub mod joins;
+pub mod loud;
 pub mod models;
 pub mod oracle;
 pub mod plans;
@@ -145,6 +146,10 @@ macro_rules! backend_suite {
             page_size_zero_is_a_typed_error => queries::page_size_zero_is_a_typed_error,
             every_key_type_pages_exactly_at_the_database_precision
                 => typed::every_key_type_pages_exactly,
+            unique_column_with_ties_is_a_typed_error_not_a_lost_row
+                => loud::unique_column_with_ties_is_a_typed_error,
+            c35_join_repeating_the_tie_breaker_is_a_typed_error
+                => loud::join_repeating_rows_is_a_typed_error,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {

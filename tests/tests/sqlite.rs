@@ -201,3 +201,17 @@ fn plan_seek_per_level_searches_every_level_from_the_cursor() {
     assert_search(&details, index, "score=? AND id>?");
     assert_search(&details, index, "score<?");
 }
+
+/// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
+/// repeated, lost or endless page (`keyset_tests::loud`).
+#[test]
+fn c31a_bool_column_holding_2_is_a_typed_error() {
+    keyset_tests::loud::bool_column_holding_2_is_a_typed_error::<diesel::SqliteConnection>();
+}
+
+/// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
+/// repeated, lost or endless page (`keyset_tests::loud`).
+#[test]
+fn c31b_real_in_an_integer_column_is_a_typed_error_not_an_endless_walk() {
+    keyset_tests::loud::real_in_integer_column_is_a_typed_error::<diesel::SqliteConnection>();
+}
