@@ -27,6 +27,16 @@ pub enum KeysetError {
     /// `.limit(..)` / `.offset(..)` and use `.page_size(n)`.
     #[error("the query already has a LIMIT or OFFSET: remove it and use .page_size(n)")]
     AlreadyLimited,
+    /// A boxed query has PostgreSQL's `DISTINCT ON`, which keyset pages cannot page correctly:
+    /// it keeps the first row of each group in the query's own order, and the page's seek
+    /// would re-admit the rest of the cursor's group (docs/CASES.md C33). Refused before any
+    /// SQL runs (an unboxed query does not compile). Page the reduced rows instead: a
+    /// `GROUP BY` with aggregates, or a view that keeps one row per group.
+    #[error(
+        "the query has DISTINCT ON, which keyset pages cannot page correctly: page a GROUP BY \
+         or a view that keeps one row per group instead"
+    )]
+    DistinctOn,
     /// Two rows of the page query have the same key (every key column equal): the tie-breaker
     /// is not unique in the query's rows, so a cursor cannot name one row and a walk would
     /// lose the rows sharing a key with a page's last row. Causes: a column marked `unique`

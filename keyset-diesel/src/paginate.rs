@@ -6,15 +6,15 @@ use std::fmt;
 use diesel::backend::Backend;
 use diesel::connection::Connection;
 use diesel::query_builder::{
-    AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, QueryFragment, QueryId,
-    SelectStatement,
+    AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, QueryBuilder, QueryFragment,
+    QueryId, SelectStatement,
 };
 use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
 
 use crate::backend::{dialect, KeysetBackend};
-use crate::checks::{KeysetTableInQuery, NoLimitYet, NoOffsetYet, NoOrderByYet};
+use crate::checks::{KeysetTableInQuery, NoDistinctOn, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::cursor::{Cursor, Direction};
 use crate::detect::check_rows;
 use crate::error::KeysetError;
@@ -200,7 +200,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// # Errors
     /// [`KeysetError::InvalidPageSize`] for a page size of 0; for a boxed query,
     /// [`KeysetError::AlreadyOrdered`] / [`KeysetError::AlreadyLimited`] when it already has
-    /// `ORDER BY`, `LIMIT` or `OFFSET`.
+    /// `ORDER BY`, `LIMIT` or `OFFSET`, [`KeysetError::DistinctOn`] when it has `DISTINCT ON`.
     pub fn into_query<DB: KeysetBackend>(self) -> Result<PageQuery<Q, K>, KeysetError>
     where
         Q: PageSource<K>,
@@ -415,7 +415,9 @@ fn assemble<K: Keyset>(
 /// `ORDER BY`, `LIMIT` or `OFFSET` whose `FROM` reads `K`'s table once (checked by the
 /// compiler, each rule with its own message), and boxed select statements (the table checked
 /// by the compiler; the clauses when the page is built: [`KeysetError::AlreadyOrdered`],
-/// [`KeysetError::AlreadyLimited`]). The page statement is written from the query's parts
+/// [`KeysetError::AlreadyLimited`], [`KeysetError::DistinctOn`]). A query with PostgreSQL's
+/// `DISTINCT ON` is refused (at compile time unboxed), since the seek would re-admit the rest
+/// of the cursor's group (docs/CASES.md C33). The page statement is written from the query's parts
 /// ([`SelectParts`](crate::query::SelectParts)).
 pub trait PageSource<K: Keyset>: Sized {
     /// Refuses clauses the type system cannot see (boxed queries).
@@ -435,6 +437,7 @@ where
     K: Keyset,
     F: QuerySource + AppearsInFromClause<K::Table>,
     F::Count: KeysetTableInQuery<K, K::Table, F>,
+    D: NoDistinctOn,
     O: NoOrderByYet,
     L: NoLimitYet,
     Of: NoOffsetYet,
@@ -442,14 +445,15 @@ where
 }
 
 /// Boxed queries erase their clauses from the type, so the rule is checked at run time: a
-/// boxed query that already has `ORDER BY`, `LIMIT` or `OFFSET` is refused with a
-/// [`KeysetError`] before any SQL runs.
+/// boxed query that already has `ORDER BY`, `LIMIT` or `OFFSET`, or has `DISTINCT ON`, is
+/// refused with a [`KeysetError`] before any SQL runs.
 impl<'a, K, ST, QS, DB, GB> PageSource<K> for BoxedSelectStatement<'a, ST, FromClause<QS>, DB, GB>
 where
     K: Keyset,
     QS: QuerySource + AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
     DB: Backend + Default,
+    DB::QueryBuilder: Default,
 {
     fn check_clauses(&self) -> Result<(), KeysetError> {
         // A boxed clause may be present and still write nothing (PostgreSQL boxes an absent
@@ -465,6 +469,14 @@ where
         }
         if writes_sql(&self.limit_offset.limit) || writes_sql(&self.limit_offset.offset) {
             return Err(KeysetError::AlreadyLimited);
+        }
+        // The distinct clause is boxed too: its SQL tells `DISTINCT ON (..)` (PostgreSQL's
+        // only spelling of it) from plain `DISTINCT` and nothing.
+        let mut distinct = DB::QueryBuilder::default();
+        if self.distinct.to_sql(&mut distinct, &backend).is_ok()
+            && distinct.finish().trim_start().starts_with("DISTINCT ON")
+        {
+            return Err(KeysetError::DistinctOn);
         }
         Ok(())
     }

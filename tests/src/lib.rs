@@ -150,6 +150,10 @@ macro_rules! backend_suite {
                 => loud::unique_column_with_ties_is_a_typed_error,
             c35_join_repeating_the_tie_breaker_is_a_typed_error
                 => loud::join_repeating_rows_is_a_typed_error,
+            c33_control_group_by_pages_one_row_per_group
+                => loud::group_by_pages_one_row_per_group,
+            c32_long_and_escape_heavy_text_keys_walk_through_tokens
+                => loud::long_and_escape_heavy_text_keys_walk_through_tokens,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {

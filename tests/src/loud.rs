@@ -361,3 +361,232 @@ where
         (vec![vec![3], vec![2], vec![1]], None)
     );
 }
+
+diesel::table! {
+    /// docs/CASES.md C33's events.
+    loud_events (id) {
+        id -> Integer,
+        device -> Text,
+        at -> Integer,
+    }
+}
+
+/// C33's keyset `device ASC, at DESC, id DESC`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = loud_events)]
+pub struct DeviceEvent {
+    #[keyset(asc)]
+    pub device: String,
+    #[keyset(desc)]
+    pub at: i32,
+    #[keyset(desc, unique)]
+    pub id: i32,
+}
+
+/// C33's control: events per device, keyed on the group key `device` (unique per group).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = loud_events)]
+pub struct DeviceCount {
+    #[keyset(asc, unique)]
+    pub device: String,
+    #[diesel(
+        select_expression = diesel::dsl::count_star(),
+        select_expression_type = diesel::dsl::count_star
+    )]
+    pub events: i64,
+}
+
+/// The C33 queries on one backend.
+pub trait GroupQueries: TestDb {
+    /// `GROUP BY device` with `count(*)`, optionally `HAVING count(*) >= having`.
+    ///
+    /// # Errors
+    /// What `load_page` returns.
+    fn device_counts(
+        &mut self,
+        having: Option<i64>,
+        cursor: Option<Cursor<DeviceCount>>,
+        page_size: u32,
+        boxed: bool,
+    ) -> QueryResult<Page<DeviceCount>>;
+}
+
+macro_rules! impl_group_queries {
+    ($feature:literal, $conn:ty) => {
+        #[cfg(feature = $feature)]
+        impl GroupQueries for $conn {
+            fn device_counts(
+                &mut self,
+                having: Option<i64>,
+                cursor: Option<Cursor<DeviceCount>>,
+                page_size: u32,
+                boxed: bool,
+            ) -> QueryResult<Page<DeviceCount>> {
+                use diesel::dsl::count_star;
+                use keyset_diesel::PaginateDsl;
+                let grouped = loud_events::table
+                    .group_by(loud_events::device)
+                    .select(DeviceCount::as_select());
+                match (having, boxed) {
+                    (None, false) => grouped
+                        .paginate_after(cursor)
+                        .page_size(page_size)
+                        .load_page(self),
+                    (Some(n), false) => grouped
+                        .having(count_star().ge(n))
+                        .paginate_after(cursor)
+                        .page_size(page_size)
+                        .load_page(self),
+                    (None, true) => grouped
+                        .into_boxed()
+                        .paginate_after(cursor)
+                        .page_size(page_size)
+                        .load_page(self),
+                    (Some(n), true) => grouped
+                        .having(count_star().ge(n))
+                        .into_boxed()
+                        .paginate_after(cursor)
+                        .page_size(page_size)
+                        .load_page(self),
+                }
+            }
+        }
+    };
+}
+
+impl_group_queries!("sqlite", diesel::SqliteConnection);
+impl_group_queries!("postgres", diesel::PgConnection);
+impl_group_queries!("mysql", diesel::MysqlConnection);
+
+/// Creates and fills C33's `loud_events`.
+pub fn c33_events<C: TestDb>(db: &mut C) {
+    db.exec(
+        "CREATE TABLE loud_events (id INTEGER NOT NULL PRIMARY KEY, device VARCHAR(8) NOT NULL, \
+         at INTEGER NOT NULL)",
+    );
+    db.exec(
+        "INSERT INTO loud_events VALUES (1, 'd1', 10), (2, 'd1', 30), (3, 'd2', 20), \
+         (4, 'd3', 5), (5, 'd3', 50), (6, 'd1', 20), (7, 'd2', 15)",
+    );
+}
+
+/// docs/CASES.md C33's control, on every backend: `GROUP BY device` with `count(*)`, keyed on
+/// `device` (`unique`: one row per group), page size 1: [(d1,3)], [(d2,2)], [(d3,2)]; with
+/// `HAVING count(*) >= 3`: [(d1,3)]. Boxed and unboxed alike.
+pub fn group_by_pages_one_row_per_group<C: GroupQueries>() {
+    let mut db = C::open();
+    c33_events(&mut *db);
+    for boxed in [false, true] {
+        for (having, expected) in [
+            (None, vec![("d1", 3), ("d2", 2), ("d3", 2)]),
+            (Some(3), vec![("d1", 3)]),
+        ] {
+            let mut rows = Vec::new();
+            let mut pages = 0;
+            let mut cursor = None;
+            loop {
+                let page = db
+                    .device_counts(having, cursor.take(), 1, boxed)
+                    .expect("group page");
+                pages += 1;
+                rows.extend(page.items.iter().map(|r| (r.device.clone(), r.events)));
+                match page.next_cursor {
+                    Some(next) => cursor = Some(next),
+                    None => break,
+                }
+                assert!(pages < 10, "the walk ends");
+            }
+            let expected: Vec<(String, i64)> = expected
+                .into_iter()
+                .map(|(d, n)| (d.to_string(), n))
+                .collect();
+            assert_eq!(rows, expected, "having {having:?}, boxed {boxed}");
+            assert_eq!(pages, rows.len(), "one group per page");
+        }
+    }
+}
+
+diesel::table! {
+    /// docs/CASES.md C32's documents.
+    loud_docs (id) {
+        id -> BigInt,
+        title -> Text,
+    }
+}
+
+/// C32's keyset `title ASC, id ASC`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = loud_docs)]
+pub struct DocByTitle {
+    #[keyset(asc)]
+    pub title: String,
+    #[keyset(asc, unique)]
+    pub id: i64,
+}
+crate::impl_walk!(DocByTitle, loud_docs);
+
+/// docs/CASES.md C32: long and escape-heavy text keys walk through signed tokens with the
+/// default maximum token length. `title VARCHAR(500)`: (1,'a'), (2,'a' + 499 ×
+/// '語'), (3,'b'), then row 2 as 'a' + 254 × U+0001 (a 6-byte JSON escape each). Page size 1,
+/// every page's cursor passed as a token: the walk equals the database's `ORDER BY title, id`
+/// (the collation decides where the U+0001 title sorts) and every token fits.
+pub fn long_and_escape_heavy_text_keys_walk_through_tokens<C: TestDb>()
+where
+    DocByTitle: Walk<C, Filter = ()>,
+{
+    use keyset_diesel::{CursorCodec, SecretKey, DEFAULT_MAX_TOKEN_LEN};
+    let mut db = C::open();
+    db.exec("CREATE TABLE loud_docs (id BIGINT NOT NULL PRIMARY KEY, title VARCHAR(500) NOT NULL)");
+    let long = format!("a{}", "語".repeat(499));
+    let escapes = format!("a{}", "\u{1}".repeat(254));
+    let key = || SecretKey::new(1, b"keyset tests: not a real secret!").expect("key");
+    // Signed tokens (the encrypted form, feature `encrypted-tokens`, is not enabled in this
+    // test crate).
+    let codecs = [(
+        "signed",
+        CursorCodec::builder()
+            .signing_key(key())
+            .build()
+            .expect("codec"),
+    )];
+    for title in [long, escapes] {
+        db.exec("DELETE FROM loud_docs");
+        // Neither title holds a quote; U+0001 is a plain character in every backend's literal.
+        db.exec(&format!(
+            "INSERT INTO loud_docs VALUES (1, 'a'), (2, '{title}'), (3, 'b')"
+        ));
+        let oracle = db.ids("SELECT id FROM loud_docs ORDER BY title, id");
+        assert_eq!(oracle.len(), 3);
+        for (name, codec) in &codecs {
+            let mut walked = Vec::new();
+            let mut longest = 0;
+            let mut token: Option<String> = None;
+            for _ in 0..10 {
+                let cursor = token.as_deref().map(|t| {
+                    codec
+                        .decode::<DocByTitle>(t, &"docs")
+                        .expect("token decodes")
+                });
+                let page = DocByTitle::page(&mut *db, &(), cursor, 1, false).expect("page");
+                walked.extend(page.items.iter().map(|d| d.id));
+                token = codec
+                    .encode_page_cursor(&page, &"docs")
+                    .expect("token fits");
+                match &token {
+                    Some(t) => longest = longest.max(t.chars().count()),
+                    None => break,
+                }
+            }
+            assert_eq!(
+                walked,
+                oracle,
+                "{name}, title of {} chars",
+                title.chars().count()
+            );
+            assert!(
+                longest > 0 && longest <= DEFAULT_MAX_TOKEN_LEN,
+                "{name}: {longest}"
+            );
+        }
+    }
+}
