@@ -130,6 +130,46 @@ pub trait NoOffsetYet {}
 
 impl NoOffsetYet for NoOffsetClause {}
 
+/// The query has no `DISTINCT ON` (PostgreSQL). `Self` is the query's distinct clause.
+#[diagnostic::on_unimplemented(
+    message = "this query has DISTINCT ON, which keyset pages cannot page correctly",
+    label = "remove `.distinct_on(..)` from the query given to `paginate_after`",
+    note = "DISTINCT ON keeps the first row of each group in the query's own ORDER BY; the page's seek would re-admit the rest of the cursor's group, and an ORDER BY not led by the DISTINCT ON expressions is PostgreSQL error 42P10 (docs/CASES.md C33)",
+    note = "page the reduced rows instead: `.group_by(..)` with aggregates, or a view (or subquery table) that keeps one row per group, paginated like a table"
+)]
+pub trait NoDistinctOn {}
+
+/// Diesel's distinct clause types other than `DISTINCT ON` are not nameable outside Diesel, so
+/// they are told apart by what Diesel allows: a query on this private table may be ordered by
+/// its column under no `DISTINCT` and plain `DISTINCT`, never under a `DISTINCT ON` (whose
+/// `ORDER BY` must start with the `DISTINCT ON` expressions, which cannot be this column).
+mod distinct_probe {
+    diesel::table! { keyset_distinct_probe (id) { id -> Integer } }
+}
+
+/// A select statement type with its distinct clause replaced by `D`.
+#[doc(hidden)]
+pub trait WithDistinct<D> {
+    /// The statement with distinct clause `D`.
+    type Output;
+}
+
+impl<F, S, D0, W, O, LOf, G, H, LC, D> WithDistinct<D>
+    for diesel::query_builder::SelectStatement<F, S, D0, W, O, LOf, G, H, LC>
+{
+    type Output = diesel::query_builder::SelectStatement<F, S, D, W, O, LOf, G, H, LC>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<D> NoDistinctOn for D where
+    <diesel::dsl::Select<
+        distinct_probe::keyset_distinct_probe::table,
+        distinct_probe::keyset_distinct_probe::id,
+    > as WithDistinct<D>>::Output:
+        diesel::query_dsl::methods::OrderDsl<distinct_probe::keyset_distinct_probe::id>
+{
+}
+
 /// The keyset's table `T` appears exactly once in the query's `FROM` clause `QS`. `Self` is
 /// how often it appears (Diesel's `AppearsInFromClause::Count`).
 #[diagnostic::on_unimplemented(

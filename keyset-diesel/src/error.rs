@@ -1,8 +1,18 @@
 //! Errors of the query builder side (the token side has [`crate::CursorError`]).
 
-/// Why a page query could not be built. `load_page` returns it inside
-/// `diesel::result::Error::QueryBuilderError`, before any SQL runs; get it back with
-/// [`KeysetError::from_diesel`].
+/// Why a page could not be built or trusted.
+///
+/// `load_page` returns it inside a Diesel error; get it back with [`KeysetError::from_diesel`]:
+/// * inside `diesel::result::Error::QueryBuilderError` when the query is refused before any SQL
+///   runs ([`InvalidPageSize`](Self::InvalidPageSize), [`AlreadyOrdered`](Self::AlreadyOrdered),
+///   [`AlreadyLimited`](Self::AlreadyLimited));
+/// * inside `diesel::result::Error::DeserializationError` when the page check finds the rows
+///   read cannot make a correct page ([`TieBreakerNotUnique`](Self::TieBreakerNotUnique),
+///   [`CursorRowReturned`](Self::CursorRowReturned), [`KeyOutOfOrder`](Self::KeyOutOfOrder)).
+///   The check compares each fetched row's key with the next one, and the first with the
+///   cursor, inside the `page_size + 1` rows the page query reads anyway (no extra query), so
+///   it fires on the page where a walk meets the fault, instead of a page repeating or losing
+///   rows.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum KeysetError {
@@ -17,20 +27,97 @@ pub enum KeysetError {
     /// `.limit(..)` / `.offset(..)` and use `.page_size(n)`.
     #[error("the query already has a LIMIT or OFFSET: remove it and use .page_size(n)")]
     AlreadyLimited,
+    /// A boxed query has PostgreSQL's `DISTINCT ON`, which keyset pages cannot page correctly:
+    /// it keeps the first row of each group in the query's own order, and the page's seek
+    /// would re-admit the rest of the cursor's group (docs/CASES.md C33). Refused before any
+    /// SQL runs (an unboxed query does not compile). Page the reduced rows instead: a
+    /// `GROUP BY` with aggregates, or a view that keeps one row per group.
+    #[error(
+        "the query has DISTINCT ON, which keyset pages cannot page correctly: page a GROUP BY \
+         or a view that keeps one row per group instead"
+    )]
+    DistinctOn,
+    /// Two rows of the page query have the same key (every key column equal): the tie-breaker
+    /// is not unique in the query's rows, so a cursor cannot name one row and a walk would
+    /// lose the rows sharing a key with a page's last row. Causes: a column marked `unique`
+    /// without a unique constraint (a timestamp with ties), or a join that repeats each row of
+    /// the keyset's table (one-to-many). Fix: end the keyset with a column unique in the
+    /// query's rows (the primary key; over a join, the key of the table whose rows the join
+    /// repeats), or add the unique constraint.
+    #[error(
+        "two rows have the same key: the tie-breaker `{tie_breaker}` is not unique in the \
+         query's rows (no unique constraint, or a join repeating rows); end the keyset with a \
+         column unique per row of the query, e.g. the primary key of the table the join repeats"
+    )]
+    TieBreakerNotUnique {
+        /// The SQL name of the keyset's last column.
+        tie_breaker: &'static str,
+    },
+    /// The first row after the cursor has the cursor's own key: the seek is strict, so the
+    /// database holds a different value than the one Rust read and bound back (a key value
+    /// that does not survive the round trip), and the walk would return that row again and
+    /// again. Fix: store values the key field's type represents exactly (see
+    /// [`KeyOutOfOrder`](Self::KeyOutOfOrder)).
+    #[error(
+        "the cursor's own row came back after the cursor: a key value does not survive the \
+         round trip to Rust and back (e.g. a REAL in an INTEGER column read as i32, a \
+         TINYINT(1) holding 2 read as bool); make the column hold only values its Rust type \
+         represents (a CHECK constraint, or migrate the values) or use a Rust type that reads \
+         them exactly"
+    )]
+    CursorRowReturned,
+    /// A row came back before the previous row (or the cursor) in keyset order, though the
+    /// page query orders by the keyset: key column `column` holds a value its Rust type does
+    /// not represent exactly (a MariaDB `TINYINT(1)` holding 2 read as `bool`, a SQLite REAL
+    /// in an INTEGER column read as `i32`, a SQLite timestamp written as text in another
+    /// format), so the database's order is not the order of the values Rust reads, and a
+    /// cursor bound back from them would lose or repeat rows. Checked for key types whose
+    /// order Rust knows exactly (integers, `bool`, timestamps, dates, decimals; not text,
+    /// whose order is the collation's). Fix: make the column hold only values its Rust type
+    /// represents (a CHECK constraint, or migrate the values), or read it with a type that
+    /// represents them (an integer type for a TINYINT that holds more than 0 and 1).
+    #[error(
+        "rows came back out of keyset order at key column `{column}`: it holds values its Rust \
+         type does not represent exactly (e.g. a TINYINT(1) holding 2 read as bool, a REAL in \
+         an INTEGER column read as i32, a timestamp stored as text in another format); make the \
+         column hold only values its Rust type represents (a CHECK constraint, or migrate the \
+         values)"
+    )]
+    KeyOutOfOrder {
+        /// The SQL name of the first key column where the two rows differ.
+        column: &'static str,
+    },
 }
 
 impl KeysetError {
-    /// The `KeysetError` inside a Diesel error, if that is what it carries.
+    /// The `KeysetError` inside a Diesel error (`QueryBuilderError` or
+    /// `DeserializationError`), if that is what it carries.
     pub fn from_diesel(error: &diesel::result::Error) -> Option<&KeysetError> {
         match error {
-            diesel::result::Error::QueryBuilderError(inner) => inner.downcast_ref(),
+            diesel::result::Error::QueryBuilderError(inner)
+            | diesel::result::Error::DeserializationError(inner) => inner.downcast_ref(),
             _ => None,
         }
+    }
+
+    /// Whether the page check raised it (found in the rows read, not before any SQL).
+    const fn found_in_rows(&self) -> bool {
+        matches!(
+            self,
+            KeysetError::TieBreakerNotUnique { .. }
+                | KeysetError::CursorRowReturned
+                | KeysetError::KeyOutOfOrder { .. }
+        )
     }
 }
 
 impl From<KeysetError> for diesel::result::Error {
+    /// `DeserializationError` for the page check's errors, `QueryBuilderError` for the others.
     fn from(e: KeysetError) -> Self {
-        diesel::result::Error::QueryBuilderError(Box::new(e))
+        if e.found_in_rows() {
+            diesel::result::Error::DeserializationError(Box::new(e))
+        } else {
+            diesel::result::Error::QueryBuilderError(Box::new(e))
+        }
     }
 }

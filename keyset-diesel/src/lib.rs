@@ -92,6 +92,7 @@ extern crate self as keyset_diesel;
 mod backend;
 mod checks;
 mod cursor;
+mod detect;
 mod error;
 #[cfg(feature = "export")]
 mod export;

@@ -8,16 +8,17 @@ use std::sync::Arc;
 use diesel::backend::Backend;
 use diesel::connection::Connection;
 use diesel::query_builder::{
-    AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, QueryFragment, QueryId,
-    SelectStatement,
+    AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, QueryBuilder, QueryFragment,
+    QueryId, SelectStatement,
 };
 use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
 
 use crate::backend::{dialect, KeysetBackend};
-use crate::checks::{KeysetTableInQuery, NoLimitYet, NoOffsetYet, NoOrderByYet};
+use crate::checks::{KeysetTableInQuery, NoDistinctOn, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::cursor::{Cursor, Direction};
+use crate::detect::check_rows;
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
@@ -292,7 +293,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// # Errors
     /// [`KeysetError::InvalidPageSize`] for a page size of 0; for a boxed query,
     /// [`KeysetError::AlreadyOrdered`] / [`KeysetError::AlreadyLimited`] when it already has
-    /// `ORDER BY`, `LIMIT` or `OFFSET`.
+    /// `ORDER BY`, `LIMIT` or `OFFSET`, [`KeysetError::DistinctOn`] when it has `DISTINCT ON`.
     pub fn into_query<DB: KeysetBackend>(self) -> Result<PageQuery<Q, K>, KeysetError>
     where
         Q: PageSource<K>,
@@ -365,8 +366,12 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// Runs the page: exactly one SQL statement.
     ///
     /// # Errors
-    /// Diesel's errors from running the query, and the [`KeysetError`]s of
-    /// [`Paginated::into_query`] inside `Error::QueryBuilderError` (before any SQL runs).
+    /// Diesel's errors from running the query; the [`KeysetError`]s of
+    /// [`Paginated::into_query`] inside `Error::QueryBuilderError` (before any SQL runs); and
+    /// inside `Error::DeserializationError` the page check's errors, when the rows read
+    /// cannot make a correct page: [`KeysetError::TieBreakerNotUnique`],
+    /// [`KeysetError::CursorRowReturned`], [`KeysetError::KeyOutOfOrder`].
+    /// [`KeysetError::from_diesel`] reads either.
     pub fn load_page<'query, Conn>(self, conn: &mut Conn) -> QueryResult<Page<K>>
     where
         Q: LoadPage<'query, Conn, K>,
@@ -426,12 +431,13 @@ where
     UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
 {
     fn load_paginated(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
+        let cursor = paginated.cursor.clone();
         let (query, shape) = paginated.build_for::<Conn::Backend>()?;
         let (rows, probe) = match query {
             PageQuery::Statement(q) => (q.load::<K>(conn)?, None),
             PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn)?, &shape),
         };
-        Ok(assemble(rows, probe, shape))
+        Ok(assemble(rows, probe, shape, cursor.as_ref())?)
     }
 }
 
@@ -465,10 +471,17 @@ struct Shape<K> {
 
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
 /// never returned (docs/CASES.md C03); a backward page is reversed into display order;
-/// flags and cursors follow the Relay connection spec's words (see [`Page`]). A byte budget
-/// cuts the page further, in walk order (the rows nearest the cursor stay), and a cut page
-/// has more in the walk's direction: at least the row it left out.
-fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape<K>) -> Page<K> {
+/// flags and cursors follow the Relay connection spec's words (see [`Page`]). First the page
+/// check (`detect.rs`): the rows against each other and the first against the request's
+/// `cursor`. A byte budget cuts the page further, in walk order (the rows nearest the cursor
+/// stay), and a cut page has more in the walk's direction: at least the row it left out.
+fn assemble<K: Keyset>(
+    mut items: Vec<K>,
+    probe: Option<bool>,
+    shape: Shape<K>,
+    cursor: Option<&K::Key>,
+) -> Result<Page<K>, KeysetError> {
+    check_rows(&items, cursor, shape.walk)?;
     let mut keep = usize::try_from(shape.page_size).unwrap_or(usize::MAX);
     if let Some(budget) = &shape.budget {
         let upto = keep.min(items.len());
@@ -498,7 +511,7 @@ fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape<K>) 
         Direction::Backward => (has_previous_page, start_cursor.clone()),
     };
     let next_cursor = next_cursor.filter(|_| has_more);
-    Page {
+    Ok(Page {
         items,
         has_more,
         next_cursor,
@@ -508,14 +521,16 @@ fn assemble<K: Keyset>(mut items: Vec<K>, probe: Option<bool>, shape: Shape<K>) 
         has_next_page,
         start_cursor,
         end_cursor,
-    }
+    })
 }
 
 /// A select query a keyset page of `K` can be built on: Diesel's `SelectStatement` without
 /// `ORDER BY`, `LIMIT` or `OFFSET` whose `FROM` reads `K`'s table once (checked by the
 /// compiler, each rule with its own message), and boxed select statements (the table checked
 /// by the compiler; the clauses when the page is built: [`KeysetError::AlreadyOrdered`],
-/// [`KeysetError::AlreadyLimited`]). The page statement is written from the query's parts
+/// [`KeysetError::AlreadyLimited`], [`KeysetError::DistinctOn`]). A query with PostgreSQL's
+/// `DISTINCT ON` is refused (at compile time unboxed), since the seek would re-admit the rest
+/// of the cursor's group (docs/CASES.md C33). The page statement is written from the query's parts
 /// ([`SelectParts`](crate::query::SelectParts)).
 pub trait PageSource<K: Keyset>: Sized {
     /// Refuses clauses the type system cannot see (boxed queries).
@@ -535,6 +550,7 @@ where
     K: Keyset,
     F: QuerySource + AppearsInFromClause<K::Table>,
     F::Count: KeysetTableInQuery<K, K::Table, F>,
+    D: NoDistinctOn,
     O: NoOrderByYet,
     L: NoLimitYet,
     Of: NoOffsetYet,
@@ -542,14 +558,15 @@ where
 }
 
 /// Boxed queries erase their clauses from the type, so the rule is checked at run time: a
-/// boxed query that already has `ORDER BY`, `LIMIT` or `OFFSET` is refused with a
-/// [`KeysetError`] before any SQL runs.
+/// boxed query that already has `ORDER BY`, `LIMIT` or `OFFSET`, or has `DISTINCT ON`, is
+/// refused with a [`KeysetError`] before any SQL runs.
 impl<'a, K, ST, QS, DB, GB> PageSource<K> for BoxedSelectStatement<'a, ST, FromClause<QS>, DB, GB>
 where
     K: Keyset,
     QS: QuerySource + AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
     DB: Backend + Default,
+    DB::QueryBuilder: Default,
 {
     fn check_clauses(&self) -> Result<(), KeysetError> {
         // A boxed clause may be present and still write nothing (PostgreSQL boxes an absent
@@ -565,6 +582,14 @@ where
         }
         if writes_sql(&self.limit_offset.limit) || writes_sql(&self.limit_offset.offset) {
             return Err(KeysetError::AlreadyLimited);
+        }
+        // The distinct clause is boxed too: its SQL tells `DISTINCT ON (..)` (PostgreSQL's
+        // only spelling of it) from plain `DISTINCT` and nothing.
+        let mut distinct = DB::QueryBuilder::default();
+        if self.distinct.to_sql(&mut distinct, &backend).is_ok()
+            && distinct.finish().trim_start().starts_with("DISTINCT ON")
+        {
+            return Err(KeysetError::DistinctOn);
         }
         Ok(())
     }
@@ -639,7 +664,7 @@ mod tests {
     }
 
     fn page_from_rows(rows: Vec<Row>, page_size: u32) -> Page<Row> {
-        assemble(rows, None, forward(page_size, false))
+        assemble(rows, None, forward(page_size, false), None).expect("rows in keyset order")
     }
 
     #[test]
@@ -672,7 +697,7 @@ mod tests {
             ..forward(2, true)
         };
         // Walk order (backward): 2, 1; no look-ahead row.
-        let page = assemble(vec![Row(2), Row(1)], None, shape);
+        let page = assemble(vec![Row(2), Row(1)], None, shape, None).unwrap();
         assert_eq!(page.items, [Row(1), Row(2)]);
         assert!(!page.has_previous_page && page.has_next_page && !page.has_more);
         assert_eq!(page.next_cursor, None);
@@ -695,32 +720,62 @@ mod tests {
     #[test]
     fn the_byte_budget_stops_before_the_row_that_crosses_it() {
         // 1 + 2 + 3 = 6 fits, + 4 crosses 6.
-        let page = assemble((1..=5).map(Row).collect(), None, budgeted(6, Direction::Forward));
+        let page = assemble(
+            (1..=5).map(Row).collect(),
+            None,
+            budgeted(6, Direction::Forward),
+            None,
+        )
+        .unwrap();
         assert_eq!(page.items, [Row(1), Row(2), Row(3)]);
         assert!(page.has_more);
         assert_eq!(page.next_cursor, Some(Cursor::after((3,))));
         // The budget never adds rows beyond the page size; the look-ahead still decides.
-        let page = assemble((1..=4).map(Row).collect(), None, budgeted(100, Direction::Forward));
+        let page = assemble(
+            (1..=4).map(Row).collect(),
+            None,
+            budgeted(100, Direction::Forward),
+            None,
+        )
+        .unwrap();
         assert_eq!(page.items.len(), 4);
         assert!(!page.has_more && page.next_cursor.is_none());
         // The last rows fit exactly and no look-ahead row: the end.
-        let page = assemble(vec![Row(1), Row(2)], None, budgeted(3, Direction::Forward));
+        let page = assemble(
+            vec![Row(1), Row(2)],
+            None,
+            budgeted(3, Direction::Forward),
+            None,
+        )
+        .unwrap();
         assert_eq!(page.items.len(), 2);
         assert!(!page.has_more);
     }
 
     #[test]
     fn a_row_bigger_than_the_budget_is_delivered_alone() {
-        let page = assemble(vec![Row(50), Row(1)], None, budgeted(10, Direction::Forward));
+        let page = assemble(
+            vec![Row(50), Row(51)],
+            None,
+            budgeted(10, Direction::Forward),
+            None,
+        )
+        .unwrap();
         assert_eq!(page.items, [Row(50)]);
         assert!(page.has_more);
         assert_eq!(page.next_cursor, Some(Cursor::after((50,))));
         // The only row left, too big: delivered, and the walk ends.
-        let page = assemble(vec![Row(50)], None, budgeted(10, Direction::Forward));
+        let page = assemble(vec![Row(50)], None, budgeted(10, Direction::Forward), None).unwrap();
         assert_eq!(page.items, [Row(50)]);
         assert!(!page.has_more && page.next_cursor.is_none());
         // A budget of 0: one row per page.
-        let page = assemble(vec![Row(1), Row(2)], None, budgeted(0, Direction::Forward));
+        let page = assemble(
+            vec![Row(1), Row(2)],
+            None,
+            budgeted(0, Direction::Forward),
+            None,
+        )
+        .unwrap();
         assert_eq!(page.items, [Row(1)]);
         assert!(page.has_more);
     }
@@ -732,7 +787,9 @@ mod tests {
             (1..=5).rev().map(Row).collect(),
             None,
             budgeted(9, Direction::Backward),
-        );
+            None,
+        )
+        .unwrap();
         assert_eq!(page.items, [Row(4), Row(5)]);
         assert!(page.has_more && page.has_previous_page);
         assert_eq!(page.next_cursor, Some(Cursor::before((4,))));

@@ -2,6 +2,7 @@
 //! Floating-point keys are deliberately not supported (NaN and -0.0 have no portable order).
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
 
 use serde::de::DeserializeOwned;
@@ -61,10 +62,22 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// # Errors
     /// [`InvalidKeyValue`] when the representation does not name a value of this type.
     fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue>;
+
+    /// How two values compare in the database's `ASC` order, when Rust knows that order
+    /// exactly on every backend: `Some(Equal)` for equal values, `Some(Less)` / `Some(Greater)`
+    /// for a type whose order Rust knows (integers, `bool`, timestamps, dates, decimals), and
+    /// `None` for different values of a type whose order depends on the database (text: its
+    /// collation decides). Two `None`s (SQL NULL) are equal; a NULL and a value give `None`
+    /// (their order is the column's NULL placement). The page check uses it (see
+    /// [`crate::KeysetError::KeyOutOfOrder`]); the default knows only equality, which is
+    /// always safe.
+    fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+        (self == other).then_some(Ordering::Equal)
+    }
 }
 
 macro_rules! plain_key_value {
-    ($($ty:ty => $tag:literal),* $(,)?) => {$(
+    ($($ty:ty => $tag:literal exact $exact:literal),* $(,)?) => {$(
         impl KeyValue for $ty {
             type Repr = $ty;
             fn type_tag() -> Cow<'static, str> {
@@ -76,11 +89,26 @@ macro_rules! plain_key_value {
             fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
                 Ok(repr)
             }
+            fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+                // `$exact`: Rust's order is the database's on every backend.
+                if $exact || self == other {
+                    Some(Ord::cmp(self, other))
+                } else {
+                    None
+                }
+            }
         }
     )*};
 }
 
-plain_key_value!(i16 => "i16", i32 => "i32", i64 => "i64", bool => "bool", String => "text");
+// Text is not exact: its database order is the column's collation.
+plain_key_value!(
+    i16 => "i16" exact true,
+    i32 => "i32" exact true,
+    i64 => "i64" exact true,
+    bool => "bool" exact true,
+    String => "text" exact false,
+);
 
 impl<T: KeyValue> KeyValue for Option<T> {
     type Repr = Option<T::Repr>;
@@ -95,6 +123,13 @@ impl<T: KeyValue> KeyValue for Option<T> {
     }
     fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
         repr.map(T::from_repr).transpose()
+    }
+    fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+        match (self, other) {
+            (None, None) => Some(Ordering::Equal),
+            (Some(a), Some(b)) => a.exact_cmp(b),
+            _ => None,
+        }
     }
 }
 
@@ -114,6 +149,9 @@ mod chrono_impls {
         fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
             DateTime::from_timestamp(secs, nanos).ok_or(InvalidKeyValue("timestamp out of range"))
         }
+        fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
     }
 
     impl KeyValue for NaiveDateTime {
@@ -130,6 +168,9 @@ mod chrono_impls {
                 .map(|t| t.naive_utc())
                 .ok_or(InvalidKeyValue("timestamp out of range"))
         }
+        fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
     }
 
     impl KeyValue for NaiveDate {
@@ -142,6 +183,9 @@ mod chrono_impls {
         }
         fn from_repr(days: Self::Repr) -> Result<Self, InvalidKeyValue> {
             NaiveDate::from_num_days_from_ce_opt(days).ok_or(InvalidKeyValue("date out of range"))
+        }
+        fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
         }
     }
 }
@@ -182,6 +226,9 @@ impl KeyValue for bigdecimal::BigDecimal {
             .map_err(|_| InvalidKeyValue("decimal digits do not parse"))?;
         Ok(bigdecimal::BigDecimal::new(digits, scale))
     }
+    fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// A row's key: a tuple of [`KeyValue`]s, one per key column, in key order. Implemented for
@@ -195,6 +242,8 @@ pub trait KeyTuple: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     fn type_tag(index: usize) -> Cow<'static, str>;
     /// Whether element `index` is SQL NULL (`false` past the end).
     fn is_null(&self, index: usize) -> bool;
+    /// [`KeyValue::exact_cmp`] of element `index` of two keys (`Some(Equal)` past the end).
+    fn exact_cmp_at(&self, other: &Self, index: usize) -> Option<Ordering>;
     /// The token representation.
     fn to_repr(&self) -> Self::Repr;
     /// Back from the token representation.
@@ -219,6 +268,12 @@ macro_rules! key_tuple {
                 match index {
                     $($idx => self.$idx.is_null(),)+
                     _ => false,
+                }
+            }
+            fn exact_cmp_at(&self, other: &Self, index: usize) -> Option<Ordering> {
+                match index {
+                    $($idx => self.$idx.exact_cmp(&other.$idx),)+
+                    _ => Some(Ordering::Equal),
                 }
             }
             fn to_repr(&self) -> Self::Repr {

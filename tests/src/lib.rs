@@ -11,9 +11,10 @@ pub mod cases;
 pub mod chinook;
 pub mod concurrent;
 pub mod db;
-pub mod faults;
 pub mod edges;
+pub mod faults;
 pub mod joins;
+pub mod loud;
 pub mod models;
 pub mod oracle;
 pub mod pinned;
@@ -156,6 +157,14 @@ macro_rules! backend_suite {
                 => edges::edge_pages_keep_their_relay_cursors,
             byte_budget_walks_equal_order_by_and_deliver_an_oversized_row_alone
                 => edges::byte_budget_walks_equal_order_by,
+            unique_column_with_ties_is_a_typed_error_not_a_lost_row
+                => loud::unique_column_with_ties_is_a_typed_error,
+            c35_join_repeating_the_tie_breaker_is_a_typed_error
+                => loud::join_repeating_rows_is_a_typed_error,
+            c33_control_group_by_pages_one_row_per_group
+                => loud::group_by_pages_one_row_per_group,
+            c32_long_and_escape_heavy_text_keys_walk_through_tokens
+                => loud::long_and_escape_heavy_text_keys_walk_through_tokens,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {

@@ -298,7 +298,10 @@ pub fn oracle_property_on<D: OracleDb>(
 ) {
     let db = RefCell::new(db);
     let seed = oracle_seed();
-    eprintln!("oracle property on {}{path}: KEYSET_ORACLE_SEED={seed}", D::Db::NAME);
+    eprintln!(
+        "oracle property on {}{path}: KEYSET_ORACLE_SEED={seed}",
+        D::Db::NAME
+    );
     let started = std::time::Instant::now();
     let mut runner = TestRunner::new(Config {
         cases,

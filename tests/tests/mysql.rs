@@ -309,3 +309,10 @@ fn async_chinook_walks_equal_order_by() {
     db.db().exec(body);
     check_all_sizes::<camel::Models, _>(&mut db, "CAST({} AS SIGNED)", false);
 }
+
+/// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
+/// repeated, lost or endless page (`keyset_tests::loud`).
+#[test]
+fn c31a_tinyint_holding_2_read_as_bool_is_a_typed_error() {
+    keyset_tests::loud::bool_column_holding_2_is_a_typed_error::<diesel::MysqlConnection>();
+}

@@ -477,3 +477,56 @@ fn async_chinook_walks_equal_order_by() {
     db.db().exec(&postgres_script(&script));
     check_all_sizes::<snake::Models, _>(&mut db, "CAST({} AS BIGINT)", false);
 }
+
+/// docs/CASES.md C33: a boxed `distinct_on(device)` query is refused with
+/// `KeysetError::DistinctOn` before any SQL runs (it used to give six pages for three devices);
+/// plain `DISTINCT` and no `DISTINCT` are not refused. (The unboxed query does not compile:
+/// `tests/ui/fail_paginate_distinct_on.rs`.)
+#[test]
+fn c33_distinct_on_is_refused_before_any_sql() {
+    use keyset_diesel::{KeysetError, PaginateDsl};
+    use keyset_tests::loud::{c33_events, loud_events, DeviceEvent};
+    let mut db = diesel::PgConnection::open();
+    c33_events(&mut *db);
+    let conn: &mut diesel::PgConnection = &mut db;
+    for page_size in [1, 2] {
+        let refused = loud_events::table
+            .distinct_on(loud_events::device)
+            .select(DeviceEvent::as_select())
+            .into_boxed()
+            .paginate_after(None)
+            .page_size(page_size)
+            .load_page(conn)
+            .expect_err("DISTINCT ON is refused");
+        assert!(
+            matches!(refused, diesel::result::Error::QueryBuilderError(_)),
+            "before any SQL: {refused:?}"
+        );
+        assert_eq!(
+            KeysetError::from_diesel(&refused),
+            Some(&KeysetError::DistinctOn)
+        );
+    }
+    let into_query = loud_events::table
+        .distinct_on(loud_events::device)
+        .select(DeviceEvent::as_select())
+        .into_boxed()
+        .paginate_after::<DeviceEvent>(None)
+        .into_query::<diesel::pg::Pg>()
+        .map(|_| ());
+    assert_eq!(into_query, Err(KeysetError::DistinctOn));
+    // Plain DISTINCT and none page every event.
+    for distinct in [false, true] {
+        let base = loud_events::table
+            .select(DeviceEvent::as_select())
+            .into_boxed();
+        let query = if distinct { base.distinct() } else { base };
+        let page = query
+            .paginate_after(None)
+            .page_size(10)
+            .load_page(conn)
+            .expect("no DISTINCT ON");
+        let ids: Vec<i32> = page.items.iter().map(|e| e.id).collect();
+        assert_eq!(ids, vec![2, 6, 1, 3, 7, 5, 4], "distinct {distinct}");
+    }
+}

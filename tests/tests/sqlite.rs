@@ -241,3 +241,17 @@ fn async_chinook_walks_equal_order_by() {
     );
     check_all_sizes::<camel::Models, _>(&mut db, "{}", false);
 }
+
+/// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
+/// repeated, lost or endless page (`keyset_tests::loud`).
+#[test]
+fn c31a_bool_column_holding_2_is_a_typed_error() {
+    keyset_tests::loud::bool_column_holding_2_is_a_typed_error::<diesel::SqliteConnection>();
+}
+
+/// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
+/// repeated, lost or endless page (`keyset_tests::loud`).
+#[test]
+fn c31b_real_in_an_integer_column_is_a_typed_error_not_an_endless_walk() {
+    keyset_tests::loud::real_in_integer_column_is_a_typed_error::<diesel::SqliteConnection>();
+}

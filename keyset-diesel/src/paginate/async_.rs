@@ -200,12 +200,13 @@ where
         conn: &mut Conn,
     ) -> impl Future<Output = QueryResult<Page<K>>> + Send {
         async move {
+            let cursor = paginated.cursor.clone();
             let (query, shape) = paginated.build_for::<Conn::Backend>()?;
             let (rows, probe) = match query {
                 PageQuery::Statement(q) => (q.load::<K>(conn).await?, None),
                 PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn).await?, &shape),
             };
-            Ok(assemble(rows, probe, shape))
+            Ok(assemble(rows, probe, shape, cursor.as_ref())?)
         }
     }
 }
