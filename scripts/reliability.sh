@@ -13,9 +13,10 @@
 #   mutants  cargo-mutants (installed if missing) on the SQL rules and page assembly of
 #            keyset-diesel and on keyset-derive's checks, each mutant tested by the unit tests
 #            and the SQLite suite (KEYSET_MUTANTS_FILES to choose files, KEYSET_MUTANTS_JOBS
-#            parallel jobs, default 1; hours on two cores). KEYSET_MUTANTS_IMPORT=DIR instead
-#            summarises an earlier cargo-mutants output directory DIR (its `mutants.out`
-#            parent), with the command recorded in DIR/command.txt.
+#            parallel jobs, default 1; hours on two cores). KEYSET_MUTANTS_IMPORT="DIR..."
+#            instead summarises earlier cargo-mutants runs, each DIR holding `mutants.out` and
+#            the command in `command.txt`; a later run's outcome for a mutant replaces an
+#            earlier one's (e.g. survivors retested after new tests).
 #
 # Each part rewrites only its own section of docs/RELIABILITY.md, stating when it ran, on
 # which machine, with which settings and how long it took; the other sections stay as they
@@ -91,8 +92,14 @@ oracle() {
 
 mutants() {
     if [ -n "${KEYSET_MUTANTS_IMPORT:-}" ]; then
-        cp -r "$KEYSET_MUTANTS_IMPORT/mutants.out" "$out/"
-        cp "$KEYSET_MUTANTS_IMPORT/command.txt" "$out/mutants-command.txt"
+        local i=0 d
+        touch "$out/mutants-imported"
+        for d in $KEYSET_MUTANTS_IMPORT; do
+            i=$((i + 1))
+            mkdir -p "$out/mutants-$i"
+            cp -r "$d/mutants.out" "$out/mutants-$i/"
+            cp "$d/command.txt" "$out/mutants-$i/command.txt"
+        done
         return 0
     fi
     cargo mutants --version >/dev/null 2>&1 || cargo install cargo-mutants --locked
@@ -108,11 +115,12 @@ mutants() {
     # The baseline is skipped: cargo-mutants 27 runs it on the mutated packages only, where
     # the SQLite suite's filter matches nothing; the unmutated tree is the test command's.
     local cmd=(cargo mutants --baseline=skip --timeout "${KEYSET_MUTANTS_TIMEOUT:-900}"
-        --build-timeout 3600 --jobs "${KEYSET_MUTANTS_JOBS:-1}" --output "$out" "${args[@]}"
+        --build-timeout 3600 --jobs "${KEYSET_MUTANTS_JOBS:-1}" --output "$out/mutants-1" "${args[@]}"
         --test-package keyset-diesel,keyset-derive,keyset-tests --features keyset-tests/sqlite
         --test-tool nextest --
-        -E 'package(keyset-diesel) | package(keyset-derive) | binary_id(keyset-tests::sqlite) | binary_id(keyset-tests::ui)')
-    echo "${cmd[*]}" >"$out/mutants-command.txt"
+        -E 'package(keyset-diesel) | package(keyset-derive) | binary_id(keyset-tests) | binary_id(keyset-tests::sqlite) | binary_id(keyset-tests::ui)')
+    mkdir -p "$out/mutants-1"
+    echo "${cmd[*]}" >"$out/mutants-1/command.txt"
     # Missed mutants make cargo-mutants exit 2: the report lists them, the part did run.
     local status=0
     "${cmd[@]}" || status=$?

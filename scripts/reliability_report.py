@@ -17,6 +17,17 @@ import time
 from collections import Counter, defaultdict
 
 PARTS = ["soak", "faults", "oracle", "mutants"]
+# The files scripts/reliability.sh mutates by default.
+FULL_SET = [
+    "keyset-diesel/src/sql.rs",
+    "keyset-diesel/src/predicate.rs",
+    "keyset-diesel/src/union.rs",
+    "keyset-diesel/src/paginate.rs",
+    "keyset-diesel/src/page.rs",
+    "keyset-diesel/src/cursor.rs",
+    "keyset-diesel/src/checks.rs",
+    "keyset-derive/src/check.rs",
+]
 TITLES = {
     "soak": "1. Walks under concurrent writers",
     "faults": "2. Faults during a walk",
@@ -166,41 +177,57 @@ def oracle(outdir, status):
 
 
 def mutants(outdir, status):
-    path = os.path.join(outdir, "mutants.out", "outcomes.json")
-    if not os.path.exists(path):
+    runs = sorted(
+        (d for d in os.listdir(outdir) if re.fullmatch(r"mutants-\d+", d)),
+        key=lambda d: int(d.split("-")[1]),
+    )
+    runs = [r for r in runs if os.path.exists(os.path.join(outdir, r, "mutants.out", "outcomes.json"))]
+    if not runs:
         return ["No cargo-mutants output (see the part's log)."]
-    data = json.load(open(path, encoding="utf-8"))
     equivalent = {}
     eq_path = os.path.join(os.path.dirname(__file__), "..", "tests", "mutants-equivalent.tsv")
     for row in read_tsv(eq_path):
         if row and not row[0].startswith("#"):
             equivalent[row[0]] = row[1]
-    cmd_path = os.path.join(outdir, "mutants-command.txt")
-    cmd = open(cmd_path, encoding="utf-8").read().strip() if os.path.exists(cmd_path) else "?"
-    per_file = defaultdict(Counter)
-    survivors = []
-    for o in data["outcomes"]:
-        m = o["scenario"]
-        if not isinstance(m, dict) or "Mutant" not in m:
-            continue
-        m = m["Mutant"]
-        summary = o["summary"]
-        per_file[m["file"]][summary] += 1
-        if summary == "MissedMutant":
-            survivors.append(m["name"])
     names = {
         "CaughtMutant": "caught",
         "MissedMutant": "missed",
         "Timeout": "timeout",
         "Unviable": "unviable",
     }
-    lines = [
-        f"cargo-mutants {data.get('cargo_mutants_version', '')}, started "
-        f"{data.get('start_time', '?')}, ended {data.get('end_time', '?')}; "
-        f"{data.get('total_mutants', '?')} mutants in the selected files, "
-        f"{sum(sum(c.values()) for c in per_file.values())} tested. Command:",
-        "",
-        f"    {cmd}",
+    lines = []
+    final = {}
+    for i, run in enumerate(runs, 1):
+        data = json.load(open(os.path.join(outdir, run, "mutants.out", "outcomes.json"), encoding="utf-8"))
+        cmd_path = os.path.join(outdir, run, "command.txt")
+        cmd = open(cmd_path, encoding="utf-8").read().strip() if os.path.exists(cmd_path) else "?"
+        counts = Counter()
+        for o in data["outcomes"]:
+            m = o["scenario"]
+            if not isinstance(m, dict) or "Mutant" not in m:
+                continue
+            m = m["Mutant"]
+            counts[o["summary"]] += 1
+            final[m["name"]] = (m["file"], o["summary"], i)
+        tested = sum(counts.values())
+        lines += [
+            f"Run {i}: cargo-mutants {data.get('cargo_mutants_version', '')}, "
+            f"{data.get('start_time', '?')} to {data.get('end_time', '?')}; "
+            f"{tested} of {data.get('total_mutants', '?')} selected mutants tested: "
+            + ", ".join(f"{counts.get(k, 0)} {v}" for k, v in names.items())
+            + ". Command:",
+            "",
+            f"    {cmd}",
+            "",
+        ]
+    per_file = defaultdict(Counter)
+    survivors = []
+    for name, (file, summary, run) in sorted(final.items()):
+        per_file[file][summary] += 1
+        if summary == "MissedMutant":
+            survivors.append(name)
+    lines += [
+        "Each mutant's latest outcome:" if len(runs) > 1 else "Outcomes:",
         "",
         "| file | caught | missed | timeout | unviable |",
         "|---|---:|---:|---:|---:|",
@@ -209,19 +236,26 @@ def mutants(outdir, status):
     for f in sorted(per_file):
         c = per_file[f]
         total.update(c)
-        lines.append(
-            f"| {f} | " + " | ".join(str(c.get(k, 0)) for k in names) + " |"
-        )
+        lines.append(f"| {f} | " + " | ".join(str(c.get(k, 0)) for k in names) + " |")
     lines.append("| **all** | " + " | ".join(f"**{total.get(k, 0)}**" for k in names) + " |")
     lines.append("")
+    left = [f for f in FULL_SET if f not in per_file]
+    if left:
+        lines.append(
+            "Not in these runs (the full set, `bash scripts/reliability.sh mutants`, covers them): "
+            + ", ".join(f"`{f}`" for f in left)
+            + "."
+        )
+        lines.append("")
     lines.append(
         "*Caught*: a test failed. *Missed*: every test passed with the mutant in place. "
-        "*Unviable*: the mutant does not compile. *Timeout*: the tests did not finish in time "
-        "(counted as caught by cargo-mutants' own report, listed apart here)."
+        "*Unviable*: the mutant does not compile. *Timeout*: the tests did not finish in time."
     )
     lines.append("")
     if survivors:
-        lines.append("Missed mutants, each with the reason it is equivalent (tests/mutants-equivalent.tsv) or marked open:")
+        lines.append(
+            "Missed mutants, each with the reason it is equivalent (tests/mutants-equivalent.tsv) or marked open:"
+        )
         lines.append("")
         for s in survivors:
             reason = equivalent.get(s)
@@ -229,14 +263,21 @@ def mutants(outdir, status):
                 f"* `{s}`: " + (f"equivalent: {reason}" if reason else "**open**: no test kills it yet")
             )
     else:
-        lines.append("No mutant survived.")
+        lines.append("No mutant survived its latest run.")
     return lines
 
 
 def render(part, outdir, status, start, end):
     m = machine(outdir)
     body = globals()[part](outdir, status)
-    state = "passed" if status == 0 else f"**FAILED** (exit {status}; see `{part}.log` in the raw output)"
+    if os.path.exists(os.path.join(outdir, "mutants-imported")) and part == "mutants":
+        state = "summarised from the earlier runs below (KEYSET_MUTANTS_IMPORT)"
+    else:
+        state = (
+            "passed"
+            if status == 0
+            else f"**FAILED** (exit {status}; see `{part}.log` in the raw output)"
+        )
     head = [
         f"## {TITLES[part]}",
         "",
