@@ -458,7 +458,7 @@ fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run()
 /// docs/CASES.md C33: a boxed `distinct_on(device)` query is refused with
 /// `KeysetError::DistinctOn` before any SQL runs (it used to give six pages for three devices);
 /// plain `DISTINCT` and no `DISTINCT` are not refused. (The unboxed query does not compile:
-/// `tests/ui/fail_paginate_distinct_on.rs`.)
+/// the `NoDistinctOn` bound of `PageSource`.)
 #[test]
 fn c33_distinct_on_is_refused_before_any_sql() {
     use keyset_diesel::{KeysetError, PaginateDsl};
