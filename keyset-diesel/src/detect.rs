@@ -87,10 +87,7 @@ pub(crate) fn check_rows<K: Keyset>(
     let out_of_order = |index: usize| KeysetError::KeyOutOfOrder {
         column: K::COLUMNS.get(index).map_or("", |c| c.name),
     };
-    let mut previous = match cursor {
-        Some(key) => Some(key.clone()),
-        None => None,
-    };
+    let mut previous = cursor.cloned();
     let mut first = true;
     for row in rows {
         let key = row.key();

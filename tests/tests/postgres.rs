@@ -481,7 +481,7 @@ fn async_chinook_walks_equal_order_by() {
 /// docs/CASES.md C33: a boxed `distinct_on(device)` query is refused with
 /// `KeysetError::DistinctOn` before any SQL runs (it used to give six pages for three devices);
 /// plain `DISTINCT` and no `DISTINCT` are not refused. (The unboxed query does not compile:
-/// `tests/ui/fail_paginate_distinct_on.rs`.)
+/// the `NoDistinctOn` bound of `PageSource`.)
 #[test]
 fn c33_distinct_on_is_refused_before_any_sql() {
     use keyset_diesel::{KeysetError, PaginateDsl};
