@@ -130,7 +130,7 @@ impl<C: Connection> Drop for Fixture<C> {
 
 /// A name no other test process uses at the same time.
 #[cfg(any(feature = "postgres", feature = "mysql"))]
-fn unique_name() -> String {
+pub(crate) fn unique_name() -> String {
     use std::sync::atomic::{AtomicUsize, Ordering};
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let nanos = std::time::SystemTime::now()
@@ -146,7 +146,7 @@ fn unique_name() -> String {
 }
 
 #[cfg(any(feature = "postgres", feature = "mysql"))]
-fn server_missing(backend: &str, url: &str, error: &dyn std::fmt::Display) -> ! {
+pub(crate) fn server_missing(backend: &str, url: &str, error: &dyn std::fmt::Display) -> ! {
     panic!(
         "{backend} is required by this test suite and is not reachable at {url}: {error}\n\
          Start it (see README, 'Running the tests'), or run the README's test command, which starts it."

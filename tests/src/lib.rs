@@ -9,6 +9,7 @@ pub mod cases;
 pub mod chinook;
 pub mod db;
 pub mod edges;
+pub mod feed_http;
 pub mod joins;
 pub mod models;
 pub mod oracle;
