@@ -31,7 +31,6 @@
 
 use std::error::Error;
 
-use chrono::NaiveDateTime;
 use clap::Parser;
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
@@ -103,7 +102,9 @@ macro_rules! run_feed {
             diesel::delete(events::table.filter(events::workspace_id.eq_any(&workspaces)))
                 .execute(conn)?;
             for row in feed::feed_rows() {
-                diesel::insert_into(events::table).values(row).execute(conn)?;
+                diesel::insert_into(events::table)
+                    .values(row)
+                    .execute(conn)?;
             }
             diesel::QueryResult::Ok(())
         })?;

@@ -663,12 +663,20 @@ mod tests {
     #[test]
     fn the_byte_budget_stops_before_the_row_that_crosses_it() {
         // 1 + 2 + 3 = 6 fits, + 4 crosses 6.
-        let page = assemble((1..=5).map(Row).collect(), None, budgeted(6, Direction::Forward));
+        let page = assemble(
+            (1..=5).map(Row).collect(),
+            None,
+            budgeted(6, Direction::Forward),
+        );
         assert_eq!(page.items, [Row(1), Row(2), Row(3)]);
         assert!(page.has_more);
         assert_eq!(page.next_cursor, Some(Cursor::after((3,))));
         // The budget never adds rows beyond the page size; the look-ahead still decides.
-        let page = assemble((1..=4).map(Row).collect(), None, budgeted(100, Direction::Forward));
+        let page = assemble(
+            (1..=4).map(Row).collect(),
+            None,
+            budgeted(100, Direction::Forward),
+        );
         assert_eq!(page.items.len(), 4);
         assert!(!page.has_more && page.next_cursor.is_none());
         // The last rows fit exactly and no look-ahead row: the end.
@@ -679,7 +687,11 @@ mod tests {
 
     #[test]
     fn a_row_bigger_than_the_budget_is_delivered_alone() {
-        let page = assemble(vec![Row(50), Row(1)], None, budgeted(10, Direction::Forward));
+        let page = assemble(
+            vec![Row(50), Row(1)],
+            None,
+            budgeted(10, Direction::Forward),
+        );
         assert_eq!(page.items, [Row(50)]);
         assert!(page.has_more);
         assert_eq!(page.next_cursor, Some(Cursor::after((50,))));

@@ -322,7 +322,10 @@ mod tests {
             assert_eq!(p.type_uri, format!("{}{}", Problem::TYPE_PREFIX, e.code()));
         }
         let server = Problem::from(&CursorError::ScopeNotSerializable);
-        assert_eq!((server.status, server.restart_from_first_page), (500, false));
+        assert_eq!(
+            (server.status, server.restart_from_first_page),
+            (500, false)
+        );
         let p = Problem::from(&PageSizeError::TooSmall);
         assert_eq!((p.status, p.code.as_str()), (400, "page_size_invalid"));
         assert!(!p.restart_from_first_page);
@@ -358,7 +361,9 @@ mod tests {
             .resolve::<ById>(&codec, &"W9", &policy)
             .unwrap();
         assert_eq!(r.page_size, 8);
-        let r = with(None, None).resolve::<ById>(&codec, &"W9", &policy).unwrap();
+        let r = with(None, None)
+            .resolve::<ById>(&codec, &"W9", &policy)
+            .unwrap();
         assert_eq!((r.cursor, r.page_size), (None, 5));
         assert_eq!(
             with(Some(&token), Some("abc")).resolve::<ById>(&codec, &"W9", &policy),

@@ -652,7 +652,11 @@ where
         assert_eq!(page_ids(&p2), [3, 4]);
         assert!(p2.has_previous_page && !p2.has_next_page);
         assert!(p2.next_cursor.is_none(), "exactly 4 rows: no next cursor");
-        assert_eq!(p2.end_cursor, Some(Cursor::after((4,))), "C29: the resume position");
+        assert_eq!(
+            p2.end_cursor,
+            Some(Cursor::after((4,))),
+            "C29: the resume position"
+        );
         let b = read::<ID_asc, C>(&mut db, p2.start_cursor.clone(), back);
         assert_eq!(page_ids(&b), [1, 2]);
         assert!(!b.has_previous_page && b.next_cursor.is_none() && b.has_next_page);

@@ -5,7 +5,9 @@ use std::collections::HashMap;
 
 use keyset_diesel::{Cursor, Keyset, Page};
 
-use crate::models::{debug_len, Read, Walk, A_asc__B_desc__ID_asc, A_asc__ID_asc, A_desc__ID_desc, ID_desc};
+use crate::models::{
+    debug_len, A_asc__B_desc__ID_asc, A_asc__ID_asc, A_desc__ID_desc, ID_desc, Read, Walk,
+};
 use crate::oracle::oracle_sql;
 use crate::{Row, TestDb};
 
@@ -56,7 +58,11 @@ where
         assert_eq!(ids(&p2), [3, 4]);
         assert!(!p2.has_next_page && !p2.has_more);
         assert_eq!(p2.next_cursor, None, "the walk is over");
-        assert_eq!(p2.end_cursor, Some(Cursor::after((40, 4))), "the resume position");
+        assert_eq!(
+            p2.end_cursor,
+            Some(Cursor::after((40, 4))),
+            "the resume position"
+        );
         db.insert_rows(&rows_at(&[(5, 50), (6, 60)]));
         let tail = A_asc__ID_asc::read(&mut *db, &0, p2.end_cursor.clone(), fwd).expect("tail");
         assert_eq!(ids(&tail), [5, 6], "tailing a live list");
@@ -68,10 +74,14 @@ where
         assert!(!d1.has_previous_page);
         assert_eq!(d1.start_cursor, Some(Cursor::before((40, 4))));
         db.insert_rows(&rows_at(&[(5, 50), (6, 60)]));
-        let newer = A_desc__ID_desc::read(&mut *db, &0, d1.start_cursor.clone(), back).expect("newer");
+        let newer =
+            A_desc__ID_desc::read(&mut *db, &0, d1.start_cursor.clone(), back).expect("newer");
         assert_eq!(ids(&newer), [6, 5]);
         assert!(!newer.has_previous_page && newer.has_next_page);
-        assert_eq!(newer.next_cursor, None, "nothing newer than 6: the backward walk is over");
+        assert_eq!(
+            newer.next_cursor, None,
+            "nothing newer than 6: the backward walk is over"
+        );
         assert_eq!(newer.start_cursor, Some(Cursor::before((60, 6))));
     }
 }
@@ -93,9 +103,18 @@ where
     loop {
         let page = M::read(db, &0, cursor.take(), how).expect("page");
         let page_ids = ids(&page);
-        let what = format!("budget {budget}, {how:?}, page {}: {page_ids:?}", pages.len() + 1);
-        assert!(!page_ids.is_empty() || expected.is_empty(), "{what}: empty page");
-        assert!(page_ids.len() <= how.page_size as usize, "{what}: over the page size");
+        let what = format!(
+            "budget {budget}, {how:?}, page {}: {page_ids:?}",
+            pages.len() + 1
+        );
+        assert!(
+            !page_ids.is_empty() || expected.is_empty(),
+            "{what}: empty page"
+        );
+        assert!(
+            page_ids.len() <= how.page_size as usize,
+            "{what}: over the page size"
+        );
         let used: usize = page_ids.iter().map(|id| weight[id]).sum();
         if page_ids.len() > 1 {
             assert!(used <= budget, "{what}: {used} bytes over the budget");
@@ -108,21 +127,35 @@ where
         } else {
             expected.clone()
         };
-        let last_in_walk = if how.backward { page_ids.first() } else { page_ids.last() };
+        let last_in_walk = if how.backward {
+            page_ids.first()
+        } else {
+            page_ids.last()
+        };
         if let Some(last) = last_in_walk {
-            let at = walk_order.iter().position(|id| id == last).expect("a known row");
+            let at = walk_order
+                .iter()
+                .position(|id| id == last)
+                .expect("a known row");
             if let Some(next) = walk_order.get(at + 1) {
                 assert!(page.has_more, "{what}: rows remain");
                 if page_ids.len() < how.page_size as usize {
                     assert!(used + weight[next] > budget, "{what}: cut too early");
                 }
             } else {
-                assert!(!page.has_more && page.next_cursor.is_none(), "{what}: the end");
+                assert!(
+                    !page.has_more && page.next_cursor.is_none(),
+                    "{what}: the end"
+                );
             }
         }
         // next_cursor stays exact: the last row delivered in walk order.
         if let Some(c) = &page.next_cursor {
-            let row = if how.backward { page.items.first() } else { page.items.last() };
+            let row = if how.backward {
+                page.items.first()
+            } else {
+                page.items.last()
+            };
             assert_eq!(c.key, row.expect("rows").key(), "{what}: next cursor");
         }
         cursor = page.next_cursor.clone();
@@ -136,7 +169,10 @@ where
         pages.reverse();
     }
     let walked: Vec<i64> = pages.into_iter().flatten().collect();
-    assert_eq!(walked, expected, "budget {budget}, {how:?}: the walk is the ORDER BY");
+    assert_eq!(
+        walked, expected,
+        "budget {budget}, {how:?}: the walk is the ORDER BY"
+    );
     oversized_alone
 }
 
@@ -173,5 +209,8 @@ where
             }
         }
     }
-    assert!(oversized > 0, "some rows were heavier than the budget and delivered alone");
+    assert!(
+        oversized > 0,
+        "some rows were heavier than the budget and delivered alone"
+    );
 }

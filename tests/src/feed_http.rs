@@ -228,7 +228,10 @@ pub fn token_chain_walks_follow_next_cursor_and_link<B: FeedBackend>() {
             let answer = get(&client, &server.base, &path, Some("member-w9")).await;
             let page = answer.page();
             assert_eq!(page.page_size, 3);
-            assert!(page.end_cursor.is_some(), "C29: the resume position on every page");
+            assert!(
+                page.end_cursor.is_some(),
+                "C29: the resume position on every page"
+            );
             pages.push(item_ids(&page));
             assert_eq!(page.has_more, page.next_cursor.is_some());
             assert_eq!(answer.link.is_some(), page.has_more, "Link iff a next page");
@@ -264,13 +267,23 @@ pub fn refusals_are_problem_json<B: FeedBackend>() {
     let client = reqwest::Client::new();
     server.rt.block_on(async {
         let base = &server.base;
-        let first = get(&client, base, "/workspaces/W9/events?page_size=3", Some("member-w9"))
-            .await
-            .page();
+        let first = get(
+            &client,
+            base,
+            "/workspaces/W9/events?page_size=3",
+            Some("member-w9"),
+        )
+        .await
+        .page();
         let token = first.next_cursor.expect("a next page");
-        let w7 = get(&client, base, "/workspaces/W7/events?page_size=2", Some("member-w9"))
-            .await
-            .page();
+        let w7 = get(
+            &client,
+            base,
+            "/workspaces/W7/events?page_size=2",
+            Some("member-w9"),
+        )
+        .await
+        .page();
         let w7_token = w7.next_cursor.expect("W7 has a next page");
         let mut tampered: Vec<char> = token.chars().collect();
         let middle = tampered.len() / 2;
@@ -295,23 +308,56 @@ pub fn refusals_are_problem_json<B: FeedBackend>() {
                 "{what}: restart member"
             );
             for t in [&token, &tampered, &w7_token] {
-                assert!(!answer.body.contains(t.as_str()), "{what}: the token is echoed");
+                assert!(
+                    !answer.body.contains(t.as_str()),
+                    "{what}: the token is echoed"
+                );
             }
         };
         let w9 = |query: String| format!("/workspaces/W9/events?{query}");
-        let a = get(&client, base, &w9(format!("cursor={tampered}")), Some("member-w9")).await;
+        let a = get(
+            &client,
+            base,
+            &w9(format!("cursor={tampered}")),
+            Some("member-w9"),
+        )
+        .await;
         problem(&a, 400, "cursor_invalid", true, "tampered");
-        let a = get(&client, base, &w9(format!("cursor={w7_token}")), Some("member-w9")).await;
+        let a = get(
+            &client,
+            base,
+            &w9(format!("cursor={w7_token}")),
+            Some("member-w9"),
+        )
+        .await;
         problem(&a, 400, "cursor_invalid", true, "a W7 token for W9");
         server
             .clock_offset
             .store(TTL.as_secs() + 1, Ordering::SeqCst);
-        let a = get(&client, base, &w9(format!("cursor={token}")), Some("member-w9")).await;
+        let a = get(
+            &client,
+            base,
+            &w9(format!("cursor={token}")),
+            Some("member-w9"),
+        )
+        .await;
         problem(&a, 400, "cursor_expired", true, "expired");
         server.clock_offset.store(0, Ordering::SeqCst);
         for size in ["0", "-1", "abc", "101"] {
-            let a = get(&client, base, &w9(format!("page_size={size}")), Some("member-w9")).await;
-            problem(&a, 400, "page_size_invalid", false, &format!("page_size={size}"));
+            let a = get(
+                &client,
+                base,
+                &w9(format!("page_size={size}")),
+                Some("member-w9"),
+            )
+            .await;
+            problem(
+                &a,
+                400,
+                "page_size_invalid",
+                false,
+                &format!("page_size={size}"),
+            );
             let a = get(
                 &client,
                 base,
@@ -319,13 +365,31 @@ pub fn refusals_are_problem_json<B: FeedBackend>() {
                 Some("member-w9"),
             )
             .await;
-            problem(&a, 400, "page_size_invalid", false, &format!("page_size={size} with a token"));
+            problem(
+                &a,
+                400,
+                "page_size_invalid",
+                false,
+                &format!("page_size={size} with a token"),
+            );
         }
         // The same token is still good for its caller.
-        let next = get(&client, base, &w9(format!("cursor={token}")), Some("member-w9")).await;
+        let next = get(
+            &client,
+            base,
+            &w9(format!("cursor={token}")),
+            Some("member-w9"),
+        )
+        .await;
         assert_eq!(item_ids(&next.page()), ["e104", "e105", "e106"]);
         // Not a member of W9: 404, whether the workspace exists or not.
-        let a = get(&client, base, &w9(format!("cursor={token}")), Some("member-w7")).await;
+        let a = get(
+            &client,
+            base,
+            &w9(format!("cursor={token}")),
+            Some("member-w7"),
+        )
+        .await;
         problem(&a, 404, "not_found", false, "valid token, no membership");
         let a = get(&client, base, "/workspaces/W404/events", Some("member-w9")).await;
         problem(&a, 404, "not_found", false, "no such workspace");
@@ -351,7 +415,9 @@ pub fn byte_budget_pages_attachments<B: FeedBackend>() {
         let mut pages = Vec::new();
         let mut path = "/workspaces/W5/events?page_size=20".to_string();
         loop {
-            let page = get(&client, &server.base, &path, Some("member-w5")).await.page();
+            let page = get(&client, &server.base, &path, Some("member-w5"))
+                .await
+                .page();
             pages.push(page.items);
             match page.next_cursor {
                 Some(token) => path = format!("/workspaces/W5/events?cursor={token}"),
@@ -362,13 +428,20 @@ pub fn byte_budget_pages_attachments<B: FeedBackend>() {
     let size = |e: &EventItem| serde_json::to_vec(e).expect("JSON").len();
     for page in &pages {
         let bytes: usize = page.iter().map(size).sum();
-        assert!(page.len() == 1 || bytes <= max_bytes, "{bytes} bytes in {} rows", page.len());
+        assert!(
+            page.len() == 1 || bytes <= max_bytes,
+            "{bytes} bytes in {} rows",
+            page.len()
+        );
         if page.iter().any(|e| size(e) > max_bytes) {
             assert_eq!(page.len(), 1, "a row bigger than the budget comes alone");
         }
     }
     let lens: Vec<usize> = pages.iter().map(Vec::len).collect();
-    assert!(lens.iter().any(|&n| n >= 2), "small rows share pages: {lens:?}");
+    assert!(
+        lens.iter().any(|&n| n >= 2),
+        "small rows share pages: {lens:?}"
+    );
     assert!(lens.contains(&1), "large rows come alone: {lens:?}");
     let ids: Vec<String> = pages.into_iter().flatten().map(|e| e.id).collect();
     let expected: Vec<String> = keyset_feed_server::attachment_rows()
@@ -399,7 +472,12 @@ pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
         attachment: None,
     };
     let rows: Vec<NewEvent> = (0..ROWS)
-        .map(|i| row(format!("L{i:05}"), base_time + chrono::Duration::seconds(i as i64)))
+        .map(|i| {
+            row(
+                format!("L{i:05}"),
+                base_time + chrono::Duration::seconds(i as i64),
+            )
+        })
         .collect();
     server.db.insert_events(&rows).expect("load rows");
     server.db.grant("member-load", "WL").expect("membership");
@@ -436,7 +514,8 @@ pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
         };
         let mut tasks = Vec::new();
         for _ in 0..WALKS {
-            let (client, base, committed) = (client.clone(), server.base.clone(), committed.clone());
+            let (client, base, committed) =
+                (client.clone(), server.base.clone(), committed.clone());
             tasks.push(tokio::spawn(async move {
                 let at_start = committed.load(Ordering::SeqCst);
                 let mut ids = Vec::new();
@@ -471,12 +550,23 @@ pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
         // Head rows come first, newest first (each earlier than the one before); the rows of
         // the load follow, all of them, in order.
         let (head, body) = ids.split_at(ids.len() - ROWS.min(ids.len()));
-        assert_eq!(body, &base_ids[..], "walk {n}: the 10,000 rows, once, in order");
+        assert_eq!(
+            body,
+            &base_ids[..],
+            "walk {n}: the 10,000 rows, once, in order"
+        );
         let ks: Vec<usize> = head
             .iter()
-            .map(|id| id.strip_prefix('H').and_then(|k| k.parse().ok()).expect("a head row"))
+            .map(|id| {
+                id.strip_prefix('H')
+                    .and_then(|k| k.parse().ok())
+                    .expect("a head row")
+            })
             .collect();
-        assert!(ks.windows(2).all(|w| w[0] > w[1]), "walk {n}: head rows in order, once");
+        assert!(
+            ks.windows(2).all(|w| w[0] > w[1]),
+            "walk {n}: head rows in order, once"
+        );
         // Every head row that existed when the walk started is there.
         let expected_head: Vec<usize> = (0..at_start).rev().collect();
         assert!(

@@ -114,7 +114,12 @@ mod feed_tests {
     use std::ffi::OsString;
 
     fn env(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<OsString> {
-        move |name| pairs.iter().find(|p| p.0 == name).map(|p| OsString::from(p.1))
+        move |name| {
+            pairs
+                .iter()
+                .find(|p| p.0 == name)
+                .map(|p| OsString::from(p.1))
+        }
     }
 
     /// Issue 12 (7): a set but unusable secret stops the example; only an unset one falls
@@ -127,8 +132,14 @@ mod feed_tests {
         assert!(short.to_string().contains("at least 32"), "{short}");
         let rotated = codec_keys(env(&[
             ("KEYSET_TOKEN_KEY_IDS", "3,1"),
-            ("KEYSET_TOKEN_SECRET_3", "base64:c2VjcmV0IG51bWJlciB0aHJlZSwgMzIgYnl0ZXMgb3IgbW9yZQ"),
-            ("KEYSET_TOKEN_SECRET_1", "secret number one, 32 bytes or more"),
+            (
+                "KEYSET_TOKEN_SECRET_3",
+                "base64:c2VjcmV0IG51bWJlciB0aHJlZSwgMzIgYnl0ZXMgb3IgbW9yZQ",
+            ),
+            (
+                "KEYSET_TOKEN_SECRET_1",
+                "secret number one, 32 bytes or more",
+            ),
         ]))
         .unwrap()
         .build()

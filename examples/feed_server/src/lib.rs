@@ -32,8 +32,8 @@ use keyset_diesel::{
 };
 use serde::{Deserialize, Serialize};
 
-pub use crate::feed::{Event, NewEvent};
 use crate::feed::{events, memberships};
+pub use crate::feed::{Event, NewEvent};
 
 /// An event as the API shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,7 +74,8 @@ pub const MEMBERS: &[(&str, &[&str])] = &[
 
 /// Workspace W5: events with attachments of very different sizes, in bytes (the byte budget
 /// makes pages of small rows hold more rows than pages of large ones).
-pub const ATTACHMENT_SIZES: &[usize] = &[10, 20, 30, 9_000, 15, 25, 7_000, 8_000, 40, 12, 6_500, 35];
+pub const ATTACHMENT_SIZES: &[usize] =
+    &[10, 20, 30, 9_000, 15, 25, 7_000, 8_000, 40, 12, 6_500, 35];
 
 /// The rows of W5: `e501`, `e502`, ... one second apart, each with an attachment of the size in
 /// [`ATTACHMENT_SIZES`].
@@ -274,7 +275,8 @@ impl Db {
     /// # Errors
     /// Database errors.
     pub fn insert_events(&self, rows: &[NewEvent]) -> Result<(), BoxError> {
-        with_conn!(self, |conn| conn.transaction(|conn| insert_events!(conn, rows)))?;
+        with_conn!(self, |conn| conn
+            .transaction(|conn| insert_events!(conn, rows)))?;
         Ok(())
     }
 
@@ -430,7 +432,9 @@ fn answer(
     )
         .into_response();
     if let Some(link) = link {
-        response.headers_mut().insert(LINK, HeaderValue::from_str(&link)?);
+        response
+            .headers_mut()
+            .insert(LINK, HeaderValue::from_str(&link)?);
     }
     Ok(response)
 }

@@ -57,6 +57,14 @@ async fn run(args: Args) -> Result<(), keyset_feed_server::BoxError> {
         "feed_server listening on http://{}/workspaces/{{workspace}}/events",
         listener.local_addr()?
     );
-    keyset_feed_server::serve(listener, AppState { db, codec, settings }).await?;
+    keyset_feed_server::serve(
+        listener,
+        AppState {
+            db,
+            codec,
+            settings,
+        },
+    )
+    .await?;
     Ok(())
 }

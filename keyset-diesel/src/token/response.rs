@@ -168,7 +168,10 @@ mod tests {
         let decoded = codec.decode_token::<ById>(token, &"W9").unwrap();
         assert_eq!(decoded.cursor, Cursor::after((2,)));
         assert_eq!(decoded.page_size, Some(2));
-        let start = response.start_cursor.as_deref().expect("rows: a start cursor");
+        let start = response
+            .start_cursor
+            .as_deref()
+            .expect("rows: a start cursor");
         assert_eq!(
             codec.decode::<ById>(start, &"W9").unwrap(),
             Cursor::before((1,))
@@ -215,10 +218,8 @@ mod tests {
     fn item_cursors_are_forward_tokens_after_each_item() {
         let codec = codec();
         let response =
-            PageResponse::from_page_with_item_cursors(page(&[4, 5], true), &codec, &"W9", |r| {
-                r.0
-            })
-            .unwrap();
+            PageResponse::from_page_with_item_cursors(page(&[4, 5], true), &codec, &"W9", |r| r.0)
+                .unwrap();
         let cursors = response.item_cursors.clone().unwrap();
         let keys: Vec<_> = cursors
             .iter()
@@ -232,10 +233,9 @@ mod tests {
     /// What this crate wrote before (three members) still reads.
     #[test]
     fn an_older_three_member_response_deserializes() {
-        let old: PageResponse<i64> = serde_json::from_str(
-            r#"{"items": [1], "next_cursor": null, "has_more": false}"#,
-        )
-        .unwrap();
+        let old: PageResponse<i64> =
+            serde_json::from_str(r#"{"items": [1], "next_cursor": null, "has_more": false}"#)
+                .unwrap();
         assert_eq!(old.items, [1]);
         assert_eq!((old.page_size, old.end_cursor), (0, None));
     }
