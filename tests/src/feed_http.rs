@@ -48,9 +48,12 @@ impl FeedBackend for diesel::PgConnection {
         use diesel::connection::SimpleConnection;
         use diesel::Connection;
         let admin_url = crate::db::pg_url();
-        let connect = || {
-            diesel::PgConnection::establish(&admin_url)
-                .unwrap_or_else(|e| crate::db::server_missing("PostgreSQL", &admin_url, &e))
+        let connect = {
+            let admin_url = admin_url.clone();
+            move || {
+                diesel::PgConnection::establish(&admin_url)
+                    .unwrap_or_else(|e| crate::db::server_missing("PostgreSQL", &admin_url, &e))
+            }
         };
         let schema = crate::db::unique_name();
         connect()
