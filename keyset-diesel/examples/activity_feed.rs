@@ -2,9 +2,9 @@
 //! keyset.
 //!
 //! ```text
-//! cargo run -p keyset-diesel --example activity_feed --features sqlite,postgres
-//! cargo run -p keyset-diesel --example activity_feed --features sqlite,postgres -- --json
-//! cargo run -p keyset-diesel --example activity_feed --features sqlite,postgres -- \
+//! cargo run -p keyset-diesel --example activity_feed --features sqlite
+//! cargo run -p keyset-diesel --example activity_feed --features sqlite -- --json
+//! cargo run -p keyset-diesel --example activity_feed --features sqlite,examples-postgres -- \
 //!     --database-url postgres://postgres@127.0.0.1/test --page-size 2
 //! ```
 //!
@@ -18,46 +18,37 @@
 //! error. On a server database it replaces the rows of W9 and W7 in the table `events` on
 //! every run.
 //!
+//! PostgreSQL needs the feature `examples-postgres` (Diesel's libpq connection); the embedded
+//! SQLite default builds with the bundled SQLite alone. The table, the model and the rows are
+//! shared with the `feed_server` example (`examples/feed_server/src/feed.rs`).
+//!
 //! The token secret comes from `KEYSET_TOKEN_SECRET`, read as bytes (at least 32: a random
-//! value from your secret store); a value that is set but too short (or, on Windows, not
-//! Unicode) stops the example with a message. Unset, a fixed demo secret is used, with a
-//! warning on standard error: anyone who reads this file can forge its tokens.
+//! value from your secret store), or as `base64:...`; `KEYSET_TOKEN_KEY_IDS=2,1` with
+//! `KEYSET_TOKEN_SECRET_2` and `KEYSET_TOKEN_SECRET_1` rotates keys
+//! (`CursorCodecBuilder::keys_from_env`). A value that is set but unusable (too short, bad
+//! base64) stops the example with a message. Unset, a fixed demo secret is used, with a
+//! warning on standard error: anyone who reads the source can forge its tokens.
 
 use std::error::Error;
 
-use chrono::NaiveDateTime;
 use clap::Parser;
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use keyset_diesel::prelude::*;
-use keyset_diesel::{CursorCodec, SecretKey};
+use keyset_diesel::CursorCodec;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-diesel::table! {
-    events (event_id) {
-        event_id -> Text,
-        workspace_id -> Text,
-        occurred_at -> Timestamp,
-        message -> Text,
-    }
-}
+// Shared with the feed_server example; each example uses a part of it.
+#[allow(dead_code)]
+#[path = "../../examples/feed_server/src/feed.rs"]
+mod feed;
 
-/// One feed event. The keyset: `occurred_at ASC, event_id ASC` (event_id is the primary key,
-/// so it is the unique tie-breaker).
-#[derive(Debug, Clone, Queryable, Selectable, Keyset)]
-#[diesel(table_name = events)]
-struct Event {
-    workspace_id: String,
-    #[keyset(asc)]
-    occurred_at: NaiveDateTime,
-    #[keyset(asc, unique)]
-    event_id: String,
-    message: String,
-}
+use feed::{events, Event, FEED};
 
 const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/sqlite");
+#[cfg(feature = "examples-postgres")]
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../migrations/postgres");
 
 /// Paginate a workspace activity feed with keyset pagination.
@@ -90,85 +81,13 @@ struct Scope<'a> {
     kind: &'a str,
 }
 
-/// The demo's fixed secret, used only when `KEYSET_TOKEN_SECRET` is unset. Public: it is in
-/// this file.
-const DEMO_SECRET: &[u8] = b"demo secret, public: set KEYSET_TOKEN_SECRET instead";
-
-/// Where the token secret came from.
-#[derive(Debug, PartialEq)]
-enum Secret {
-    /// `KEYSET_TOKEN_SECRET`, as bytes.
-    FromEnv(Vec<u8>),
-    /// Unset: [`DEMO_SECRET`].
-    Demo,
-}
-
-/// The secret in `value` (the variable as the OS gives it): its bytes, at least
-/// `MIN_SECRET_LEN` of them; the demo secret when it is unset.
-fn secret_from(value: Option<std::ffi::OsString>) -> Result<Secret, String> {
-    let Some(value) = value else {
-        return Ok(Secret::Demo);
-    };
-    #[cfg(unix)]
-    let bytes = std::os::unix::ffi::OsStringExt::into_vec(value);
-    #[cfg(not(unix))]
-    let bytes = value
-        .into_string()
-        .map_err(|_| "KEYSET_TOKEN_SECRET is not valid Unicode".to_string())?
-        .into_bytes();
-    if bytes.len() < keyset_diesel::MIN_SECRET_LEN {
-        return Err(format!(
-            "KEYSET_TOKEN_SECRET is {} bytes; at least {} are required (use a random value \
-             from your secret store), or unset it to run the demo with its public secret",
-            bytes.len(),
-            keyset_diesel::MIN_SECRET_LEN
-        ));
-    }
-    Ok(Secret::FromEnv(bytes))
-}
-
 /// A codec whose clock runs `skew` seconds ahead of the system clock, so the demo can show
 /// an expired token without waiting.
 fn codec(skew: Arc<AtomicU64>) -> Result<CursorCodec, Box<dyn Error + Send + Sync>> {
-    let secret = match secret_from(std::env::var_os("KEYSET_TOKEN_SECRET"))? {
-        Secret::FromEnv(bytes) => bytes,
-        Secret::Demo => {
-            eprintln!(
-                "WARNING: KEYSET_TOKEN_SECRET is not set: tokens are signed with the example's \
-                 PUBLIC demo secret, which anyone can read in its source and use to forge \
-                 tokens. Never run it so outside this demo."
-            );
-            DEMO_SECRET.to_vec()
-        }
-    };
-    Ok(CursorCodec::builder()
-        .signing_key(SecretKey::new(1, &secret)?)
+    Ok(feed::codec_keys(|name| std::env::var_os(name))?
         .ttl(TTL)
         .clock(move || SystemTime::now() + Duration::from_secs(skew.load(Ordering::SeqCst)))
         .build()?)
-}
-
-/// (event id, workspace, time on 2026-10-10 UTC, message)
-const FEED: &[(&str, &str, &str, &str)] = &[
-    ("e101", "W9", "12:00:01", "Ada created the workspace"),
-    ("e102", "W9", "12:00:02", "Ada invited Grace"),
-    ("e103", "W9", "12:00:02", "Ada invited Linus"),
-    ("e104", "W9", "12:00:02", "Ada invited Barbara"),
-    ("e105", "W9", "12:00:03", "Grace joined"),
-    ("e106", "W9", "12:00:04", "Grace uploaded report.pdf"),
-    ("e201", "W7", "12:00:01", "Ken created the workspace"),
-    ("e202", "W7", "12:00:02", "Ken invited Dennis"),
-    ("e203", "W7", "12:00:03", "Dennis joined"),
-];
-
-fn feed_rows() -> Vec<(String, String, NaiveDateTime, String)> {
-    FEED.iter()
-        .map(|(id, ws, time, message)| {
-            let at = NaiveDateTime::parse_from_str(&format!("2026-10-10 {time}"), "%F %T")
-                .expect("the feed's times are valid");
-            (id.to_string(), ws.to_string(), at, message.to_string())
-        })
-        .collect()
 }
 
 /// Writes the feed and walks one workspace. A macro, not a generic function, so that each
@@ -182,14 +101,9 @@ macro_rules! run_feed {
         conn.transaction(|conn| {
             diesel::delete(events::table.filter(events::workspace_id.eq_any(&workspaces)))
                 .execute(conn)?;
-            for (id, ws, at, message) in feed_rows() {
+            for row in feed::feed_rows() {
                 diesel::insert_into(events::table)
-                    .values((
-                        events::event_id.eq(id),
-                        events::workspace_id.eq(ws),
-                        events::occurred_at.eq(at),
-                        events::message.eq(message),
-                    ))
+                    .values(row)
                     .execute(conn)?;
             }
             diesel::QueryResult::Ok(())
@@ -352,6 +266,7 @@ fn main() -> std::process::ExitCode {
 
 fn run(args: &Args) -> Result<(), Box<dyn Error + Send + Sync>> {
     match args.database_url.as_deref() {
+        #[cfg(feature = "examples-postgres")]
         Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
             let conn = &mut PgConnection::establish(url)?;
             run_feed!(
@@ -361,6 +276,10 @@ fn run(args: &Args) -> Result<(), Box<dyn Error + Send + Sync>> {
                 args,
                 "PostgreSQL"
             )
+        }
+        #[cfg(not(feature = "examples-postgres"))]
+        Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+            Err("PostgreSQL needs the feature `examples-postgres` (it links libpq)".into())
         }
         Some(url) if url.starts_with("mysql://") => {
             Err("this example is built for SQLite and PostgreSQL; the tests cover MySQL".into())
@@ -374,40 +293,6 @@ fn run(args: &Args) -> Result<(), Box<dyn Error + Send + Sync>> {
                 format!("SQLite ({path})")
             };
             run_feed!(conn, diesel::sqlite::Sqlite, SQLITE_MIGRATIONS, args, label)
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::ffi::OsString;
-
-    /// Issue 12 (7): a set but unusable secret stops the example; only an unset one falls back
-    /// to the demo secret. Before, any `std::env::var` error (unset, or set but not UTF-8) gave
-    /// the demo secret silently, and a short one failed with `SecretKey`'s bare message.
-    #[test]
-    fn the_secret_is_read_as_bytes_and_checked() {
-        assert_eq!(secret_from(None), Ok(Secret::Demo));
-        let good = OsString::from("a random 32-byte secret from a vault");
-        assert_eq!(
-            secret_from(Some(good)),
-            Ok(Secret::FromEnv(
-                b"a random 32-byte secret from a vault".to_vec()
-            ))
-        );
-        for short in ["", "short"] {
-            let error = secret_from(Some(OsString::from(short))).unwrap_err();
-            assert!(error.contains("at least 32 are required"), "{error}");
-        }
-        #[cfg(unix)]
-        {
-            use std::os::unix::ffi::OsStringExt;
-            let bytes = vec![0xff; 40]; // not UTF-8, still 40 bytes of secret
-            assert_eq!(
-                secret_from(Some(OsString::from_vec(bytes.clone()))),
-                Ok(Secret::FromEnv(bytes))
-            );
         }
     }
 }

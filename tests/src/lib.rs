@@ -13,6 +13,7 @@ pub mod concurrent;
 pub mod db;
 pub mod edges;
 pub mod faults;
+pub mod feed_http;
 pub mod joins;
 pub mod loud;
 pub mod models;

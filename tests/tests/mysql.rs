@@ -12,6 +12,7 @@ use keyset_tests::schema::plan_rows;
 use keyset_tests::TestDb;
 
 keyset_tests::backend_suite!(diesel::MysqlConnection);
+keyset_tests::feed_server_suite!(diesel::MysqlConnection);
 keyset_tests::read_contract_suite!(diesel::MysqlConnection);
 keyset_tests::concurrent_suite!(diesel::MysqlConnection);
 keyset_tests::fault_suite!(diesel::MysqlConnection);

@@ -10,6 +10,7 @@ use keyset_tests::TestDb;
 use serde_json::Value;
 
 keyset_tests::backend_suite!(diesel::PgConnection);
+keyset_tests::feed_server_suite!(diesel::PgConnection);
 keyset_tests::read_contract_suite!(diesel::PgConnection);
 keyset_tests::concurrent_suite!(diesel::PgConnection);
 keyset_tests::fault_suite!(diesel::PgConnection);

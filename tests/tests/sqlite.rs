@@ -9,6 +9,7 @@ use keyset_tests::schema::plan_rows;
 use keyset_tests::TestDb;
 
 keyset_tests::backend_suite!(diesel::SqliteConnection);
+keyset_tests::feed_server_suite!(diesel::SqliteConnection);
 keyset_tests::read_contract_suite!(diesel::SqliteConnection);
 keyset_tests::concurrent_suite!(diesel::SqliteConnection);
 

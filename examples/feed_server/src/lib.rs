@@ -17,6 +17,7 @@
 
 pub mod feed;
 
+#[cfg(feature = "sqlite")]
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::{Path, State};
