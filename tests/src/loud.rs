@@ -283,7 +283,7 @@ pub fn join_repeating_rows_is_a_typed_error<C: LoudQueries>() {
 /// docs/CASES.md C31 (a), on SQLite (`BOOLEAN`) and MariaDB (`TINYINT(1)`): another writer
 /// stored 2 in a column read as `bool`. `pinned ASC, id ASC` (database order 4,2,5,1,3) fails
 /// with `KeyOutOfOrder` on `id` where the walk meets a 2 (reading 2 as `true` and binding
-/// `true` back as 1 used to give [4,2], [5,1], [2,5], [1,3]); so does `pinned DESC, id ASC`
+/// `true` back as 1 used to give `[4,2]`, `[5,1]`, `[2,5]`, `[1,3]`); so does `pinned DESC, id ASC`
 /// at page size 2. (At page size 1 the descending walk cannot see the fault in the rows it
 /// fetches: see the README's limits.)
 pub fn bool_column_holding_2_is_a_typed_error<C: TestDb>()
@@ -336,9 +336,9 @@ where
 }
 
 /// docs/CASES.md C31 (b), SQLite: a REAL 2.5 in an INTEGER column read as `i32` (as 2).
-/// `score ASC, id ASC`, page size 1, used to loop ([1], [2], [2], [2], ...); now the page after
+/// `score ASC, id ASC`, page size 1, used to loop (`[1]`, `[2]`, `[2]`, `[2]`, ...); now the page after
 /// row 2 fails with `CursorRowReturned` (the cursor's own row came back). Page size 2 fails
-/// the same way; the backward walk never meets the fault and is exact: [3], [2], [1].
+/// the same way; the backward walk never meets the fault and is exact: `[3]`, `[2]`, `[1]`.
 pub fn real_in_integer_column_is_a_typed_error<C: TestDb>()
 where
     ScoreAsc: Walk<C, Filter = ()>,
