@@ -54,7 +54,7 @@ fn derive_keyset_inner(input: proc_macro2::TokenStream) -> syn::Result<proc_macr
 
 /// Snapshots of the expansion of three representative models (`src/snapshots/`). Review a
 /// change with `cargo insta review`, or accept it with `INSTA_UPDATE=always cargo test -p
-/// keyset-derive`; the UI tests in `tests/ui` check what the compiler makes of it.
+/// keyset-derive`; the UI tests in `ui-tests/tests/ui` check what the compiler makes of it.
 #[cfg(test)]
 mod snapshot_tests {
     fn expand(input: proc_macro2::TokenStream) -> String {

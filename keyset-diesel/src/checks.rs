@@ -8,7 +8,7 @@
 //!   checks, so `paginate_after` on an ordered, limited or offset query, or on a query that does
 //!   not read the keyset's table, fails to compile with these messages.
 //!
-//! docs/COMPILE_ERRORS.md lists every message; `tests/ui` pins them.
+//! docs/COMPILE_ERRORS.md lists every message; `ui-tests/tests/ui` pins them.
 
 use std::borrow::Cow;
 

@@ -1,0 +1,13 @@
+//! Compile-time checks of `#[derive(Keyset)]` and `paginate_after`: every `ui-tests/tests/ui/*.rs`
+//! case must fail to compile with exactly the message in its `.stderr` file, except the `pass_*`
+//! cases, which must compile. Refresh the snapshots after a deliberate change of a message
+//! with `TRYBUILD=overwrite cargo nextest run -p keyset-ui-tests --test ui`. The cases are
+//! compiled against this crate's dev-dependencies only (SQLite and chrono), not the whole
+//! workspace's feature set.
+
+#[test]
+fn ui() {
+    let t = trybuild::TestCases::new();
+    t.pass("tests/ui/pass_*.rs");
+    t.compile_fail("tests/ui/fail_*.rs");
+}
