@@ -401,39 +401,25 @@ macro_rules! async_sql_shapes {
         // One seek after (and before) the cursor, direct and as a deferred join.
         for before in [false, true] {
             for boxed in [false, true] {
-                let sql = $crate::async_same_sql!(
-                    db,
-                    $backend,
-                    logs,
-                    A_asc__ID_asc,
-                    boxed,
-                    before,
-                    row_5!(A_asc__ID_asc),
-                    |p| p.page_size(3).deferred_join(false)
-                );
-                assert!(!union(&sql) && !deferred(&sql), "seek: {sql}");
-                let sql = $crate::async_same_sql!(
-                    db,
-                    $backend,
-                    logs,
-                    A_asc__ID_asc,
-                    boxed,
-                    before,
-                    row_5!(A_asc__ID_asc),
-                    |p| p.page_size(3).deferred_join(true)
-                );
-                assert!(!union(&sql) && deferred(&sql), "deferred join: {sql}");
-                // The backend's default.
-                $crate::async_same_sql!(
-                    db,
-                    $backend,
-                    logs,
-                    A_asc__ID_asc,
-                    boxed,
-                    before,
-                    row_5!(A_asc__ID_asc),
-                    |p| p.page_size(3)
-                );
+                // Direct, as a deferred join, and the backend's default.
+                for deferred_join in [Some(false), Some(true), None] {
+                    let sql = $crate::async_same_sql!(
+                        db,
+                        $backend,
+                        logs,
+                        A_asc__ID_asc,
+                        boxed,
+                        before,
+                        row_5!(A_asc__ID_asc),
+                        |p| match deferred_join {
+                            Some(on) => p.page_size(3).deferred_join(on),
+                            None => p.page_size(3),
+                        }
+                    );
+                    if let Some(on) = deferred_join {
+                        assert!(!union(&sql) && deferred(&sql) == on, "{on}: {sql}");
+                    }
+                }
             }
         }
         // Exact flags: the probe arm, with and without the deferred join, both directions.

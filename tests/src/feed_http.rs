@@ -293,7 +293,102 @@ pub fn refusals_are_problem_json<B: FeedBackend>() {
         tampered[middle] = if tampered[middle] == 'A' { 'B' } else { 'A' };
         let tampered: String = tampered.into_iter().collect();
 
-        let problem = |answer: &Answer, status: u16, code: &str, restart: bool, what: &str| {
+        // (request after the host, bearer, status, problem code, restart member, clock moved
+        // past the token's lifetime, what is being refused)
+        let w9 = |query: &str| format!("/workspaces/W9/events?{query}");
+        let mut refusals = vec![
+            (
+                w9(&format!("cursor={tampered}")),
+                Some("member-w9"),
+                400,
+                "cursor_invalid",
+                true,
+                false,
+                "tampered".to_string(),
+            ),
+            (
+                w9(&format!("cursor={w7_token}")),
+                Some("member-w9"),
+                400,
+                "cursor_invalid",
+                true,
+                false,
+                "a W7 token for W9".to_string(),
+            ),
+            (
+                w9(&format!("cursor={token}")),
+                Some("member-w9"),
+                400,
+                "cursor_expired",
+                true,
+                true,
+                "expired".to_string(),
+            ),
+        ];
+        for size in ["0", "-1", "abc", "101"] {
+            refusals.push((
+                w9(&format!("page_size={size}")),
+                Some("member-w9"),
+                400,
+                "page_size_invalid",
+                false,
+                false,
+                format!("page_size={size}"),
+            ));
+            refusals.push((
+                w9(&format!("page_size={size}&cursor={token}")),
+                Some("member-w9"),
+                400,
+                "page_size_invalid",
+                false,
+                false,
+                format!("page_size={size} with a token"),
+            ));
+        }
+        // Not a member of W9: 404, whether the workspace exists or not. No bearer, an unknown
+        // one: 401.
+        refusals.extend([
+            (
+                w9(&format!("cursor={token}")),
+                Some("member-w7"),
+                404,
+                "not_found",
+                false,
+                false,
+                "valid token, no membership".to_string(),
+            ),
+            (
+                "/workspaces/W404/events".to_string(),
+                Some("member-w9"),
+                404,
+                "not_found",
+                false,
+                false,
+                "no such workspace".to_string(),
+            ),
+            (
+                w9(&format!("cursor={token}")),
+                None,
+                401,
+                "unauthorized",
+                false,
+                false,
+                "no bearer".to_string(),
+            ),
+            (
+                w9(""),
+                Some("nobody"),
+                401,
+                "unauthorized",
+                false,
+                false,
+                "unknown bearer".to_string(),
+            ),
+        ]);
+        for (path, bearer, status, code, restart, expired, what) in refusals {
+            let offset = if expired { TTL.as_secs() + 1 } else { 0 };
+            server.clock_offset.store(offset, Ordering::SeqCst);
+            let answer = get(&client, base, &path, bearer).await;
             assert_eq!(answer.status, status, "{what}: {}", answer.body);
             assert_eq!(answer.content_type, "application/problem+json", "{what}");
             let json = answer.json();
@@ -316,91 +411,17 @@ pub fn refusals_are_problem_json<B: FeedBackend>() {
                     "{what}: the token is echoed"
                 );
             }
-        };
-        let w9 = |query: String| format!("/workspaces/W9/events?{query}");
-        let a = get(
-            &client,
-            base,
-            &w9(format!("cursor={tampered}")),
-            Some("member-w9"),
-        )
-        .await;
-        problem(&a, 400, "cursor_invalid", true, "tampered");
-        let a = get(
-            &client,
-            base,
-            &w9(format!("cursor={w7_token}")),
-            Some("member-w9"),
-        )
-        .await;
-        problem(&a, 400, "cursor_invalid", true, "a W7 token for W9");
-        server
-            .clock_offset
-            .store(TTL.as_secs() + 1, Ordering::SeqCst);
-        let a = get(
-            &client,
-            base,
-            &w9(format!("cursor={token}")),
-            Some("member-w9"),
-        )
-        .await;
-        problem(&a, 400, "cursor_expired", true, "expired");
-        server.clock_offset.store(0, Ordering::SeqCst);
-        for size in ["0", "-1", "abc", "101"] {
-            let a = get(
-                &client,
-                base,
-                &w9(format!("page_size={size}")),
-                Some("member-w9"),
-            )
-            .await;
-            problem(
-                &a,
-                400,
-                "page_size_invalid",
-                false,
-                &format!("page_size={size}"),
-            );
-            let a = get(
-                &client,
-                base,
-                &w9(format!("page_size={size}&cursor={token}")),
-                Some("member-w9"),
-            )
-            .await;
-            problem(
-                &a,
-                400,
-                "page_size_invalid",
-                false,
-                &format!("page_size={size} with a token"),
-            );
         }
+        server.clock_offset.store(0, Ordering::SeqCst);
         // The same token is still good for its caller.
         let next = get(
             &client,
             base,
-            &w9(format!("cursor={token}")),
+            &w9(&format!("cursor={token}")),
             Some("member-w9"),
         )
         .await;
         assert_eq!(item_ids(&next.page()), ["e104", "e105", "e106"]);
-        // Not a member of W9: 404, whether the workspace exists or not.
-        let a = get(
-            &client,
-            base,
-            &w9(format!("cursor={token}")),
-            Some("member-w7"),
-        )
-        .await;
-        problem(&a, 404, "not_found", false, "valid token, no membership");
-        let a = get(&client, base, "/workspaces/W404/events", Some("member-w9")).await;
-        problem(&a, 404, "not_found", false, "no such workspace");
-        // No bearer, an unknown one: 401.
-        let a = get(&client, base, &w9(format!("cursor={token}")), None).await;
-        problem(&a, 401, "unauthorized", false, "no bearer");
-        let a = get(&client, base, &w9(String::new()), Some("nobody")).await;
-        problem(&a, 401, "unauthorized", false, "unknown bearer");
     });
 }
 
