@@ -100,6 +100,8 @@ mod keyset;
 mod page;
 mod page_size;
 mod paginate;
+#[cfg(feature = "plan-check")]
+pub mod plan;
 mod predicate;
 mod problem;
 mod snapshot;
