@@ -25,7 +25,9 @@
 //!   read uses the leading key column (`used_key_parts`): a `ref` read on your filter alone
 //!   with the seek in its condition reads from the start of your filtered range; and no
 //!   `filesort` covers a read of the table other than a fetch by unique key (`eq_ref`, the
-//!   deferred join's outer rows).
+//!   deferred join's outer rows). MariaDB 10.11 leaves the parts after a descending index
+//!   part out of `used_key_parts`, so the recipe writes a keyset in one direction as an
+//!   ascending index (read backward); for mixed directions bound [`HandlerReads`] instead.
 //!
 //! [`explain_analyze`] runs the page as well (`EXPLAIN (ANALYZE, FORMAT JSON)` on PostgreSQL,
 //! `ANALYZE FORMAT=JSON` on MariaDB, plain `EXPLAIN QUERY PLAN` on SQLite, which has no
@@ -410,9 +412,9 @@ pub trait PlanBackend: KeysetBackend + Default {
     /// Reads the plan rows into a report (its `sql` and `index_recipe` filled by the caller).
     #[doc(hidden)]
     fn read_plan(rows: Vec<Self::PlanRow>, shape: &KeysetShape) -> Result<PlanReport, PlanError>;
-    /// The NULL placement in an index definition is written on this backend.
+    /// How the recipe writes a key column on this backend.
     #[doc(hidden)]
-    const INDEX_NULLS: bool = false;
+    const INDEX_STYLE: IndexStyle = IndexStyle::Directions;
 }
 
 /// The page's plan: builds the statement `paginated` would run on `conn`'s backend and runs
@@ -497,7 +499,8 @@ where
         conn.batch_execute("FLUSH STATUS")?;
     }
     let prefix = <Conn::Backend as PlanBackend>::EXPLAIN[usize::from(analyze)];
-    let rows = Explain::<_, <Conn::Backend as PlanBackend>::PlanSql>::new(prefix, query).load(conn)?;
+    let rows =
+        Explain::<_, <Conn::Backend as PlanBackend>::PlanSql>::new(prefix, query).load(conn)?;
     let handler_reads = if counters {
         Some(HandlerReads::read(conn)?)
     } else {
@@ -508,7 +511,7 @@ where
         &table,
         &shape,
         &equality_columns(&sql, &shape),
-        <Conn::Backend as PlanBackend>::INDEX_NULLS,
+        <Conn::Backend as PlanBackend>::INDEX_STYLE,
     );
     report.table = table;
     report.sql = sql;
@@ -571,19 +574,50 @@ fn equality_columns(sql: &str, shape: &KeysetShape) -> Vec<String> {
 /// The quoted identifier that ends `text` (`"name"` or `` `name` ``), unquoted, and the text
 /// before it.
 fn quoted_before(text: &str) -> Option<(String, &str)> {
-    let quote = text.chars().next_back().filter(|q| *q == '"' || *q == '`')?;
+    let quote = text
+        .chars()
+        .next_back()
+        .filter(|q| *q == '"' || *q == '`')?;
     let inner = &text[..text.len() - 1];
     let start = inner.rfind(quote)?;
     Some((inner[start + 1..].to_string(), &inner[..start]))
 }
 
-fn index_recipe(table: &str, shape: &KeysetShape, equality: &[String], nulls: bool) -> String {
+/// How a recipe writes the key columns' order.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexStyle {
+    /// `ASC` / `DESC` on every key column (SQLite).
+    Directions,
+    /// And the NULL placement where it differs from the default (PostgreSQL).
+    DirectionsAndNulls,
+    /// Ascending columns, read backward for a keyset in one direction; `ASC` / `DESC` only for
+    /// a keyset of mixed directions (MySQL/MariaDB: MariaDB 10.11's `EXPLAIN` leaves the parts
+    /// after a descending one out of `used_key_parts`, so a descending index in one direction
+    /// would hide the seek it serves).
+    DescendingOnlyWhenMixed,
+}
+
+fn index_recipe(
+    table: &str,
+    shape: &KeysetShape,
+    equality: &[String],
+    style: IndexStyle,
+) -> String {
     let mut names: Vec<&str> = equality.iter().map(String::as_str).collect();
     names.extend(shape.columns.iter().map(|c| c.name));
     let mut parts: Vec<String> = equality.to_vec();
+    let mixed = shape
+        .columns
+        .iter()
+        .any(|c| Some(c.direction) != shape.columns.first().map(|f| f.direction));
     for c in shape.columns {
-        let mut part = format!("{} {}", c.name, c.direction.keyword());
-        if nulls {
+        let direction = match style {
+            IndexStyle::DescendingOnlyWhenMixed if !mixed => String::new(),
+            _ => format!(" {}", c.direction.keyword()),
+        };
+        let mut part = format!("{}{direction}", c.name);
+        if style == IndexStyle::DirectionsAndNulls {
             // PostgreSQL's default placement (ASC: NULLS LAST, DESC: NULLS FIRST) is written
             // only when the keyset's differs.
             let default = match c.direction {
@@ -666,7 +700,7 @@ impl PlanBackend for diesel::pg::Pg {
     type PlanSql = diesel::sql_types::Text;
     type PlanRow = String;
     const EXPLAIN: [&'static str; 2] = ["EXPLAIN (FORMAT JSON)", "EXPLAIN (ANALYZE, FORMAT JSON)"];
-    const INDEX_NULLS: bool = true;
+    const INDEX_STYLE: IndexStyle = IndexStyle::DirectionsAndNulls;
 
     fn read_plan(rows: Vec<String>, shape: &KeysetShape) -> Result<PlanReport, PlanError> {
         let plan = rows.concat();
@@ -681,13 +715,18 @@ impl PlanBackend for diesel::pg::Pg {
         let mut sorts = Vec::new();
         let mut unbounded_sorts = Vec::new();
         pg_walk(top, shape, &mut reads, &mut sorts, &mut unbounded_sorts);
-        let is_index = |r: &TableRead| matches!(r.access.as_str(), "Index Scan" | "Index Only Scan");
+        let is_index =
+            |r: &TableRead| matches!(r.access.as_str(), "Index Scan" | "Index Only Scan");
         let mut not_a_seek = check_reads(&reads, shape, is_index, |r| {
             r.condition
                 .as_deref()
                 .is_some_and(|c| mentions(c, shape.leading()))
         });
-        not_a_seek.extend(unbounded_sorts.into_iter().map(|sort| NotASeek::Sort { sort }));
+        not_a_seek.extend(
+            unbounded_sorts
+                .into_iter()
+                .map(|sort| NotASeek::Sort { sort }),
+        );
         let mut report = empty_report(plan, reads, sorts);
         report.not_a_seek = not_a_seek;
         report.execution_ms = root.get("Execution Time").and_then(Value::as_f64);
@@ -719,14 +758,22 @@ fn pg_walk(
         });
     }
     if node_type.ends_with("Sort") {
-        let key = node.get("Sort Key").map(Value::to_string).unwrap_or_default();
+        let key = node
+            .get("Sort Key")
+            .map(Value::to_string)
+            .unwrap_or_default();
         let sort = format!("{node_type} on {key}");
         sorts.push(sort.clone());
         if pg_reads_below_without_limit(node, shape) {
             unbounded.push(sort);
         }
     }
-    for child in node.get("Plans").and_then(Value::as_array).into_iter().flatten() {
+    for child in node
+        .get("Plans")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
         pg_walk(child, shape, reads, sorts, unbounded);
     }
 }
@@ -781,7 +828,11 @@ impl PlanBackend for diesel::sqlite::Sqlite {
                 .iter()
                 .find_map(|p| using.strip_prefix(p))
                 .map(|i| i.split(' ').next().unwrap_or_default().to_string())
-                .or_else(|| using.contains("PRIMARY KEY").then(|| "PRIMARY KEY".to_string()));
+                .or_else(|| {
+                    using
+                        .contains("PRIMARY KEY")
+                        .then(|| "PRIMARY KEY".to_string())
+                });
             let condition = using
                 .find('(')
                 .map(|at| using[at + 1..using.len().saturating_sub(1)].to_string());
@@ -843,12 +894,15 @@ impl PlanBackend for diesel::mysql::Mysql {
     type PlanRow = String;
     const EXPLAIN: [&'static str; 2] = ["EXPLAIN FORMAT=JSON", "ANALYZE FORMAT=JSON"];
     const HANDLER_COUNTERS: bool = true;
+    const INDEX_STYLE: IndexStyle = IndexStyle::DescendingOnlyWhenMixed;
 
     fn read_plan(rows: Vec<String>, shape: &KeysetShape) -> Result<PlanReport, PlanError> {
         let plan = rows.concat();
         let parsed: Value = serde_json::from_str(&plan)?;
         if parsed.get("query_block").is_none() {
-            return Err(PlanError::Shape("no \"query_block\" in the EXPLAIN output".into()));
+            return Err(PlanError::Shape(
+                "no \"query_block\" in the EXPLAIN output".into(),
+            ));
         }
         let mut reads = Vec::new();
         let mut sorts = Vec::new();
@@ -859,8 +913,7 @@ impl PlanBackend for diesel::mysql::Mysql {
         };
         let mut not_a_seek = check_reads(&reads, shape, is_range, |r| {
             r.access == "range"
-                && r
-                    .condition
+                && r.condition
                     .as_deref()
                     .is_some_and(|c| c.split(", ").any(|p| p == shape.leading()))
         });
@@ -977,11 +1030,17 @@ mod tests {
 
     #[test]
     fn the_recipe_lists_equality_columns_then_the_key_in_order_and_direction() {
-        let recipe = index_recipe("events", &shape(), &["workspace_id".into()], false);
+        let recipe = |style| index_recipe("events", &shape(), &["workspace_id".into()], style);
         assert_eq!(
-            recipe,
+            recipe(IndexStyle::Directions),
             "CREATE INDEX events_workspace_id_occurred_at_event_id ON events \
              (workspace_id, occurred_at DESC, event_id DESC)"
+        );
+        // One direction on MySQL: ascending, read backward.
+        assert_eq!(
+            recipe(IndexStyle::DescendingOnlyWhenMixed),
+            "CREATE INDEX events_workspace_id_occurred_at_event_id ON events \
+             (workspace_id, occurred_at, event_id)"
         );
     }
 

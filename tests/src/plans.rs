@@ -71,11 +71,11 @@ pub use keyset_diesel::plan::Explain;
 /// statement that refreshes statistics), on the page after the row at `PLAN_DEPTH` of
 /// `PlanDesc` (`at DESC, id DESC`, filtered by tenant): it seeks on the migrations' index
 /// `(tenant, at, id)`; after `$drop_index` it is not a seek and the failure message names the
-/// index to create (the tenant, then `at DESC, id DESC`), and creating that index makes the
-/// page seek again.
+/// index to create, `$recipe` (the tenant, then `at DESC, id DESC`; on MySQL ascending, read
+/// backward), and creating that index makes the page seek again.
 #[macro_export]
 macro_rules! plan_check_tests {
-    ($db:ty, analyze = $analyze:expr, drop_index = $drop:expr) => {
+    ($db:ty, analyze = $analyze:expr, drop_index = $drop:expr, recipe = $recipe:expr) => {
         /// The page after the row at `PLAN_DEPTH` of `PlanDesc`, as a handler builds it.
         macro_rules! plan_check_page {
             ($conn:expr) => {{
@@ -99,8 +99,7 @@ macro_rules! plan_check_tests {
             }};
         }
 
-        const PLAN_CHECK_RECIPE: &str =
-            "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at DESC, id DESC)";
+        const PLAN_CHECK_RECIPE: &str = $recipe;
 
         #[test]
         fn plan_check_reports_a_seek_on_the_keyset_index() {

@@ -18,7 +18,8 @@ keyset_tests::concurrent_suite!(diesel::MysqlConnection);
 keyset_tests::plan_check_tests!(
     diesel::MysqlConnection,
     analyze = "ANALYZE TABLE plan_rows",
-    drop_index = "DROP INDEX plan_rows_tenant_at_id ON plan_rows"
+    drop_index = "DROP INDEX plan_rows_tenant_at_id ON plan_rows",
+    recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at, id)"
 );
 keyset_tests::fault_suite!(diesel::MysqlConnection);
 #[cfg(feature = "diesel-async")]

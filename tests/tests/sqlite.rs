@@ -15,7 +15,8 @@ keyset_tests::concurrent_suite!(diesel::SqliteConnection);
 keyset_tests::plan_check_tests!(
     diesel::SqliteConnection,
     analyze = "ANALYZE",
-    drop_index = "DROP INDEX plan_rows_tenant_at_id"
+    drop_index = "DROP INDEX plan_rows_tenant_at_id",
+    recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at DESC, id DESC)"
 );
 
 #[test]
