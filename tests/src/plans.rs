@@ -65,8 +65,6 @@ pub fn id_at<C: TestDb>(conn: &mut C, order_sql: &str, depth: i64) -> i64 {
     ))[0]
 }
 
-pub use keyset_diesel::plan::Explain;
-
 /// The plan check (`keyset_diesel::plan`) on connection `$db` after `$analyze` (the backend's
 /// statement that refreshes statistics), on the page after the row at `PLAN_DEPTH` of
 /// `PlanDesc` (`at DESC, id DESC`, filtered by tenant): it seeks on the migrations' index
