@@ -100,6 +100,8 @@ mod keyset;
 mod page;
 mod page_size;
 mod paginate;
+#[cfg(feature = "plan-check")]
+pub mod plan;
 mod predicate;
 mod problem;
 mod snapshot;
@@ -207,6 +209,11 @@ pub mod __private {
 /// use keyset_diesel::query::StoreBackend;
 /// # #[cfg(feature = "diesel-async")]
 /// use keyset_diesel::async_::{Async, LoadPage as AsyncLoadPage, PaginateDsl as AsyncPaginateDsl};
+/// # #[cfg(feature = "plan-check")]
+/// use keyset_diesel::plan::{
+///     explain, explain_analyze, Explain, HandlerReads, NotASeek, PlanBackend, PlanError,
+///     PlanReport, TableRead,
+/// };
 /// use keyset_diesel::prelude::*;
 /// ```
 ///

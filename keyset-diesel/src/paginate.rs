@@ -286,6 +286,12 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         self
     }
 
+    /// Whether the page starts at a cursor (a later page, with a seek predicate).
+    #[cfg_attr(not(feature = "plan-check"), allow(dead_code))]
+    pub(crate) fn has_cursor(&self) -> bool {
+        self.cursor.is_some()
+    }
+
     /// The SQL query this page runs on backend `DB` (the deferred-join default depends on the
     /// backend), for `diesel::debug_query` or `EXPLAIN`. It is not itself loadable: use
     /// [`Paginated::load_page`].

@@ -2,7 +2,7 @@
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use diesel::sql_types::Text;
+use keyset_diesel::plan::HandlerReads;
 use keyset_diesel::{Cursor, Keyset};
 use keyset_tests::models::{
     PlanAsc, PlanAscKey, PlanDesc, PlanDescKey, PlanMixed, PlanMixedKey, Read, Walk,
@@ -15,6 +15,12 @@ keyset_tests::backend_suite!(diesel::MysqlConnection);
 keyset_tests::feed_server_suite!(diesel::MysqlConnection);
 keyset_tests::read_contract_suite!(diesel::MysqlConnection);
 keyset_tests::concurrent_suite!(diesel::MysqlConnection);
+keyset_tests::plan_check_tests!(
+    diesel::MysqlConnection,
+    analyze = "ANALYZE TABLE plan_rows",
+    drop_index = "DROP INDEX plan_rows_tenant_at_id ON plan_rows",
+    recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at, id)"
+);
 keyset_tests::fault_suite!(diesel::MysqlConnection);
 #[cfg(feature = "diesel-async")]
 keyset_tests::async_suite!(
@@ -30,41 +36,12 @@ const ROWS: i64 = 120_000;
 /// Rows of tenant 1 before the cursor.
 const DEPTH: i64 = 50_075;
 
-#[derive(QueryableByName)]
-struct Status {
-    #[diesel(sql_type = Text)]
-    #[diesel(column_name = Variable_name)]
-    name: String,
-    #[diesel(sql_type = Text)]
-    #[diesel(column_name = Value)]
-    value: String,
-}
-
 /// Index reads of the last statement: Handler_read_next + Handler_read_prev (the same for a
-/// backward scan) + Handler_icp_attempts; and the Handler counters for the report.
+/// backward scan) + Handler_icp_attempts (the plan check's counters); and the counters for
+/// the report.
 fn handler_reads(conn: &mut My) -> (u64, String) {
-    let rows: Vec<Status> = diesel::sql_query("SHOW SESSION STATUS LIKE 'Handler\\_%'")
-        .load(conn)
-        .expect("status");
-    let get = |n: &str| -> u64 {
-        rows.iter()
-            .find(|r| r.name == n)
-            .and_then(|r| r.value.parse().ok())
-            .unwrap_or(0)
-    };
-    let reads = get("Handler_read_next") + get("Handler_read_prev") + get("Handler_icp_attempts");
-    let report = [
-        "Handler_read_key",
-        "Handler_read_next",
-        "Handler_read_prev",
-        "Handler_icp_attempts",
-        "Handler_read_rnd_next",
-    ]
-    .iter()
-    .map(|n| format!("{}={}", n.trim_start_matches("Handler_"), get(n)))
-    .collect::<Vec<_>>()
-    .join(" ");
-    (reads, report)
+    let reads = HandlerReads::read(conn).expect("status");
+    (reads.index_reads(), reads.to_string())
 }
 
 /// Reads the page after the row at `DEPTH` of `$model` (ordered by `$order`) with `$how`,

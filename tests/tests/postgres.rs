@@ -1,18 +1,23 @@
 //! The PostgreSQL suite. Needs the server (see README); fails when it is not reachable.
 
 use diesel::prelude::*;
-use diesel::sql_types::Text;
+use keyset_diesel::plan::{self, PlanReport, TableRead};
 use keyset_diesel::{Cursor, PaginateDsl};
 use keyset_tests::models::{PlanAsc, PlanDesc, PlanMixed};
-use keyset_tests::plans::{self, Explain, AT_TIES, PLAN_PAGE_SIZE, PLAN_ROWS, SCORES};
+use keyset_tests::plans::{self, AT_TIES, PLAN_PAGE_SIZE, PLAN_ROWS, SCORES};
 use keyset_tests::schema::plan_rows;
 use keyset_tests::TestDb;
-use serde_json::Value;
 
 keyset_tests::backend_suite!(diesel::PgConnection);
 keyset_tests::feed_server_suite!(diesel::PgConnection);
 keyset_tests::read_contract_suite!(diesel::PgConnection);
 keyset_tests::concurrent_suite!(diesel::PgConnection);
+keyset_tests::plan_check_tests!(
+    diesel::PgConnection,
+    analyze = "ANALYZE plan_rows",
+    drop_index = "DROP INDEX plan_rows_tenant_at_id",
+    recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at DESC, id DESC)"
+);
 keyset_tests::fault_suite!(diesel::PgConnection);
 #[cfg(feature = "diesel-async")]
 keyset_tests::async_suite!(
@@ -20,15 +25,6 @@ keyset_tests::async_suite!(
     keyset_tests::async_db::AsyncPg,
     diesel::pg::Pg
 );
-
-fn nodes(plan: &Value, out: &mut Vec<Value>) {
-    out.push(plan.clone());
-    if let Some(children) = plan.get("Plans").and_then(Value::as_array) {
-        for child in children {
-            nodes(child, out);
-        }
-    }
-}
 
 /// EXPLAIN (ANALYZE, FORMAT JSON) of the page after the row at depth `PLAN_DEPTH`, with the
 /// checks every shape shares; returns the scan node for shape-specific checks.
@@ -59,40 +55,21 @@ macro_rules! deep_page_plan {
         assert_eq!(page.items.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
         assert!(page.has_more);
 
-        let explain = Explain::<_, Text>::new(
-            "EXPLAIN (ANALYZE, FORMAT JSON)",
-            paginated.into_query::<diesel::pg::Pg>().expect("page query"),
-        );
-        let json: String = explain.get_result(conn).expect("explain");
-        let parsed: Value = serde_json::from_str(&json).expect("explain json");
-        let mut all = Vec::new();
-        nodes(&parsed[0]["Plan"], &mut all);
-        let types: Vec<&str> = all.iter().filter_map(|n| n["Node Type"].as_str()).collect();
-        assert!(
-            !types.iter().any(|t| t.contains("Sort")),
-            "no Sort node expected: {types:?}\n{json}"
-        );
-        let scan = all
-            .iter()
-            .find(|n| matches!(n["Node Type"].as_str(), Some("Index Scan" | "Index Only Scan")))
-            .unwrap_or_else(|| panic!("an index scan expected: {types:?}\n{json}"))
-            .clone();
-        let removed = scan["Rows Removed by Filter"].as_i64().unwrap_or(0);
+        let report = plan::explain_analyze(conn, paginated).expect("plan");
+        report.assert_seeks();
+        let json = &report.plan;
+        assert!(report.sorts.is_empty(), "no Sort node expected: {:?}\n{json}", report.sorts);
+        assert_eq!(report.reads.len(), 1, "one index scan expected\n{json}");
+        let scan = report.reads[0].clone();
+        let removed = scan.rows_removed_by_filter.unwrap_or(0.0);
         let ties: i64 = $ties;
         assert!(
-            removed <= ties + i64::from(PLAN_PAGE_SIZE),
+            removed <= (ties + i64::from(PLAN_PAGE_SIZE)) as f64,
             "rows removed by filter {removed} > ties {ties} + page size\n{json}"
         );
-        let actual = scan["Actual Rows"].as_f64().expect("actual rows");
+        let actual = scan.rows.expect("actual rows");
         assert!(actual <= f64::from(PLAN_PAGE_SIZE + 1), "{actual} rows read\n{json}");
-        eprintln!(
-            "{}: {} on {}, Index Cond: {}, Filter: {}, rows removed by filter: {removed}, rows: {actual}",
-            stringify!($model),
-            scan["Node Type"],
-            scan["Index Name"],
-            scan["Index Cond"],
-            scan["Filter"]
-        );
+        eprintln!("{}: {scan:?}", stringify!($model));
         scan
     }};
 }
@@ -100,32 +77,35 @@ macro_rules! deep_page_plan {
 #[test]
 fn plan_asc_keyset_is_an_index_range_scan_from_the_cursor() {
     let scan = deep_page_plan!(PlanAsc, "at ASC, id ASC", AT_TIES);
-    assert_eq!(scan["Index Name"], "plan_rows_tenant_at_id");
-    let cond = scan["Index Cond"].as_str().expect("Index Cond");
+    assert_eq!(scan.index.as_deref(), Some("plan_rows_tenant_at_id"));
+    let cond = scan.condition.expect("Index Cond");
     assert!(
         cond.contains("ROW(at, id) > ROW("),
         "row-value bound on (at, id): {cond}"
     );
-    assert_eq!(scan["Scan Direction"], "Forward");
+    assert!(!scan.backward);
 }
 
 #[test]
 fn plan_desc_keyset_is_a_backward_index_range_scan_from_the_cursor() {
     let scan = deep_page_plan!(PlanDesc, "at DESC, id DESC", AT_TIES);
-    assert_eq!(scan["Index Name"], "plan_rows_tenant_at_id");
-    let cond = scan["Index Cond"].as_str().expect("Index Cond");
+    assert_eq!(scan.index.as_deref(), Some("plan_rows_tenant_at_id"));
+    let cond = scan.condition.expect("Index Cond");
     assert!(
         cond.contains("ROW(at, id) < ROW("),
         "row-value bound on (at, id): {cond}"
     );
-    assert_eq!(scan["Scan Direction"], "Backward");
+    assert!(scan.backward);
 }
 
 #[test]
 fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_cond() {
     let scan = deep_page_plan!(PlanMixed, "score DESC, id ASC", PLAN_ROWS / 2 / SCORES + 1);
-    assert_eq!(scan["Index Name"], "plan_rows_tenant_score_desc_id");
-    let cond = scan["Index Cond"].as_str().expect("Index Cond");
+    assert_eq!(
+        scan.index.as_deref(),
+        Some("plan_rows_tenant_score_desc_id")
+    );
+    let cond = scan.condition.expect("Index Cond");
     assert!(
         cond.contains("score <= "),
         "redundant bound on score: {cond}"
@@ -231,9 +211,10 @@ fn chinook_walks_equal_order_by() {
 }
 
 /// EXPLAIN (ANALYZE, FORMAT JSON) of `PlanNullable`'s page after the row at `depth` (in
-/// `maybe ASC NULLS LAST, id ASC`); checks the page's rows and returns the plan's nodes and
-/// the execution time in ms.
-fn nullable_plan(db: &mut diesel::PgConnection, depth: i64, exact: bool) -> (Vec<Value>, f64) {
+/// `maybe ASC NULLS LAST, id ASC`); checks the page's rows, that no read is a sequential scan
+/// and that each reads a bounded number of rows, and returns the plan check's report (its
+/// reads of `plan_rows`, the execution time).
+fn nullable_plan(db: &mut diesel::PgConnection, depth: i64, exact: bool) -> PlanReport {
     use keyset_tests::models::PlanNullable;
     let order = "maybe ASC NULLS LAST, id ASC";
     let id = plans::id_at(db, order, depth);
@@ -258,42 +239,25 @@ fn nullable_plan(db: &mut diesel::PgConnection, depth: i64, exact: bool) -> (Vec
         expected
     );
     assert!(page.has_previous_page);
-    let explain = Explain::<_, Text>::new(
-        "EXPLAIN (ANALYZE, FORMAT JSON)",
-        paginated
-            .into_query::<diesel::pg::Pg>()
-            .expect("page query"),
-    );
-    let json: String = explain.get_result(db).expect("explain");
-    let parsed: Value = serde_json::from_str(&json).expect("explain json");
-    let mut all = Vec::new();
-    nodes(&parsed[0]["Plan"], &mut all);
-    let types: Vec<&str> = all.iter().filter_map(|n| n["Node Type"].as_str()).collect();
-    assert!(
-        !types.contains(&"Seq Scan"),
-        "no sequential scan: {types:?}\n{json}"
-    );
-    for scan in all.iter().filter(|n| n["Relation Name"] == "plan_rows") {
-        let removed = scan["Rows Removed by Filter"].as_i64().unwrap_or(0);
+    let report = plan::explain_analyze(db, paginated).expect("plan");
+    let json = &report.plan;
+    for scan in &report.reads {
+        assert_ne!(scan.access, "Seq Scan", "no sequential scan\n{json}");
+        let removed = scan.rows_removed_by_filter.unwrap_or(0.0);
         assert!(
-            removed <= PLAN_ROWS / 2 / SCORES + i64::from(PLAN_PAGE_SIZE),
+            removed <= (PLAN_ROWS / 2 / SCORES + i64::from(PLAN_PAGE_SIZE)) as f64,
             "rows removed by filter {removed}\n{json}"
         );
-        assert!(scan["Actual Rows"].as_f64().unwrap_or(0.0) <= f64::from(PLAN_PAGE_SIZE + 1));
-        eprintln!(
-            "nullable depth {depth} exact {exact}: {} Index Cond {} Filter {} rows {} removed {removed}",
-            scan["Node Type"], scan["Index Cond"], scan["Filter"], scan["Actual Rows"]
-        );
+        assert!(scan.rows.unwrap_or(0.0) <= f64::from(PLAN_PAGE_SIZE + 1));
+        eprintln!("nullable depth {depth} exact {exact}: {scan:?}");
     }
-    let ms = parsed[0]["Execution Time"].as_f64().unwrap_or(f64::NAN);
-    (all, ms)
+    report
 }
 
-fn index_conds(nodes: &[Value]) -> Vec<String> {
-    nodes
+fn index_conds(reads: &[TableRead]) -> Vec<String> {
+    reads
         .iter()
-        .filter(|n| n["Relation Name"] == "plan_rows")
-        .map(|n| n["Index Cond"].as_str().unwrap_or("").to_string())
+        .map(|r| r.condition.clone().unwrap_or_default())
         .collect()
 }
 
@@ -304,8 +268,9 @@ fn plan_nullable_value_cursor_keeps_the_index_condition_on_each_arm() {
     let mut db = diesel::PgConnection::open();
     plans::load_plan_rows(&mut *db);
     db.exec("ANALYZE plan_rows");
-    let (nodes, _) = nullable_plan(&mut db, 6_050, false);
-    let conds = index_conds(&nodes);
+    let report = nullable_plan(&mut db, 6_050, false);
+    report.assert_seeks();
+    let conds = index_conds(&report.reads);
     assert!(
         conds.iter().any(|c| c.contains("maybe >= ")),
         "value arm: {conds:?}"
@@ -314,8 +279,9 @@ fn plan_nullable_value_cursor_keeps_the_index_condition_on_each_arm() {
         conds.iter().any(|c| c.contains("maybe IS NULL")),
         "NULL arm: {conds:?}"
     );
-    // Crossing into the NULL group: a cursor on the last values still pages exactly.
-    let (_, _) = nullable_plan(&mut db, 11_990, false);
+    // Crossing into the NULL group: a cursor on the last values still pages exactly (PostgreSQL
+    // may read the few values left by a bitmap scan and sort them: no seek asserted).
+    nullable_plan(&mut db, 11_990, false);
 }
 
 /// A NULL cursor inside the NULL group: one arm, `maybe IS NULL AND id > ?` as index condition.
@@ -324,8 +290,9 @@ fn plan_nullable_null_cursor_seeks_inside_the_null_group() {
     let mut db = diesel::PgConnection::open();
     plans::load_plan_rows(&mut *db);
     db.exec("ANALYZE plan_rows");
-    let (nodes, _) = nullable_plan(&mut db, 13_000, false);
-    let conds = index_conds(&nodes);
+    let report = nullable_plan(&mut db, 13_000, false);
+    report.assert_seeks();
+    let conds = index_conds(&report.reads);
     assert_eq!(conds.len(), 1, "{conds:?}");
     assert!(
         conds[0].contains("maybe IS NULL") && conds[0].contains("id >"),
@@ -340,18 +307,21 @@ fn plan_exact_flags_probe_is_bounded() {
     let mut db = diesel::PgConnection::open();
     plans::load_plan_rows(&mut *db);
     db.exec("ANALYZE plan_rows");
-    let (plain_nodes, _) = nullable_plan(&mut db, 6_050, false);
-    let (exact_nodes, _) = nullable_plan(&mut db, 6_050, true);
+    let plain_plan = nullable_plan(&mut db, 6_050, false);
+    let exact_plan = nullable_plan(&mut db, 6_050, true);
+    plain_plan.assert_seeks();
+    exact_plan.assert_seeks();
     assert_eq!(
-        index_conds(&exact_nodes).len(),
-        index_conds(&plain_nodes).len() + 1
+        index_conds(&exact_plan.reads).len(),
+        index_conds(&plain_plan.reads).len() + 1
     );
     // Timing is printed, never asserted.
     let mut plain = Vec::new();
     let mut exact = Vec::new();
     for _ in 0..20 {
-        plain.push(nullable_plan(&mut db, 6_050, false).1);
-        exact.push(nullable_plan(&mut db, 6_050, true).1);
+        let ms = |r: PlanReport| r.execution_ms.unwrap_or(f64::NAN);
+        plain.push(ms(nullable_plan(&mut db, 6_050, false)));
+        exact.push(ms(nullable_plan(&mut db, 6_050, true)));
     }
     plain.sort_by(f64::total_cmp);
     exact.sort_by(f64::total_cmp);
@@ -377,48 +347,38 @@ fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run()
         .select(PlanMixed::as_select())
         .first(conn)
         .expect("deep row");
-    // The scan nodes, the JSON, and the execution time (ms; printed, never asserted).
-    let scans = |per_level: bool, conn: &mut diesel::PgConnection| -> (Vec<Value>, String, f64) {
-        let paginated = plan_rows::table
-            .filter(plan_rows::tenant.eq(1))
-            .select(PlanMixed::as_select())
-            .paginate_after(Some(Cursor::after_row(&row)))
-            .page_size(PLAN_PAGE_SIZE)
-            .seek_per_level(per_level);
-        let page = paginated.clone().load_page(conn).expect("deep page");
-        assert_eq!(
-            page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
-            expected
-        );
-        let explain = Explain::<_, Text>::new(
-            "EXPLAIN (ANALYZE, FORMAT JSON)",
-            paginated
-                .into_query::<diesel::pg::Pg>()
-                .expect("page query"),
-        );
-        let json: String = explain.get_result(conn).expect("explain");
-        let parsed: Value = serde_json::from_str(&json).expect("explain json");
-        let mut all = Vec::new();
-        nodes(&parsed[0]["Plan"], &mut all);
-        let scans = all
-            .into_iter()
-            .filter(|n| {
-                matches!(
-                    n["Node Type"].as_str(),
-                    Some("Index Scan" | "Index Only Scan")
-                )
-            })
-            .collect();
-        let ms = parsed[0]["Execution Time"].as_f64().unwrap_or(f64::NAN);
-        (scans, json, ms)
-    };
-    let removed = |scans: &[Value]| -> i64 {
+    // The plan's index scans of plan_rows, the JSON, and the execution time (ms; printed,
+    // never asserted).
+    let scans =
+        |per_level: bool, conn: &mut diesel::PgConnection| -> (Vec<TableRead>, String, f64) {
+            let paginated = plan_rows::table
+                .filter(plan_rows::tenant.eq(1))
+                .select(PlanMixed::as_select())
+                .paginate_after(Some(Cursor::after_row(&row)))
+                .page_size(PLAN_PAGE_SIZE)
+                .seek_per_level(per_level);
+            let page = paginated.clone().load_page(conn).expect("deep page");
+            assert_eq!(
+                page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+                expected
+            );
+            let report = plan::explain_analyze(conn, paginated).expect("plan");
+            // Both forms are index ranges whose condition carries the seek (the single one on
+            // `score` alone, filtering the run): the plan check passes; the rows read tell them apart.
+            report.assert_seeks();
+            let scans = report
+                .reads
+                .into_iter()
+                .filter(|r| matches!(r.access.as_str(), "Index Scan" | "Index Only Scan"))
+                .collect();
+            (scans, report.plan, report.execution_ms.unwrap_or(f64::NAN))
+        };
+    let removed = |scans: &[TableRead]| -> i64 {
         scans
             .iter()
-            .map(|s| s["Rows Removed by Filter"].as_i64().unwrap_or(0))
+            .map(|s| s.rows_removed_by_filter.unwrap_or(0.0) as i64)
             .sum()
     };
-
     // One seek: the tie run up to the cursor is read and filtered.
     let (single, json, single_ms) = scans(false, conn);
     assert_eq!(single.len(), 1, "{json}");
@@ -432,11 +392,12 @@ fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run()
     assert_eq!(levels.len(), 2, "{json}");
     for scan in &levels {
         assert_eq!(
-            scan["Index Name"], "plan_rows_tenant_score_desc_id",
+            scan.index.as_deref(),
+            Some("plan_rows_tenant_score_desc_id"),
             "{json}"
         );
-        assert!(scan["Index Cond"].as_str().is_some(), "{json}");
-        let rows = scan["Actual Rows"].as_f64().expect("actual rows");
+        assert!(scan.condition.is_some(), "{json}");
+        let rows = scan.rows.expect("actual rows");
         assert!(
             rows <= f64::from(PLAN_PAGE_SIZE + 1),
             "{rows} rows read\n{json}"
@@ -445,7 +406,7 @@ fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run()
     assert_eq!(removed(&levels), 0, "{json}");
     let conds: Vec<&str> = levels
         .iter()
-        .filter_map(|s| s["Index Cond"].as_str())
+        .filter_map(|s| s.condition.as_deref())
         .collect();
     assert!(
         conds.iter().any(|c| c.contains("(score = 7) AND (id > ")),

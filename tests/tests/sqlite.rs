@@ -1,10 +1,10 @@
 //! The SQLite suite (embedded, bundled SQLite; no server).
 
 use diesel::prelude::*;
-use diesel::sql_types::{Integer, Text};
+use keyset_diesel::plan::{self, PlanReport};
 use keyset_diesel::{Cursor, PaginateDsl};
 use keyset_tests::models::{PlanAsc, PlanDesc, PlanMixed};
-use keyset_tests::plans::{self, Explain, PLAN_PAGE_SIZE};
+use keyset_tests::plans::{self, PLAN_PAGE_SIZE};
 use keyset_tests::schema::plan_rows;
 use keyset_tests::TestDb;
 
@@ -12,6 +12,12 @@ keyset_tests::backend_suite!(diesel::SqliteConnection);
 keyset_tests::feed_server_suite!(diesel::SqliteConnection);
 keyset_tests::read_contract_suite!(diesel::SqliteConnection);
 keyset_tests::concurrent_suite!(diesel::SqliteConnection);
+keyset_tests::plan_check_tests!(
+    diesel::SqliteConnection,
+    analyze = "ANALYZE",
+    drop_index = "DROP INDEX plan_rows_tenant_at_id",
+    recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at DESC, id DESC)"
+);
 
 #[test]
 fn cursor_equality_compares_key_and_direction() {
@@ -34,8 +40,8 @@ keyset_tests::async_suite!(
     diesel::sqlite::Sqlite
 );
 
-/// EXPLAIN QUERY PLAN of the page after the row at depth `PLAN_DEPTH`; returns the detail
-/// lines after checking the page's rows.
+/// EXPLAIN QUERY PLAN of the page after the row at depth `PLAN_DEPTH` (the plan check); returns
+/// the report after checking the page's rows and that it seeks without a temp B-tree.
 macro_rules! deep_page_plan {
     ($model:ty, $order:expr) => {{
         let mut db = diesel::SqliteConnection::open();
@@ -60,45 +66,46 @@ macro_rules! deep_page_plan {
             plans::PLAN_DEPTH + 1
         ));
         assert_eq!(page.items.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
-        let explain = Explain::<_, (Integer, Integer, Integer, Text)>::new(
-            "EXPLAIN QUERY PLAN",
-            paginated.into_query::<diesel::sqlite::Sqlite>().expect("page query"),
-        );
-        let rows: Vec<(i32, i32, i32, String)> = explain.load(conn).expect("explain");
-        let details: Vec<String> = rows.into_iter().map(|r| r.3).collect();
-        eprintln!("{}: {details:?}", stringify!($model));
+        let report = plan::explain(conn, paginated).expect("plan");
+        eprintln!("{}: {report:?}", stringify!($model));
+        report.assert_seeks();
         assert!(
-            !details.iter().any(|d| d.contains("TEMP B-TREE")),
-            "no temp B-tree for ORDER BY: {details:?}"
+            report.sorts.is_empty(),
+            "no temp B-tree for ORDER BY: {}",
+            report.plan
         );
-        details
+        report
     }};
 }
 
-fn assert_search(details: &[String], index: &str, constraint: &str) {
-    let expected = format!("SEARCH plan_rows USING INDEX {index} (tenant=? AND {constraint})");
+/// `SEARCH plan_rows USING INDEX <index> (tenant=? AND <constraint>)` is one of the plan's reads.
+fn assert_search(report: &PlanReport, index: &str, constraint: &str) {
+    let condition = format!("tenant=? AND {constraint}");
     assert!(
-        details.iter().any(|d| d == &expected),
-        "expected `{expected}` in {details:?}"
+        report.reads.iter().any(|r| r.access == "SEARCH"
+            && r.index.as_deref() == Some(index)
+            && r.condition.as_deref() == Some(condition.as_str())),
+        "expected `SEARCH plan_rows USING INDEX {index} ({condition})` in {}",
+        report.plan
     );
 }
 
 #[test]
 fn plan_asc_keyset_is_an_index_search_from_the_cursor() {
-    let details = deep_page_plan!(PlanAsc, "at ASC, id ASC");
-    assert_search(&details, "plan_rows_tenant_at_id", "(at,id)>(?,?)");
+    let report = deep_page_plan!(PlanAsc, "at ASC, id ASC");
+    assert_search(&report, "plan_rows_tenant_at_id", "(at,id)>(?,?)");
 }
 
 #[test]
 fn plan_desc_keyset_is_an_index_search_from_the_cursor() {
-    let details = deep_page_plan!(PlanDesc, "at DESC, id DESC");
-    assert_search(&details, "plan_rows_tenant_at_id", "(at,id)<(?,?)");
+    let report = deep_page_plan!(PlanDesc, "at DESC, id DESC");
+    assert_search(&report, "plan_rows_tenant_at_id", "(at,id)<(?,?)");
 }
 
 #[test]
 fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_search() {
-    let details = deep_page_plan!(PlanMixed, "score DESC, id ASC");
-    assert_search(&details, "plan_rows_tenant_score_desc_id", "score<?");
+    let report = deep_page_plan!(PlanMixed, "score DESC, id ASC");
+    assert_search(&report, "plan_rows_tenant_score_desc_id", "score<?");
 }
 
 /// docs/CASES.md C15: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`) and by
@@ -211,18 +218,12 @@ fn plan_seek_per_level_searches_every_level_from_the_cursor() {
         page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
         expected
     );
-    let explain = Explain::<_, (Integer, Integer, Integer, Text)>::new(
-        "EXPLAIN QUERY PLAN",
-        paginated
-            .into_query::<diesel::sqlite::Sqlite>()
-            .expect("page query"),
-    );
-    let rows: Vec<(i32, i32, i32, String)> = explain.load(conn).expect("explain");
-    let details: Vec<String> = rows.into_iter().map(|r| r.3).collect();
-    eprintln!("per level: {details:?}");
+    let report = plan::explain(conn, paginated).expect("plan");
+    eprintln!("per level: {}", report.plan);
+    report.assert_seeks();
     let index = "plan_rows_tenant_score_desc_id";
-    assert_search(&details, index, "score=? AND id>?");
-    assert_search(&details, index, "score<?");
+    assert_search(&report, index, "score=? AND id>?");
+    assert_search(&report, index, "score<?");
 }
 
 /// The Chinook walks (page sizes 7 and 50, boxed and not, both ways) through diesel-async's `SyncConnectionWrapper<SqliteConnection>`.

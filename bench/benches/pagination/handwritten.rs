@@ -121,43 +121,6 @@ where
 
 impl<Conn> RunQueryDsl<Conn> for Prepared {}
 
-/// `<prefix> <query>`: EXPLAIN in front of a Diesel query, keeping its binds. `ST` is the SQL
-/// type of the rows the EXPLAIN returns.
-pub struct Explain<Q, ST> {
-    prefix: &'static str,
-    query: Q,
-    rows: std::marker::PhantomData<ST>,
-}
-
-impl<Q, ST> Explain<Q, ST> {
-    pub fn new(prefix: &'static str, query: Q) -> Self {
-        Explain {
-            prefix,
-            query,
-            rows: std::marker::PhantomData,
-        }
-    }
-}
-
-impl<Q, ST> QueryId for Explain<Q, ST> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
-
-impl<Q, ST> Query for Explain<Q, ST> {
-    type SqlType = ST;
-}
-
-impl<Q, ST, DB> QueryFragment<DB> for Explain<Q, ST>
-where
-    DB: Backend,
-    Q: QueryFragment<DB>,
-{
-    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        out.push_sql(self.prefix);
-        out.push_sql(" ");
-        self.query.walk_ast(out)
-    }
-}
-
-impl<Q, ST, Conn> RunQueryDsl<Conn> for Explain<Q, ST> {}
+/// `<prefix> <query>`: EXPLAIN in front of a Diesel query, keeping its binds (the crate's own,
+/// from its plan check).
+pub use keyset_diesel::plan::Explain;
