@@ -111,6 +111,12 @@ pub fn keyset(model: &Model) -> TokenStream {
     });
 
     let checks = checks(model);
+    // Only when written: a model without the attribute keeps the trait's default (1), and so
+    // the signature it always had.
+    let version = model.version.map(|v| {
+        let n = v.value;
+        quote!(const VERSION: u32 = #n;)
+    });
 
     let sql_bounds = model.keys.iter().zip(&columns).map(|(k, col)| {
         let ty = &k.field.ty;
@@ -144,6 +150,7 @@ pub fn keyset(model: &Model) -> TokenStream {
                 type Key = (#(#key_types,)*);
                 const COLUMNS: &'static [#p::KeyColumn] = &[#(#key_columns),*];
                 const TABLE_NAME: &'static str = #table_name;
+                #version
 
                 fn key(&self) -> Self::Key {
                     (#(::core::clone::Clone::clone(&self.#members),)*)

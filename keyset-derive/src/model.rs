@@ -32,6 +32,8 @@ pub struct Model {
     pub table: Path,
     /// Key columns, in key order.
     pub keys: Vec<KeyField>,
+    /// `#[keyset(version = N)]` on the struct: the ordering version (1 when absent).
+    pub version: Option<Spanned<u32>>,
 }
 
 /// A field of the struct, with its column.

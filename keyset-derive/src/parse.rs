@@ -18,12 +18,9 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
             "#[derive(Keyset)] does not support generic structs: derive it on a concrete model",
         ));
     }
+    let mut version: Option<Spanned<u32>> = None;
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
-        errors.push(syn::Error::new_spanned(
-            attr,
-            "#[keyset(..)] goes on fields, not on the struct: put `#[keyset(asc)]` (or `desc`) \
-             on each sort column, in order, and `unique` on the tie-breaker",
-        ));
+        struct_options(attr, &input.ident, &mut version, errors);
     }
     let fields = match &input.data {
         Data::Struct(s) => &s.fields,
@@ -98,7 +95,150 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         ident: input.ident.clone(),
         table,
         keys,
+        version,
     })
+}
+
+/// `#[keyset(..)]` on the struct: only `version = N` (the ordering version, a positive
+/// integer). Every mistake is pushed to `errors`; a valid value sets `version` once.
+fn struct_options(
+    attr: &Attribute,
+    model: &Ident,
+    version: &mut Option<Spanned<u32>>,
+    errors: &mut Errors,
+) {
+    if !matches!(attr.meta, syn::Meta::List(_)) {
+        errors.push(syn::Error::new_spanned(
+            attr,
+            "#[keyset] on the struct takes the ordering version, e.g. #[keyset(version = 2)]; \
+             the key columns are marked on fields with #[keyset(asc)] or #[keyset(desc)]",
+        ));
+        return;
+    }
+    let result = attr.parse_nested_meta(|meta| {
+        let span = meta.path.span();
+        let word = meta.path.to_token_stream().to_string();
+        if word != "version" {
+            skip_meta_value(&meta)?;
+            let message = if OPTIONS.contains(&word.as_str()) {
+                format!(
+                    "`{word}` goes on a field, not on the struct: put #[keyset(asc)] (or `desc`) \
+                     on each sort column of `{model}`, in order, and `unique` on the tie-breaker"
+                )
+            } else {
+                format!(
+                    "unknown keyset option `{word}` on the struct: the struct takes only the \
+                     ordering version, e.g. #[keyset(version = 2)]; column options ({}) go on \
+                     fields",
+                    OPTIONS.join(", ")
+                )
+            };
+            errors.push(syn::Error::new(span, message));
+            return Ok(());
+        }
+        if !meta.input.peek(syn::Token![=]) {
+            skip_meta_value(&meta)?;
+            errors.push(syn::Error::new(
+                span,
+                "`version` needs a value: write #[keyset(version = 2)] (a positive integer, \
+                 raised whenever the order changes in a way the columns do not show)",
+            ));
+            return Ok(());
+        }
+        let expr: syn::Expr = meta.value()?.parse()?;
+        match version_value(&expr) {
+            Ok(value) => match version {
+                None => *version = Some(Spanned { value, span }),
+                Some(first) => {
+                    let mut e = syn::Error::new(
+                        expr.span(),
+                        format!(
+                            "`version` is given twice: keep one, e.g. #[keyset(version = {})]",
+                            first.value.max(value)
+                        ),
+                    );
+                    e.combine(syn::Error::new(first.span, "the first `version` is here"));
+                    errors.push(e);
+                }
+            },
+            Err(e) => errors.push(e),
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        errors.push(e);
+    }
+}
+
+/// The value of `version = <expr>`: an integer literal from 1 to `u32::MAX`. An error on the
+/// value's span otherwise, naming the fix.
+fn version_value(expr: &syn::Expr) -> syn::Result<u32> {
+    const RULE: &str = "an integer from 1 (the ordering of a model without the attribute), \
+                        raised by one whenever the order changes in a way the columns do not \
+                        show";
+    let lit = match expr {
+        syn::Expr::Lit(syn::ExprLit { lit, .. }) => lit,
+        syn::Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            ..
+        }) => {
+            return Err(syn::Error::new_spanned(
+                expr,
+                format!(
+                    "`version` cannot be negative: write a positive integer such as \
+                     #[keyset(version = 2)], {RULE}"
+                ),
+            ))
+        }
+        _ => {
+            return Err(syn::Error::new_spanned(
+                expr,
+                format!(
+                    "`version` takes an integer literal, not an expression: write e.g. \
+                     #[keyset(version = 2)], {RULE}"
+                ),
+            ))
+        }
+    };
+    let not_integer = |shown: &str| {
+        syn::Error::new_spanned(
+            lit,
+            format!(
+                "`version` takes an integer literal, not {shown}: write e.g. \
+                 #[keyset(version = 2)], {RULE}"
+            ),
+        )
+    };
+    let int = match lit {
+        syn::Lit::Int(int) => int,
+        syn::Lit::Str(s) => return Err(not_integer(&format!("the string {:?}", s.value()))),
+        syn::Lit::Float(_) => return Err(not_integer("a float")),
+        _ => return Err(not_integer("this literal")),
+    };
+    if !matches!(int.suffix(), "" | "u32") {
+        return Err(syn::Error::new_spanned(
+            int,
+            format!(
+                "`version` is a u32: drop the `{}` suffix, e.g. #[keyset(version = 2)]",
+                int.suffix()
+            ),
+        ));
+    }
+    match int.base10_parse::<u32>() {
+        Ok(0) => Err(syn::Error::new_spanned(
+            int,
+            format!(
+                "`version = 0` is not an ordering version: versions start at 1, which is a model \
+                 without the attribute, so write #[keyset(version = 2)] for the first change \
+                 ({RULE})"
+            ),
+        )),
+        Ok(n) => Ok(n),
+        Err(_) => Err(syn::Error::new_spanned(
+            int,
+            format!("`version` must fit in a u32 (at most {}): {RULE}", u32::MAX),
+        )),
+    }
 }
 
 fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField {
@@ -126,6 +266,15 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
             .get_ident()
             .map(Ident::to_string)
             .unwrap_or_default();
+        if word == "version" {
+            skip_meta_value(&meta)?;
+            errors.push(syn::Error::new(
+                span,
+                "`version` is an option of the whole keyset, not of a column: move it to an \
+                 attribute on the struct, e.g. #[keyset(version = 2)] above `struct ..`",
+            ));
+            return Ok(());
+        }
         if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
             return Err(meta.error(format!(
                 "`{}` takes no value: write it as a bare word, e.g. #[keyset(asc, unique)]",
@@ -436,6 +585,63 @@ mod tests {
             Some(SortDirection::Desc)
         );
         assert!(keys[1].unique.is_some() && keys[0].unique.is_none());
+    }
+
+    #[test]
+    fn the_ordering_version_is_read_from_the_struct() {
+        let (model, errors) = messages(syn::parse_quote! {
+            #[keyset(version = 3)]
+            struct Track {
+                #[keyset(asc, unique)]
+                id: i64,
+            }
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(model.expect("a struct").version.map(|v| v.value), Some(3));
+        let (model, _) = messages(syn::parse_quote! {
+            struct Track {
+                #[keyset(asc, unique)]
+                id: i64,
+            }
+        });
+        assert!(model.expect("a struct").version.is_none());
+    }
+
+    /// Every bad version is an error, all of them (and the model's other mistakes) at once,
+    /// and the first valid value stays.
+    #[test]
+    fn bad_versions_are_each_an_error_with_the_fix() {
+        let (model, messages) = messages(syn::parse_quote! {
+            #[keyset(version = 0)]
+            #[keyset(version = -2, version = "2", version = 2.5, version = 2u8, version = N)]
+            #[keyset(version = 4294967296, version, asc, sort = 1)]
+            #[keyset(version = 2)]
+            #[keyset(version = 5)]
+            struct Track {
+                #[keyset(asc, unique, version = 1)]
+                id: i64,
+            }
+        });
+        let expected = [
+            "`version = 0` is not an ordering version",
+            "`version` cannot be negative",
+            "not the string \"2\"",
+            "not a float",
+            "drop the `u8` suffix",
+            "not an expression",
+            "must fit in a u32",
+            "`version` needs a value",
+            "`asc` goes on a field, not on the struct",
+            "unknown keyset option `sort` on the struct",
+            "`version` is given twice: keep one, e.g. #[keyset(version = 5)]",
+            "the first `version` is here",
+            "`version` is an option of the whole keyset, not of a column",
+        ];
+        assert_eq!(messages.len(), expected.len(), "{messages:#?}");
+        for (message, part) in messages.iter().zip(expected) {
+            assert!(message.contains(part), "`{part}` in {message}");
+        }
+        assert_eq!(model.expect("a struct").version.map(|v| v.value), Some(2));
     }
 
     #[test]

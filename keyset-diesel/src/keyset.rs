@@ -111,6 +111,16 @@ pub trait Keyset: Sized {
     /// The path of [`Keyset::Table`], as written in `#[diesel(table_name = ..)]`
     /// (`events`, `archive::events`), part of the sort signature.
     const TABLE_NAME: &'static str;
+    /// The ordering version, `#[keyset(version = N)]` on the struct: 1 (the default) for a
+    /// model without the attribute. Raise it when the order changes in a way the columns,
+    /// directions and types do not show (a column's collation migrated, say from a linguistic
+    /// one to `"C"`; a column's meaning changed): a version other than 1 enters
+    /// [`Keyset::sort_signature`] (as `;version=N` after the columns), so the tokens made
+    /// before are refused with [`CursorError::SortMismatch`](crate::CursorError::SortMismatch)
+    /// instead of resuming in the new order. Version 1 adds nothing, so a model without the
+    /// attribute keeps the signature (and the tokens) it always had, and `version = 1` is the
+    /// same ordering as no attribute.
+    const VERSION: u32 = 1;
 
     /// The key of this row (cloned out of the model).
     fn key(&self) -> Self::Key;
@@ -132,7 +142,8 @@ pub trait Keyset: Sized {
 
     /// A stable text naming the table (by its Rust path and by its schema-qualified SQL name),
     /// the key columns with their key value type tags, their directions and NULL placements,
-    /// e.g. `events@"events"(occurred_at:naive_datetime asc,event_id:text asc)`. Tokens carry
+    /// e.g. `events@"events"(occurred_at:naive_datetime asc,event_id:text asc)`, followed by
+    /// `;version=N` for an ordering [`Keyset::VERSION`] other than 1. Tokens carry
     /// it, so a token made for one keyset is refused by another, and one made for
     /// `live.events` by a keyset on `archive.events` even when both are imported as `events`.
     fn sort_signature() -> String {
@@ -163,6 +174,10 @@ pub trait Keyset: Sized {
             }
         }
         s.push(')');
+        if Self::VERSION != 1 {
+            s.push_str(";version=");
+            s.push_str(&Self::VERSION.to_string());
+        }
         s
     }
 

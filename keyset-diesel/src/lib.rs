@@ -159,13 +159,38 @@ pub mod query {
 ///   the table's single-column primary key);
 /// * `nulls_first` / `nulls_last`: where NULLs sort, required on a nullable column.
 ///
+/// Struct attribute:
+/// * `#[keyset(version = N)]`: the ordering version ([`Keyset::VERSION`](trait@Keyset), an
+///   integer from 1, default 1). Raise it when the order changes in a way the columns, types
+///   and directions do not show (a collation migrated): tokens of another version are then
+///   refused with [`CursorError::SortMismatch`]. A model without it (version 1) keeps the
+///   sort signature, and the tokens, it always had.
+///
+/// ```
+/// # use diesel::prelude::*;
+/// # use keyset_diesel::Keyset;
+/// diesel::table! { users (id) { id -> BigInt, name -> Text } }
+///
+/// #[derive(Queryable, Selectable, Keyset)]
+/// #[keyset(version = 2)] // `name` moved to the "C" collation: old tokens are refused
+/// struct User {
+///     #[keyset(asc)]
+///     name: String,
+///     #[keyset(asc, unique)]
+///     id: i64,
+/// }
+///
+/// assert_eq!(User::sort_signature(), r#"users@"users"(name:text asc,id:i64 asc);version=2"#);
+/// ```
+///
 /// `#[diesel(table_name = ..)]` on the struct and `#[diesel(column_name = ..)]` on fields are
 /// honoured as in Diesel's own derives.
 ///
 /// A keyset that cannot page correctly does not compile: no key column, a last key column that
 /// is neither `unique` nor the single-column primary key, `unique` before the last column, a
 /// nullable column without a NULL placement (or a placement on a NOT NULL column), a field type
-/// that does not match its column, a column the table does not have. Each error is reported on
+/// that does not match its column, a column the table does not have, an ordering version
+/// that is not an integer from 1 (or is given twice). Each error is reported on
 /// the field or option concerned and names the fix, all mistakes of a model in one compile,
 /// each pinned by a compile-fail test.
 pub use keyset_derive::Keyset;

@@ -63,6 +63,11 @@ pub struct Page<T, K: Keyset = T> {
     pub start_cursor: Option<Cursor<K>>,
     /// The cursor after the last item: `Some` iff the page has rows.
     pub end_cursor: Option<Cursor<K>>,
+    /// The total count, when asked for with
+    /// [`with_total_count`](crate::Paginated::with_total_count): the rows of the query without
+    /// the page (groups for `GROUP BY`, distinct rows for `DISTINCT`), read in the page's own
+    /// statement; `None` otherwise.
+    pub total_count: Option<i64>,
 }
 
 impl<T, K: Keyset> Page<T, K> {
@@ -109,6 +114,7 @@ impl<T, K: Keyset> Page<T, K> {
             has_next_page: self.has_next_page,
             start_cursor: self.start_cursor,
             end_cursor: self.end_cursor,
+            total_count: self.total_count,
         }
     }
 }
@@ -125,6 +131,7 @@ impl<T: Clone, K: Keyset> Clone for Page<T, K> {
             has_next_page: self.has_next_page,
             start_cursor: self.start_cursor.clone(),
             end_cursor: self.end_cursor.clone(),
+            total_count: self.total_count,
         }
     }
 }
@@ -141,14 +148,17 @@ impl<T: fmt::Debug, K: Keyset> fmt::Debug for Page<T, K> {
             .field("has_next_page", &self.has_next_page)
             .field("start_cursor", &self.start_cursor)
             .field("end_cursor", &self.end_cursor)
+            .field("total_count", &self.total_count)
             .finish()
     }
 }
 
-/// The fields in declaration order; see the type docs for the cursors' form.
+/// The fields in declaration order (`total_count` only when present); see the type docs for
+/// the cursors' form.
 impl<T: Serialize, K: Keyset> Serialize for Page<T, K> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Page", 9)?;
+        let fields = 9 + usize::from(self.total_count.is_some());
+        let mut s = serializer.serialize_struct("Page", fields)?;
         s.serialize_field("items", &self.items)?;
         s.serialize_field("has_more", &self.has_more)?;
         s.serialize_field("next_cursor", &self.next_cursor)?;
@@ -158,6 +168,10 @@ impl<T: Serialize, K: Keyset> Serialize for Page<T, K> {
         s.serialize_field("has_next_page", &self.has_next_page)?;
         s.serialize_field("start_cursor", &self.start_cursor)?;
         s.serialize_field("end_cursor", &self.end_cursor)?;
+        match self.total_count {
+            Some(total) => s.serialize_field("total_count", &total)?,
+            None => s.skip_field("total_count")?,
+        }
         s.end()
     }
 }

@@ -24,7 +24,7 @@ use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
 use crate::predicate::{KeysetOrder, SeekPredicate};
 use crate::sql::Dialect;
-use crate::statement::{BranchRow, PageStatement};
+use crate::statement::{BranchRow, Counted, PageStatement};
 use crate::union::UnionPage;
 
 /// The page size used when `.page_size(n)` is not called.
@@ -117,6 +117,7 @@ pub struct Paginated<Q, K: Keyset, M = Blocking> {
     deferred: Option<bool>,
     per_level: bool,
     budget: Option<ByteBudget<K>>,
+    total: bool,
 }
 
 /// A page's byte budget: at most `max` bytes of rows as `measure` counts them
@@ -167,6 +168,7 @@ impl<Q: fmt::Debug, K: Keyset, M> fmt::Debug for Paginated<Q, K, M> {
             .field("deferred", &self.deferred)
             .field("per_level", &self.per_level)
             .field("max_bytes", &self.budget.as_ref().map(|b| b.max))
+            .field("total_count", &self.total)
             .finish()
     }
 }
@@ -183,6 +185,7 @@ impl<Q: Clone, K: Keyset, M> Clone for Paginated<Q, K, M> {
             deferred: self.deferred,
             per_level: self.per_level,
             budget: self.budget.clone(),
+            total: self.total,
         }
     }
 }
@@ -199,6 +202,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             deferred: None,
             per_level: false,
             budget: None,
+            total: false,
         }
     }
 
@@ -245,6 +249,64 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             max: max_bytes,
             measure: Arc::new(measure),
         });
+        self
+    }
+
+    /// Also read the total count: how many rows your query has without the page (its filters,
+    /// `GROUP BY`/`HAVING` and `DISTINCT` kept; the seek, `ORDER BY` and `LIMIT` dropped), in
+    /// [`Page::total_count`] (`Some(n)`, a number of rows; of groups for a grouped query; of
+    /// distinct rows for `SELECT DISTINCT`). The same on every page of a walk, forward or
+    /// backward, while the data does not change.
+    ///
+    /// **Same statement, one snapshot, on every backend.** The count is a scalar subquery in
+    /// the page statement's select list,
+    /// `(SELECT COUNT(*) FROM (SELECT 1 FROM <your from> WHERE <your filters> GROUP BY ..) AS
+    /// __keyset_count) AS __keyset_total`, so it is read in the statement's own snapshot:
+    /// PostgreSQL's statement snapshot (also under `READ COMMITTED`), InnoDB's consistent read
+    /// of the statement, SQLite's read of the statement. No second statement and no
+    /// transaction is needed. The first page carries it on each row (an empty first page means
+    /// a count of 0); a later page becomes a union page (see
+    /// [`UnionPage`](crate::query::UnionPage)) with one more branch, the count row: the first
+    /// row of your query, not a page row, carrying the count, so the count arrives even when
+    /// the page after the cursor is empty (no count row: your query has no rows, count 0).
+    ///
+    /// **Cost: O(n), not O(page).** The count reads every row your filters select (every
+    /// group's rows for `GROUP BY`), on every page it is asked for; the page itself still
+    /// reads `page_size + 1` index entries. Ask for it on the first page only, or cache it,
+    /// when the filtered set is large.
+    ///
+    /// Every query shape the crate pages is counted exactly: boxed or not, joins, `GROUP BY`
+    /// (+ `HAVING`), `DISTINCT`. On MySQL/MariaDB a `SELECT DISTINCT` whose select list holds
+    /// two columns of the same name (`teams.id`, `members.id`) is refused by the server
+    /// (`Duplicate column name`, error 1060: a derived table needs unique names); without
+    /// `DISTINCT` the list is not repeated. The count works with every other option
+    /// (`exact_flags`, `seek_per_level`, `max_bytes`, deferred joins) and on the async path.
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// # fn main() -> QueryResult<()> {
+    /// # let conn = &mut setup();
+    /// let page: Page<Event> = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after(None)
+    ///     .page_size(4)
+    ///     .with_total_count()
+    ///     .load_page(conn)?;
+    /// assert_eq!((page.items.len(), page.total_count), (4, Some(6)));
+    /// let next: Page<Event> = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after(page.next_cursor)
+    ///     .page_size(4)
+    ///     .with_total_count()
+    ///     .load_page(conn)?;
+    /// assert_eq!((next.items.len(), next.total_count), (2, Some(6)));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn with_total_count(mut self) -> Self {
+        self.total = true;
         self
     }
 
@@ -340,13 +402,16 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             had_cursor: self.cursor.is_some(),
             probed: self.exact && self.cursor.is_some(),
             budget: self.budget,
+            total: self.total,
         };
         let Some(key) = self.cursor else {
-            let first = PageStatement::new(self.query, None, order, limit, false);
+            let first = PageStatement::new(self.query, None, order, limit, false, self.total);
             return Ok((PageQuery::Statement(first), shape));
         };
         let seek = SeekPredicate::planned(key, self.walk, dialect, self.per_level);
-        let query = if seek.arms() > 1 || shape.probed {
+        // A later page with the total count is a union: its count row carries the count
+        // even when the page after the cursor is empty.
+        let query = if seek.arms() > 1 || shape.probed || self.total {
             PageQuery::Union(UnionPage::new(
                 self.query,
                 seek,
@@ -354,6 +419,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
                 shape.probed,
                 deferred,
                 limit,
+                self.total,
             ))
         } else {
             PageQuery::Statement(PageStatement::new(
@@ -362,6 +428,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
                 order,
                 limit,
                 deferred,
+                false,
             ))
         };
         Ok((query, shape))
@@ -435,34 +502,74 @@ where
     Q: PaginateDsl + PageSource<K>,
     PageStatement<Q, K>: LoadQuery<'query, Conn, K>,
     UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
+    Counted<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)>,
+    Counted<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)>,
 {
     fn load_paginated(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
         let cursor = paginated.cursor.clone();
         let (query, shape) = paginated.build_for::<Conn::Backend>()?;
-        let (rows, probe) = match query {
-            PageQuery::Statement(q) => (q.load::<K>(conn)?, None),
-            PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn)?, &shape),
+        let loaded = match (query, shape.total) {
+            (PageQuery::Statement(q), false) => Loaded::Rows(q.load(conn)?),
+            (PageQuery::Statement(q), true) => Loaded::CountedRows(Counted(q).load(conn)?),
+            (PageQuery::Union(q), false) => Loaded::Union(q.load(conn)?),
+            (PageQuery::Union(q), true) => Loaded::CountedUnion(Counted(q).load(conn)?),
         };
-        Ok(assemble(rows, probe, shape, cursor.as_ref())?)
+        Ok(loaded.into_page(shape, cursor.as_ref())?)
     }
 }
 
-/// A union page's `(row, key, arm)` rows: the page rows, and whether the probe found a row
-/// (`None` without a probe).
-fn split_probe<K: Keyset>(
-    loaded: Vec<(K, K::Key, i32)>,
-    shape: &Shape<K>,
-) -> (Vec<K>, Option<bool>) {
+/// The rows a page statement loaded, by its shape ([`PageQuery`], with or without the total
+/// count): what the blocking and the async `load_page` hand to [`assemble`].
+enum Loaded<K: Keyset> {
+    Rows(Vec<K>),
+    CountedRows(Vec<(K, i64)>),
+    Union(Vec<(K, K::Key, i32)>),
+    CountedUnion(Vec<(K, K::Key, i32, i64)>),
+}
+
+impl<K: Keyset> Loaded<K> {
+    /// The page: the page rows split from the probe and count rows, then [`assemble`]d.
+    fn into_page(self, shape: Shape<K>, cursor: Option<&K::Key>) -> Result<Page<K>, KeysetError> {
+        let (rows, probe, total) = match self {
+            Loaded::Rows(rows) => (rows, None, None),
+            // The first page (or a later one written as one statement): every row carries the
+            // count; no row, no rows in the query (a first page reads from its start).
+            Loaded::CountedRows(rows) => {
+                let total = rows.first().map_or(0, |(_, n)| *n);
+                (
+                    rows.into_iter().map(|(row, _)| row).collect(),
+                    None,
+                    Some(total),
+                )
+            }
+            Loaded::Union(rows) => {
+                let (rows, probe, _) = split_union(rows.into_iter().map(|(r, _, a)| (r, a, 0)));
+                (rows, shape.probed.then_some(probe), None)
+            }
+            Loaded::CountedUnion(rows) => {
+                let (rows, probe, total) =
+                    split_union(rows.into_iter().map(|(r, _, a, n)| (r, a, n)));
+                (rows, shape.probed.then_some(probe), Some(total))
+            }
+        };
+        assemble(rows, probe, total, shape, cursor)
+    }
+}
+
+/// A union page's `(row, arm, total)` rows: the page rows, whether the probe found a row, and
+/// the count row's total (0 without a count row: the query has no rows).
+fn split_union<K>(loaded: impl Iterator<Item = (K, i32, i64)>) -> (Vec<K>, bool, i64) {
     let mut found = false;
+    let mut total = 0;
     let mut rows = Vec::new();
-    for (row, _key, arm) in loaded {
-        if arm == BranchRow::PROBE {
-            found = true;
-        } else {
-            rows.push(row);
+    for (row, arm, n) in loaded {
+        match arm {
+            BranchRow::PROBE => found = true,
+            BranchRow::COUNT => total = n,
+            _ => rows.push(row),
         }
     }
-    (rows, shape.probed.then_some(found))
+    (rows, found, total)
 }
 
 /// What the page query was, for assembling the page.
@@ -473,6 +580,8 @@ struct Shape<K> {
     probed: bool,
     /// The byte budget, if any ([`Paginated::max_bytes`]).
     budget: Option<ByteBudget<K>>,
+    /// The total count was asked for ([`Paginated::with_total_count`]).
+    total: bool,
 }
 
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
@@ -484,6 +593,7 @@ struct Shape<K> {
 fn assemble<K: Keyset>(
     mut items: Vec<K>,
     probe: Option<bool>,
+    total_count: Option<i64>,
     shape: Shape<K>,
     cursor: Option<&K::Key>,
 ) -> Result<Page<K>, KeysetError> {
@@ -527,6 +637,7 @@ fn assemble<K: Keyset>(
         has_next_page,
         start_cursor,
         end_cursor,
+        total_count,
     })
 }
 
@@ -666,11 +777,12 @@ mod tests {
             had_cursor,
             probed: false,
             budget: None,
+            total: false,
         }
     }
 
     fn page_from_rows(rows: Vec<Row>, page_size: u32) -> Page<Row> {
-        assemble(rows, None, forward(page_size, false), None).expect("rows in keyset order")
+        assemble(rows, None, None, forward(page_size, false), None).expect("rows in keyset order")
     }
 
     #[test]
@@ -703,7 +815,7 @@ mod tests {
             ..forward(2, true)
         };
         // Walk order (backward): 2, 1; no look-ahead row.
-        let page = assemble(vec![Row(2), Row(1)], None, shape, None).unwrap();
+        let page = assemble(vec![Row(2), Row(1)], None, None, shape, None).unwrap();
         assert_eq!(page.items, [Row(1), Row(2)]);
         assert!(!page.has_previous_page && page.has_next_page && !page.has_more);
         assert_eq!(page.next_cursor, None);
@@ -729,6 +841,7 @@ mod tests {
         let page = assemble(
             (1..=5).map(Row).collect(),
             None,
+            None,
             budgeted(6, Direction::Forward),
             None,
         )
@@ -740,6 +853,7 @@ mod tests {
         let page = assemble(
             (1..=4).map(Row).collect(),
             None,
+            None,
             budgeted(100, Direction::Forward),
             None,
         )
@@ -749,6 +863,7 @@ mod tests {
         // The last rows fit exactly and no look-ahead row: the end.
         let page = assemble(
             vec![Row(1), Row(2)],
+            None,
             None,
             budgeted(3, Direction::Forward),
             None,
@@ -763,6 +878,7 @@ mod tests {
         let page = assemble(
             vec![Row(50), Row(51)],
             None,
+            None,
             budgeted(10, Direction::Forward),
             None,
         )
@@ -771,12 +887,20 @@ mod tests {
         assert!(page.has_more);
         assert_eq!(page.next_cursor, Some(Cursor::after((50,))));
         // The only row left, too big: delivered, and the walk ends.
-        let page = assemble(vec![Row(50)], None, budgeted(10, Direction::Forward), None).unwrap();
+        let page = assemble(
+            vec![Row(50)],
+            None,
+            None,
+            budgeted(10, Direction::Forward),
+            None,
+        )
+        .unwrap();
         assert_eq!(page.items, [Row(50)]);
         assert!(!page.has_more && page.next_cursor.is_none());
         // A budget of 0: one row per page.
         let page = assemble(
             vec![Row(1), Row(2)],
+            None,
             None,
             budgeted(0, Direction::Forward),
             None,
@@ -791,6 +915,7 @@ mod tests {
         // Walk order 5, 4, 3, 2, 1 (before the cursor 6): 5 fits in 9, + 4 = 9, + 3 crosses.
         let page = assemble(
             (1..=5).rev().map(Row).collect(),
+            None,
             None,
             budgeted(9, Direction::Backward),
             None,

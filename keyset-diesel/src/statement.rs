@@ -90,6 +90,12 @@ pub trait SelectParts<DB: Backend> {
     /// # Errors
     /// What the clauses' `is_noop` return.
     fn distinct_or_locking(&self, backend: &DB) -> QueryResult<bool>;
+    /// Whether the statement is `SELECT DISTINCT` (the total count then counts distinct rows
+    /// of the select list).
+    ///
+    /// # Errors
+    /// What the clause's `is_noop` returns.
+    fn is_distinct(&self, backend: &DB) -> QueryResult<bool>;
 }
 
 impl<F, S, D, W, O, LOf, G, H, LC, DB> SelectParts<DB>
@@ -127,6 +133,9 @@ where
     fn distinct_or_locking(&self, backend: &DB) -> QueryResult<bool> {
         Ok(!self.distinct.is_noop(backend)? || !self.locking.is_noop(backend)?)
     }
+    fn is_distinct(&self, backend: &DB) -> QueryResult<bool> {
+        Ok(!self.distinct.is_noop(backend)?)
+    }
 }
 
 impl<ST, QS, DB, GB> SelectParts<DB> for BoxedSelectStatement<'_, ST, QS, DB, GB>
@@ -156,6 +165,9 @@ where
         Ok(())
     }
     fn distinct_or_locking(&self, backend: &DB) -> QueryResult<bool> {
+        self.is_distinct(backend)
+    }
+    fn is_distinct(&self, backend: &DB) -> QueryResult<bool> {
         Ok(!self.distinct.is_noop(backend)?)
     }
 }
@@ -170,17 +182,21 @@ pub struct PageStatement<Q, K: Keyset> {
     order: KeysetOrder<K>,
     limit: i64,
     deferred: bool,
+    /// Also select the total count ([`crate::Paginated::with_total_count`]).
+    total: bool,
 }
 
 impl<Q, K: Keyset> PageStatement<Q, K> {
     /// A page of `query` after `seek` (none: the first page) in `order`, `LIMIT limit`, as a
-    /// deferred join when `deferred` and there is a seek.
+    /// deferred join when `deferred` and there is a seek; with `total`, every row also
+    /// carries the total count (see [`walk_count`]).
     pub(crate) fn new(
         query: Q,
         seek: Option<SeekPredicate<K>>,
         order: KeysetOrder<K>,
         limit: i64,
         deferred: bool,
+        total: bool,
     ) -> Self {
         PageStatement {
             query,
@@ -188,6 +204,7 @@ impl<Q, K: Keyset> PageStatement<Q, K> {
             order,
             limit,
             deferred,
+            total,
         }
     }
 }
@@ -200,6 +217,7 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for PageStatement<Q, K> {
             .field("order", &self.order)
             .field("limit", &self.limit)
             .field("deferred", &self.deferred)
+            .field("total", &self.total)
             .finish()
     }
 }
@@ -231,6 +249,11 @@ where
                 limit: &self.limit,
                 deferred: self.deferred,
                 extras: None,
+                total: if self.total {
+                    Total::Count
+                } else {
+                    Total::None
+                },
             },
             out,
         )
@@ -250,6 +273,19 @@ pub(crate) struct Statement<'b, Q, K: Keyset> {
     /// For a union branch: also select every key column as `__keyset_k<i>`, and this
     /// [`BranchRow`] as `__keyset_arm`.
     pub extras: Option<BranchRow>,
+    /// The total count column `__keyset_total`, last in the select list, if any.
+    pub total: Total,
+}
+
+/// What a statement selects as its last column, `__keyset_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Total {
+    /// Nothing: no total count was asked for.
+    None,
+    /// The total count ([`walk_count`] as a scalar subquery).
+    Count,
+    /// `0`: a union branch whose rows do not carry the count (the union's count row does).
+    Zero,
 }
 
 /// `SELECT <list> [, keys, arm] FROM .. WHERE <filters> AND (<seek>) .. ORDER BY .. LIMIT ?`,
@@ -279,6 +315,19 @@ where
         out.push_sql(row.literal());
         out.push_sql(" AS ");
         out.push_identifier(ARM_ALIAS)?;
+    }
+    match s.total {
+        Total::None => {}
+        Total::Zero => out.push_sql(", 0"),
+        Total::Count => {
+            out.push_sql(", (");
+            walk_count(q, out.reborrow())?;
+            out.push_sql(")");
+        }
+    }
+    if s.total != Total::None {
+        out.push_sql(" AS ");
+        out.push_identifier(TOTAL_ALIAS)?;
     }
     q.walk_from(out.reborrow())?;
     q.walk_where(out.reborrow())?;
@@ -327,6 +376,28 @@ where
     q.walk_locking(out)
 }
 
+/// `SELECT COUNT(*) FROM (SELECT 1 FROM <your from> WHERE <your filters> GROUP BY ..
+/// HAVING ..) AS __keyset_count`: the rows of your query without the seek, `ORDER BY` and
+/// `LIMIT` (one per group with `GROUP BY`). A `SELECT DISTINCT` query counts its distinct
+/// rows: the subquery keeps its `DISTINCT` select list instead of `1`.
+pub(crate) fn walk_count<'b, Q, DB>(q: &'b Q, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+where
+    DB: Backend,
+    Q: SelectParts<DB>,
+{
+    out.push_sql("SELECT COUNT(*) FROM (SELECT ");
+    if q.is_distinct(out.backend())? {
+        q.walk_select_list(out.reborrow())?;
+    } else {
+        out.push_sql("1");
+    }
+    q.walk_from(out.reborrow())?;
+    q.walk_where(out.reborrow())?;
+    q.walk_group(out.reborrow())?;
+    out.push_sql(") AS ");
+    out.push_identifier("__keyset_count")
+}
+
 /// What a union branch's rows are, in its `__keyset_arm` column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum BranchRow {
@@ -334,16 +405,22 @@ pub(crate) enum BranchRow {
     Page,
     /// The probe row of the other side.
     Probe,
+    /// The count row: the first row of your query (no seek), carrying the total count, so
+    /// that the count arrives even when the page itself is empty.
+    Count,
 }
 
 impl BranchRow {
     /// The value of `__keyset_arm` for the probe row (page rows have 0).
     pub(crate) const PROBE: i32 = 1;
+    /// The value of `__keyset_arm` for the count row.
+    pub(crate) const COUNT: i32 = 2;
 
     fn literal(self) -> &'static str {
         match self {
             BranchRow::Page => "0",
             BranchRow::Probe => "1",
+            BranchRow::Count => "2",
         }
     }
 }
@@ -353,5 +430,44 @@ pub(crate) fn key_alias(i: usize) -> String {
     format!("__keyset_k{i}")
 }
 
-/// The union branch marker column: 0 for a page row, 1 for the probe row.
+/// The union branch marker column: 0 for a page row, 1 for the probe row, 2 for the count
+/// row.
 pub(crate) const ARM_ALIAS: &str = "__keyset_arm";
+
+/// The total count column.
+pub(crate) const TOTAL_ALIAS: &str = "__keyset_total";
+
+/// A page statement ([`PageStatement`] or [`UnionPage`](crate::query::UnionPage)) built with
+/// the total count: the same SQL, typed with the `__keyset_total` column (`BigInt`) last, so
+/// its rows load as `(row, total)` / `(row, key, arm, total)`.
+#[doc(hidden)]
+pub struct Counted<P>(pub(crate) P);
+
+impl<P> QueryId for Counted<P> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q: Query, K: Keyset> Query for Counted<PageStatement<Q, K>> {
+    type SqlType = (Q::SqlType, BigInt);
+}
+
+impl<Q: Query, K: Keyset> Query for Counted<crate::union::UnionPage<Q, K>>
+where
+    K::Columns: diesel::expression::Expression,
+{
+    type SqlType = (
+        Q::SqlType,
+        diesel::dsl::SqlTypeOf<K::Columns>,
+        diesel::sql_types::Integer,
+        BigInt,
+    );
+}
+
+impl<P, Conn> RunQueryDsl<Conn> for Counted<P> {}
+
+impl<P: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Counted<P> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.0.walk_ast(out)
+    }
+}

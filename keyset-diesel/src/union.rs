@@ -12,7 +12,11 @@
 //! ```
 //!
 //! (SQLite writes each branch as `SELECT * FROM (<branch>)`, its way of ordering and limiting
-//! a compound member.) Each branch is the ordinary page statement (your filters, the arm's seek
+//! a compound member.) With [`crate::Paginated::with_total_count`] one more branch, the count
+//! row, reads the first row of your query without the seek (`LIMIT 1`, `2 AS
+//! "__keyset_arm"`) and carries the total count in `__keyset_total` (the other branches carry
+//! `0`), so a later page has its count even when no row follows the cursor; it is read, never
+//! returned. Each branch is the ordinary page statement (your filters, the arm's seek
 //! predicate, the keyset's `ORDER BY`, `LIMIT page_size + 1`; on MySQL the deferred join), so
 //! each keeps its own index range. The outer `ORDER BY` uses the key columns each branch
 //! selects under its own aliases, so your select list may contain any names, duplicates
@@ -31,7 +35,9 @@ use crate::cursor::Direction;
 use crate::keyset::{column_index_error, Keyset, KeysetSql};
 use crate::predicate::{KeysetOrder, SeekPredicate};
 use crate::sql::{self, Emitter, Part};
-use crate::statement::{key_alias, walk_statement, BranchRow, SelectParts, Statement, ARM_ALIAS};
+use crate::statement::{
+    key_alias, walk_statement, BranchRow, SelectParts, Statement, Total, ARM_ALIAS,
+};
 
 /// A union page query: one branch per arm of the seek's plan, plus the probe for exact flags;
 /// loads `(row, key, arm)` where `arm` is 1 for the probe row (0 for page rows).
@@ -46,8 +52,10 @@ pub struct UnionPage<Q, K: Keyset> {
     limit: i64,
     /// `LIMIT` of the probe.
     probe_limit: i64,
-    /// `LIMIT` of the union: page size + 1, + 1 with a probe.
+    /// `LIMIT` of the union: page size + 1, + 1 with a probe, + 1 with the count row.
     outer_limit: i64,
+    /// A count row branch carrying the total count ([`BranchRow::Count`]).
+    count: bool,
 }
 
 impl<Q, K: Keyset> UnionPage<Q, K> {
@@ -60,6 +68,7 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
         probe: bool,
         deferred: bool,
         limit: i64,
+        count: bool,
     ) -> Self {
         UnionPage {
             query,
@@ -70,14 +79,20 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             deferred,
             limit,
             probe_limit: 1,
-            outer_limit: limit + i64::from(probe),
+            outer_limit: limit + i64::from(probe) + i64::from(count),
+            count,
         }
     }
 
-    /// The branches, in order: every arm of the seek, then the probe.
-    fn branches(&self) -> impl Iterator<Item = Part> {
-        let probe = self.probe.then_some(Part::Probe);
-        (0..self.seek.arms()).map(Part::Arm).chain(probe)
+    /// The branches, in order: every arm of the seek, then the probe, then the count row
+    /// (no seek: `None`).
+    fn branches(&self) -> impl Iterator<Item = Option<Part>> {
+        let probe = self.probe.then_some(Some(Part::Probe));
+        let count = self.count.then_some(None);
+        (0..self.seek.arms())
+            .map(|i| Some(Part::Arm(i)))
+            .chain(probe)
+            .chain(count)
     }
 }
 
@@ -90,6 +105,7 @@ impl<Q: std::fmt::Debug, K: Keyset> std::fmt::Debug for UnionPage<Q, K> {
             .field("walk", &self.walk)
             .field("deferred", &self.deferred)
             .field("limit", &self.limit)
+            .field("count", &self.count)
             .finish()
     }
 }
@@ -143,17 +159,24 @@ where
                 "SELECT * FROM ("
             });
             let (limit, row) = match part {
-                Part::Probe => (&self.probe_limit, BranchRow::Probe),
-                Part::Arm(_) => (&self.limit, BranchRow::Page),
+                Some(Part::Probe) => (&self.probe_limit, BranchRow::Probe),
+                Some(Part::Arm(_)) => (&self.limit, BranchRow::Page),
+                None => (&self.probe_limit, BranchRow::Count),
+            };
+            let total = match (self.count, row) {
+                (false, _) => Total::None,
+                (true, BranchRow::Count) => Total::Count,
+                (true, _) => Total::Zero,
             };
             walk_statement(
                 Statement {
                     query: &self.query,
-                    seek: Some((&self.seek, part)),
+                    seek: part.map(|part| (&self.seek, part)),
                     order: &self.order,
                     limit,
                     deferred: self.deferred,
                     extras: Some(row),
+                    total,
                 },
                 out.reborrow(),
             )?;
@@ -164,7 +187,7 @@ where
             }
         }
         out.push_sql(" ORDER BY ");
-        if self.probe {
+        if self.probe || self.count {
             out.push_identifier(ARM_ALIAS)?;
             out.push_sql(" DESC, ");
         }

@@ -333,3 +333,88 @@ fn long_text_keys_fit_a_url() {
         }
     }
 }
+
+/// `#[keyset(version = N)]`: `Event`'s columns at ordering versions 1 (written out) and 2.
+mod versions {
+    use super::events;
+    use diesel::prelude::*;
+    use keyset_diesel::Keyset;
+
+    #[derive(Queryable, Selectable, Keyset)]
+    #[diesel(table_name = events)]
+    #[keyset(version = 1)]
+    pub struct EventV1 {
+        #[keyset(desc)]
+        occurred_at: chrono::NaiveDateTime,
+        #[keyset(asc)]
+        rank: i32,
+        #[keyset(asc, unique)]
+        event_id: String,
+    }
+
+    #[derive(Queryable, Selectable, Keyset)]
+    #[diesel(table_name = events)]
+    #[keyset(version = 2)]
+    pub struct EventV2 {
+        #[keyset(desc)]
+        occurred_at: chrono::NaiveDateTime,
+        #[keyset(asc)]
+        rank: i32,
+        #[keyset(asc, unique)]
+        event_id: String,
+    }
+}
+
+/// A model without `#[keyset(version = ..)]` keeps the signature and digest it always had
+/// (pinned here, so the tokens made before the attribute existed still decode), and
+/// `version = 1` is that same ordering; `version = 2` is another, whose tokens and the older
+/// ones refuse each other with `SortMismatch`.
+#[test]
+fn ordering_versions_keep_version_1_and_refuse_across_versions() {
+    use versions::{EventV1, EventV2};
+    let signature =
+        r#"events@"events"(occurred_at:naive_datetime desc,rank:i32 asc,event_id:text asc)"#;
+    assert_eq!(Event::sort_signature(), signature);
+    let hex = |d: [u8; 16]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    assert_eq!(
+        hex(Event::sort_signature_digest()),
+        "17f19683ee9df8c0bd665033374c516a"
+    );
+    assert_eq!(EventV1::sort_signature(), signature);
+    assert_eq!(
+        EventV1::sort_signature_digest(),
+        Event::sort_signature_digest()
+    );
+    assert_eq!(EventV2::sort_signature(), format!("{signature};version=2"));
+    assert_ne!(
+        EventV2::sort_signature_digest(),
+        Event::sort_signature_digest()
+    );
+
+    let codec = codec();
+    let token = valid(&codec);
+    assert!(codec.decode::<EventV1>(&token, &("W9", ["all"])).is_ok());
+    assert_eq!(
+        codec
+            .decode::<EventV2>(&token, &("W9", ["all"]))
+            .map(|c| c.key),
+        Err(keyset_diesel::CursorError::SortMismatch)
+    );
+    let at = chrono::DateTime::from_timestamp(1_791_633_602, 0)
+        .unwrap()
+        .naive_utc();
+    let v2 = codec
+        .encode(
+            &Cursor::<EventV2>::after((at, 3, "e103".into())),
+            &("W9", ["all"]),
+        )
+        .unwrap();
+    assert_eq!(
+        codec.decode::<EventV2>(&v2, &("W9", ["all"])).unwrap().key,
+        (at, 3, "e103".to_string())
+    );
+    assert_eq!(
+        codec.decode::<Event>(&v2, &("W9", ["all"])).map(|c| c.key),
+        Err(keyset_diesel::CursorError::SortMismatch)
+    );
+}

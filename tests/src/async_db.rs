@@ -325,6 +325,7 @@ macro_rules! async_same_sql {
                 assert_eq!(async_page.has_next_page, sync_page.has_next_page);
                 assert_eq!(async_page.start_cursor, sync_page.start_cursor);
                 assert_eq!(async_page.end_cursor, sync_page.end_cursor);
+                assert_eq!(async_page.total_count, sync_page.total_count);
                 assert!(
                     !sync_page.items.is_empty(),
                     "{sync_sql}: the shape reads rows"
@@ -466,6 +467,35 @@ macro_rules! async_sql_shapes {
                     |p| p.page_size(3).seek_per_level(true).exact_flags(exact)
                 );
                 assert!(union(&sql), "one seek per level: {sql}");
+            }
+        }
+        // C34: the total count, first page (a column of the page statement) and later pages
+        // (the union's count row), still one statement; the pages compare `total_count`.
+        let total = |sql: &str| sql.contains("__keyset_total") && sql.contains("COUNT(*)");
+        for boxed in [false, true] {
+            for before in [false, true] {
+                let sql = $crate::async_same_sql!(
+                    db,
+                    $backend,
+                    logs,
+                    A_asc__ID_asc,
+                    boxed,
+                    before,
+                    None,
+                    |p| p.page_size(4).with_total_count()
+                );
+                assert!(total(&sql) && !union(&sql), "counted first page: {sql}");
+                let sql = $crate::async_same_sql!(
+                    db,
+                    $backend,
+                    logs,
+                    A_asc__ID_asc,
+                    boxed,
+                    before,
+                    row_5!(A_asc__ID_asc),
+                    |p| p.page_size(3).with_total_count()
+                );
+                assert!(total(&sql) && union(&sql), "counted later page: {sql}");
             }
         }
     }};

@@ -360,6 +360,70 @@ pub fn test_codec(now: std::sync::Arc<std::sync::atomic::AtomicU64>) -> keyset_d
         .unwrap()
 }
 
+/// `#[keyset(version = 2)]`: a token made by the model at ordering version 1 (no attribute,
+/// [`ID_asc`]) is refused by the same columns at version 2 ([`ID_asc_v2`]) with
+/// `SortMismatch`, and the other way round; each version resumes its own tokens.
+pub fn ordering_version_refuses_tokens_of_another_version<C: TestDb>()
+where
+    ID_asc: Walk<C, Filter = i32>,
+    crate::models::ID_asc_v2: Walk<C, Filter = i32>,
+{
+    use crate::models::ID_asc_v2;
+    use keyset_diesel::CursorError;
+    let mut db = C::open();
+    db.insert_rows(&(1..=5).map(Row::new).collect::<Vec<_>>());
+    assert_eq!(
+        ID_asc_v2::sort_signature(),
+        format!("{};version=2", ID_asc::sort_signature()),
+        "the version enters the signature, after the columns"
+    );
+    let codec = test_codec(std::sync::Arc::new(std::sync::atomic::AtomicU64::new(
+        1_800_000_000,
+    )));
+    let v1_page = ID_asc::page(&mut *db, &0, None, 2, false).unwrap();
+    let v1 = codec
+        .encode_page_cursor(&v1_page, &"rows")
+        .unwrap()
+        .expect("a next page");
+    let v2_page = ID_asc_v2::page(&mut *db, &0, None, 2, false).unwrap();
+    let v2 = codec
+        .encode_page_cursor(&v2_page, &"rows")
+        .unwrap()
+        .expect("a next page");
+    assert_eq!(
+        codec.decode::<ID_asc_v2>(&v1, &"rows"),
+        Err(CursorError::SortMismatch)
+    );
+    assert_eq!(
+        codec.decode::<ID_asc>(&v2, &"rows"),
+        Err(CursorError::SortMismatch)
+    );
+    let v1_next = ID_asc::page(
+        &mut *db,
+        &0,
+        Some(codec.decode(&v1, &"rows").unwrap()),
+        2,
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        v1_next.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [3, 4]
+    );
+    let v2_next = ID_asc_v2::page(
+        &mut *db,
+        &0,
+        Some(codec.decode(&v2, &"rows").unwrap()),
+        2,
+        false,
+    )
+    .unwrap();
+    assert_eq!(
+        v2_next.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+        [3, 4]
+    );
+}
+
 /// docs/CASES.md C23: a cursor made for one query is refused by another (other filter value,
 /// other order, other endpoint, other format version, expired) and still accepted for the
 /// same filters written in another order. The page size is not bound: c1 with page size 1

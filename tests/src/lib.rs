@@ -10,6 +10,7 @@ pub mod async_db;
 pub mod cases;
 pub mod chinook;
 pub mod concurrent;
+pub mod count;
 pub mod db;
 pub mod edges;
 pub mod faults;
@@ -166,6 +167,12 @@ macro_rules! backend_suite {
                 => loud::group_by_pages_one_row_per_group,
             c32_long_and_escape_heavy_text_keys_walk_through_tokens
                 => loud::long_and_escape_heavy_text_keys_walk_through_tokens,
+            c34_filtered_total_is_the_same_on_every_page
+                => count::c34_filtered_total_is_the_same_on_every_page,
+            c34_grouped_and_distinct_totals_count_groups_and_distinct_rows
+                => count::c34_grouped_and_distinct_totals_count_groups_and_distinct_rows,
+            ordering_version_refuses_tokens_of_another_version
+                => cases::ordering_version_refuses_tokens_of_another_version,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {

@@ -28,6 +28,8 @@ pub struct Read {
     pub per_level: bool,
     /// `.max_bytes(n, ..)`, each row weighing the length of its `Debug` text.
     pub max_bytes: Option<usize>,
+    /// `.with_total_count()`.
+    pub total: bool,
 }
 
 impl Read {
@@ -41,6 +43,7 @@ impl Read {
             deferred: None,
             per_level: false,
             max_bytes: None,
+            total: false,
         }
     }
 
@@ -168,6 +171,7 @@ macro_rules! impl_walk {
                         .page_size(how.page_size)
                         .exact_flags(how.exact)
                         .seek_per_level(how.per_level);
+                        let paginated = if how.total { paginated.with_total_count() } else { paginated };
                         match how.deferred {
                             Some(deferred) => runtime.block_on(paginated.deferred_join(deferred).load_page(conn)),
                             None => runtime.block_on(paginated.load_page(conn)),
@@ -214,6 +218,7 @@ macro_rules! impl_walk {
                             Some(max) => paginated.max_bytes(max, $crate::models::debug_len::<$model>),
                             None => paginated,
                         };
+                        let paginated = if how.total { paginated.with_total_count() } else { paginated };
                         match how.deferred {
                             Some(deferred) => paginated.deferred_join(deferred).load_page(conn),
                             None => paginated.load_page(conn),
@@ -458,3 +463,15 @@ pub struct PlanMixedKey {
 impl_walk!(PlanAscKey, plan_rows, tenant, i32);
 impl_walk!(PlanDescKey, plan_rows, tenant, i32);
 impl_walk!(PlanMixedKey, plan_rows, tenant, i32);
+
+/// [`ID_asc`] after a change its columns do not show (say `id` became a text column with a
+/// new collation): the same columns at ordering version 2.
+#[allow(non_camel_case_types)]
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = keyset_rows)]
+#[keyset(version = 2)]
+pub struct ID_asc_v2 {
+    #[keyset(asc, unique)]
+    pub id: i64,
+}
+impl_walk!(ID_asc_v2, keyset_rows, tenant, i32);

@@ -62,6 +62,7 @@ pub fn debug_output_names_every_part<DB: keyset_diesel::KeysetBackend + std::fmt
         has_next_page: true,
         start_cursor: None,
         end_cursor: Some(Cursor::after_row(&row)),
+        total_count: Some(9),
     };
     let text = format!("{page:?}");
     for part in [
@@ -75,6 +76,7 @@ pub fn debug_output_names_every_part<DB: keyset_diesel::KeysetBackend + std::fmt
         "has_next_page: true",
         "start_cursor: None",
         "end_cursor: Some(Cursor {",
+        "total_count: Some(9)",
     ] {
         assert!(text.contains(part), "`{part}` in {text}");
     }

@@ -3,7 +3,7 @@
 //! columns in every direction combination and NULL placement (one of [`ROW_MODELS`]), a random
 //! page size 1-50, a tenant filter, boxed or unboxed queries, exact flags or not, deferred join
 //! or direct seek (or the backend's default), one seek or one union arm per key level
-//! (`seek_per_level`). For each case:
+//! (`seek_per_level`), with the total count or without. For each case:
 //!
 //! 1. walking forward from the first page gives exactly the plain `ORDER BY` query's rows;
 //! 2. walking backward from the last page (`paginate_before(None)`, then each page's
@@ -55,6 +55,8 @@ pub struct Scenario {
     pub deferred: Option<bool>,
     /// `.seek_per_level(..)`: one union arm per key level.
     pub per_level: bool,
+    /// `.with_total_count()`: every page's `total_count` is the oracle's row count.
+    pub total: bool,
     /// Random walk: `true` a step forward (from `end_cursor`), `false` backward (from
     /// `start_cursor`).
     pub steps: Vec<bool>,
@@ -117,6 +119,13 @@ fn check_window<M: Oracle + Keyset>(
 ) {
     assert_eq!(ids(page), expected[lo..hi], "{what}: rows");
     let len = expected.len();
+    // C34: the count of the filtered query, the same on every page, empty pages included.
+    let count = i64::try_from(len).expect("a small table");
+    assert_eq!(
+        page.total_count,
+        how.total.then_some(count),
+        "{what}: total_count"
+    );
     let (exact_prev, exact_next) = (lo > 0, hi < len);
     if how.backward {
         assert_eq!(
@@ -183,6 +192,7 @@ where
         deferred: s.deferred,
         per_level: s.per_level,
         max_bytes: None,
+        total: s.total,
     };
     let read = |conn: &mut C, cursor, backward| {
         M::read(conn, &s.tenant, cursor, how(backward)).map_err(|e| e.to_string())
@@ -317,15 +327,17 @@ pub fn oracle_property_on<D: OracleDb>(
         prop::option::of(any::<bool>()),
         prop::collection::vec(any::<bool>(), 0..8),
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(tenant, page_size, boxed, exact, deferred, steps, per_level)| Scenario {
+            |(tenant, page_size, boxed, exact, deferred, steps, per_level, total)| Scenario {
                 tenant,
                 page_size,
                 boxed,
                 exact,
                 deferred,
                 per_level,
+                total,
                 steps,
             },
         );

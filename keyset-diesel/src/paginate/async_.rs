@@ -4,7 +4,8 @@
 //! Follows diesel-async's own convention: import this module's [`PaginateDsl`] instead of
 //! the crate root's, exactly as `diesel_async::RunQueryDsl` replaces `diesel::RunQueryDsl`.
 //! The call sites stay the same (`paginate_after`, `paginate_before`, `paginate`,
-//! `page_size`, `exact_flags`, `deferred_join`, `seek_per_level`, `into_query`, `load_page`)
+//! `page_size`, `exact_flags`, `deferred_join`, `seek_per_level`, `max_bytes`,
+//! `with_total_count`, `into_query`, `load_page`)
 //! and `load_page` returns a future to `.await`. A generic handler's bound is this module's
 //! [`LoadPage`] instead of [`crate::LoadPage`]. (Import one `PaginateDsl` per scope: with both
 //! in scope the method call is ambiguous, as with Diesel's two `RunQueryDsl`s.)
@@ -79,12 +80,12 @@ use diesel::QueryResult;
 use diesel_async::methods::LoadQuery;
 use diesel_async::{AsyncConnectionCore, RunQueryDsl};
 
-use super::{assemble, split_probe, PageQuery, PageSource, Paginated};
+use super::{Loaded, PageQuery, PageSource, Paginated};
 use crate::backend::KeysetBackend;
 use crate::cursor::{Cursor, Direction};
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
-use crate::statement::PageStatement;
+use crate::statement::{Counted, PageStatement};
 use crate::union::UnionPage;
 
 /// The mode of a [`Paginated`] made by this module's [`PaginateDsl`]: `load_page` runs on a
@@ -192,6 +193,8 @@ where
     Q: PaginateDsl + PageSource<K> + Send,
     PageStatement<Q, K>: LoadQuery<'query, Conn, K> + 'query,
     UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)> + 'query,
+    Counted<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)> + 'query,
+    Counted<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)> + 'query,
 {
     // The blocking path's build, split and assembly; only the row loading is diesel-async's.
     #[allow(clippy::manual_async_fn)] // spelled out: the trait promises a `Send` future
@@ -202,11 +205,15 @@ where
         async move {
             let cursor = paginated.cursor.clone();
             let (query, shape) = paginated.build_for::<Conn::Backend>()?;
-            let (rows, probe) = match query {
-                PageQuery::Statement(q) => (q.load::<K>(conn).await?, None),
-                PageQuery::Union(q) => split_probe(q.load::<(K, K::Key, i32)>(conn).await?, &shape),
+            let loaded = match (query, shape.total) {
+                (PageQuery::Statement(q), false) => Loaded::Rows(q.load(conn).await?),
+                (PageQuery::Statement(q), true) => {
+                    Loaded::CountedRows(Counted(q).load(conn).await?)
+                }
+                (PageQuery::Union(q), false) => Loaded::Union(q.load(conn).await?),
+                (PageQuery::Union(q), true) => Loaded::CountedUnion(Counted(q).load(conn).await?),
             };
-            Ok(assemble(rows, probe, shape, cursor.as_ref())?)
+            Ok(loaded.into_page(shape, cursor.as_ref())?)
         }
     }
 }

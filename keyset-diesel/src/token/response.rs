@@ -60,6 +60,10 @@ pub struct PageResponse<T> {
     /// One forward token per item, when asked for.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub item_cursors: Option<Vec<String>>,
+    /// The total count of the query without the page, when the page was read
+    /// [`with_total_count`](crate::Paginated::with_total_count); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_count: Option<i64>,
 }
 
 impl<T> PageResponse<T> {
@@ -85,6 +89,7 @@ impl<T> PageResponse<T> {
             has_previous_page: page.has_previous_page,
             has_next_page: page.has_next_page,
             item_cursors: None,
+            total_count: page.total_count,
             items: page.items.into_iter().map(map).collect(),
         })
     }
@@ -154,7 +159,36 @@ mod tests {
             has_next_page: has_more,
             start_cursor: ids.first().map(|&id| Cursor::before((id,))),
             end_cursor,
+            total_count: None,
         }
+    }
+
+    /// C34: the total count is a member only when the page was read with it (the exact JSON
+    /// of a page without it is pinned in the test below).
+    #[test]
+    fn the_total_count_is_serialized_only_when_present() {
+        let codec = codec();
+        let counted = Page {
+            total_count: Some(5),
+            ..page(&[1, 2], true)
+        };
+        let response = PageResponse::from_page(counted, &codec, &"W9", |r| r.0).unwrap();
+        let json = serde_json::to_value(&response).unwrap();
+        assert_eq!(json["total_count"], 5);
+        let back: PageResponse<i64> = serde_json::from_value(json).unwrap();
+        assert_eq!(back.total_count, Some(5));
+        let plain = PageResponse::from_page(page(&[1, 2], true), &codec, &"W9", |r| r.0).unwrap();
+        let json = serde_json::to_value(&plain).unwrap();
+        assert!(json.get("total_count").is_none(), "{json}");
+        // `Page`'s own serialization follows the same rule.
+        let json = serde_json::to_value(page(&[1], false).map(|r| r.0)).unwrap();
+        assert!(json.get("total_count").is_none(), "{json}");
+        let counted = Page {
+            total_count: Some(0),
+            ..page(&[], false)
+        };
+        let json = serde_json::to_value(counted.map(|r| r.0)).unwrap();
+        assert_eq!(json["total_count"], 0);
     }
 
     #[test]

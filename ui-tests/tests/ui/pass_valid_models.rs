@@ -44,6 +44,15 @@ struct ById {
     event_id: String,
 }
 
+/// An ordering version on the struct, next to Diesel's own attribute.
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = events)]
+#[keyset(version = 2)]
+struct ByIdV2 {
+    #[keyset(asc)]
+    event_id: String,
+}
+
 /// Two columns, descending.
 #[derive(Queryable, Selectable, Keyset)]
 #[diesel(table_name = events)]
@@ -106,6 +115,10 @@ fn main() {
         .into_query::<Sqlite>()
         .unwrap();
     assert!(sql(by_id).contains("ORDER BY `events`.`event_id` ASC LIMIT ?"));
+    assert_eq!(
+        ByIdV2::sort_signature(),
+        format!("{};version=2", ById::sort_signature())
+    );
 
     // Filters and joins stay the caller's; the keyset's table appears once in the join.
     let newest = events::table
