@@ -76,7 +76,7 @@ pub struct InvalidKeyValue(pub &'static str);
     label = "not a key value type",
     note = "key fields may be `i16`, `i32`, `i64`, `f32`, `f64` (never NaN), `bool`, `String`, `Vec<u8>`, MySQL's `i8`, `u8`, `u16`, `u32`, `u64`, `chrono::NaiveDateTime`, `chrono::DateTime<Utc>`, `chrono::NaiveDate`, `chrono::NaiveTime` (feature `chrono`), `uuid::Uuid` (feature `uuid`), `bigdecimal::BigDecimal` (feature `numeric`), or an `Option<_>` of one of these",
     note = "`chrono::DateTime<Local>` / `DateTime<FixedOffset>` are not key types: they bind their own UTC offset, so SQLite compares text that depends on the writer's zone; read the column as `chrono::DateTime<Utc>`. `time` crate types are not key types yet: read the column as the chrono type",
-    note = "for a type of your own, implement `keyset_diesel::query::KeyValue` for it"
+    note = "for a newtype around one of these, `#[derive(keyset_diesel::query::KeyValue)]`; for another type of your own, implement `keyset_diesel::query::KeyValue` for it"
 )]
 pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Serializable, lossless form used inside tokens.
