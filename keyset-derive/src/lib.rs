@@ -1,4 +1,5 @@
-//! `#[derive(Keyset)]` for `keyset-diesel`. Use it through `keyset_diesel::Keyset`.
+//! `#[derive(Keyset)]` and `#[derive(KeyValue)]` (newtype keys) for `keyset-diesel`. Use them
+//! through `keyset_diesel::Keyset` and `keyset_diesel::query::KeyValue`.
 //!
 //! The derive is split the way serde's is: `parse` reads the attributes into a `model`
 //! (accumulating every mistake), `check` validates it, `expand` writes the code. Errors carry
@@ -10,6 +11,7 @@ mod check;
 mod errors;
 mod expand;
 mod model;
+mod newtype;
 mod parse;
 
 /// See `keyset_diesel::Keyset`.
@@ -19,6 +21,15 @@ mod parse;
 #[proc_macro_derive(Keyset, attributes(keyset, diesel))]
 pub fn derive_keyset(input: TokenStream) -> TokenStream {
     derive_keyset_inner(input.into())
+        .unwrap_or_else(syn::Error::into_compile_error)
+        .into()
+}
+
+/// See `keyset_diesel::query::KeyValue` (the derive of the same name).
+#[proc_macro_derive(KeyValue)]
+pub fn derive_key_value(input: TokenStream) -> TokenStream {
+    syn::parse::<syn::DeriveInput>(input)
+        .and_then(|input| newtype::key_value(&input))
         .unwrap_or_else(syn::Error::into_compile_error)
         .into()
 }

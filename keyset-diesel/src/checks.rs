@@ -74,7 +74,7 @@ impl<Col> TieBreakerMustBeNotNull<Col> for NotNull {}
 #[diagnostic::on_unimplemented(
     message = "the field type `{Self}` does not match key column `{Col}`, whose SQL type is `{ST}`",
     label = "expected the Rust type Diesel reads `{ST}` into",
-    note = "Diesel's mapping: `Text` -> `String`, `Integer` -> `i32`, `BigInt` -> `i64`, `SmallInt` -> `i16`, `Bool` -> `bool`, `Timestamp` -> `chrono::NaiveDateTime`, `Timestamptz` -> `chrono::DateTime<Utc>`, `Date` -> `chrono::NaiveDate`, `Nullable<T>` -> `Option<_>`"
+    note = "Diesel's mapping: `Text` -> `String`, `Integer` -> `i32`, `BigInt` -> `i64`, `SmallInt` -> `i16`, `Bool` -> `bool`, `Double` -> `f64`, `Float` -> `f32`, `Binary` -> `Vec<u8>`, `Timestamp` -> `chrono::NaiveDateTime`, `Timestamptz` -> `chrono::DateTime<Utc>`, `Date` -> `chrono::NaiveDate`, `Time` -> `chrono::NaiveTime`, MySQL's `TinyInt` -> `i8` and `Unsigned<BigInt>` -> `u64` (`u8`, `u16`, `u32` likewise), `Nullable<T>` -> `Option<_>`"
 )]
 pub trait KeyFieldMatchesColumn<Col, ST> {}
 

@@ -70,6 +70,11 @@ fn step<K: Keyset>(a: &K::Key, b: &K::Key, walk: Direction) -> Step {
     Step::Equal
 }
 
+/// The SQL name of key column `index` (empty past the end).
+pub(crate) fn column_name<K: Keyset>(index: usize) -> &'static str {
+    K::COLUMNS.get(index).map_or("", |c| c.name)
+}
+
 /// Checks the fetched rows (in walk order, look-ahead row included) against each other and
 /// the first against the request's cursor.
 ///
@@ -77,7 +82,8 @@ fn step<K: Keyset>(a: &K::Key, b: &K::Key, walk: Direction) -> Step {
 /// [`KeysetError::TieBreakerNotUnique`] for two rows with equal keys,
 /// [`KeysetError::CursorRowReturned`] for a first row whose key is the cursor's,
 /// [`KeysetError::KeyOutOfOrder`] for a row before its predecessor (or the cursor) in
-/// keyset order.
+/// keyset order; [`KeysetError::InvalidRowKey`] for a row whose key holds a value that is
+/// never a key (a NaN).
 pub(crate) fn check_rows<K: Keyset>(
     rows: &[K],
     cursor: Option<&K::Key>,
@@ -85,12 +91,17 @@ pub(crate) fn check_rows<K: Keyset>(
 ) -> Result<(), KeysetError> {
     let tie_breaker = K::COLUMNS.last().map_or("", |c| c.name);
     let out_of_order = |index: usize| KeysetError::KeyOutOfOrder {
-        column: K::COLUMNS.get(index).map_or("", |c| c.name),
+        column: column_name::<K>(index),
     };
     let mut previous = cursor.cloned();
     let mut first = true;
     for row in rows {
         let key = row.key();
+        key.check_key()
+            .map_err(|(index, e)| KeysetError::InvalidRowKey {
+                column: column_name::<K>(index),
+                reason: e.0,
+            })?;
         if let Some(before) = &previous {
             match step::<K>(before, &key, walk) {
                 Step::Fine => {}

@@ -5,10 +5,11 @@
 /// `load_page` returns it inside a Diesel error; get it back with [`KeysetError::from_diesel`]:
 /// * inside `diesel::result::Error::QueryBuilderError` when the query is refused before any SQL
 ///   runs ([`InvalidPageSize`](Self::InvalidPageSize), [`AlreadyOrdered`](Self::AlreadyOrdered),
-///   [`AlreadyLimited`](Self::AlreadyLimited));
+///   [`AlreadyLimited`](Self::AlreadyLimited), [`InvalidCursorKey`](Self::InvalidCursorKey));
 /// * inside `diesel::result::Error::DeserializationError` when the page check finds the rows
 ///   read cannot make a correct page ([`TieBreakerNotUnique`](Self::TieBreakerNotUnique),
-///   [`CursorRowReturned`](Self::CursorRowReturned), [`KeyOutOfOrder`](Self::KeyOutOfOrder)).
+///   [`CursorRowReturned`](Self::CursorRowReturned), [`KeyOutOfOrder`](Self::KeyOutOfOrder),
+///   [`InvalidRowKey`](Self::InvalidRowKey)).
 ///   The check compares each fetched row's key with the next one, and the first with the
 ///   cursor, inside the `page_size + 1` rows the page query reads anyway (no extra query), so
 ///   it fires on the page where a walk meets the fault, instead of a page repeating or losing
@@ -72,8 +73,8 @@ pub enum KeysetError {
     /// in an INTEGER column read as `i32`, a SQLite timestamp written as text in another
     /// format), so the database's order is not the order of the values Rust reads, and a
     /// cursor bound back from them would lose or repeat rows. Checked for key types whose
-    /// order Rust knows exactly (integers, `bool`, timestamps, dates, decimals; not text,
-    /// whose order is the collation's). Fix: make the column hold only values its Rust type
+    /// order Rust knows exactly (integers, floats, `bool`, bytes, timestamps, dates, times,
+    /// decimals; not text, whose order is the collation's). Fix: make the column hold only values its Rust type
     /// represents (a CHECK constraint, or migrate the values), or read it with a type that
     /// represents them (an integer type for a TINYINT that holds more than 0 and 1).
     #[error(
@@ -86,6 +87,33 @@ pub enum KeysetError {
     KeyOutOfOrder {
         /// The SQL name of the first key column where the two rows differ.
         column: &'static str,
+    },
+    /// The request's cursor holds a value that is never a key
+    /// ([`KeyValue::check_key`](crate::query::KeyValue::check_key): a floating-point NaN, which
+    /// the databases do not order alike). Refused before any SQL runs. Only a cursor built by
+    /// hand can hold one: pages never end on such a row ([`InvalidRowKey`](Self::InvalidRowKey))
+    /// and tokens never decode to one.
+    #[error("the cursor's key column `{column}` holds a value that cannot be a key: {reason}")]
+    InvalidCursorKey {
+        /// The SQL name of the key column.
+        column: &'static str,
+        /// Why ([`InvalidKeyValue`](crate::query::InvalidKeyValue)'s text).
+        reason: &'static str,
+    },
+    /// A fetched row's key holds a value that is never a key
+    /// ([`KeyValue::check_key`](crate::query::KeyValue::check_key)): a NaN in a floating-point
+    /// key column, which PostgreSQL stores (SQLite stores NULL instead, MySQL refuses it) and
+    /// sorts after every number, where a cursor could not name it portably. The page check
+    /// refuses the page that holds it. Fix: keep NaN out of the column (`CHECK (col <> 'NaN')`
+    /// on PostgreSQL) or map it to NULL and declare the key `Option<f64>` with a NULL placement.
+    #[error(
+        "a row's key column `{column}` holds a value that cannot be a key: {reason}; keep such          values out of the column (e.g. CHECK (col <> 'NaN')) or store NULL instead"
+    )]
+    InvalidRowKey {
+        /// The SQL name of the key column.
+        column: &'static str,
+        /// Why ([`InvalidKeyValue`](crate::query::InvalidKeyValue)'s text).
+        reason: &'static str,
     },
 }
 
@@ -107,6 +135,7 @@ impl KeysetError {
             KeysetError::TieBreakerNotUnique { .. }
                 | KeysetError::CursorRowReturned
                 | KeysetError::KeyOutOfOrder { .. }
+                | KeysetError::InvalidRowKey { .. }
         )
     }
 }

@@ -149,6 +149,10 @@ pub mod query {
     pub use crate::statement::{PageStatement, SelectParts};
     pub use crate::union::UnionPage;
     pub use crate::value::{InvalidKeyValue, KeyTuple, KeyValue};
+    /// Derives [`KeyValue`](trait@KeyValue) for a newtype (a struct with one field): the
+    /// newtype's key value is its field's, with the same token representation, type tag and
+    /// order. See the trait for the example.
+    pub use keyset_derive::KeyValue;
 }
 
 /// Derives [`Keyset`](trait@Keyset) and [`KeysetSql`](query::KeysetSql) for a Diesel model.
@@ -206,6 +210,7 @@ pub mod __private {
     pub use crate::keyset::column_index_error as __index_error;
     pub use crate::keyset::sort_signature_digest;
     pub use crate::query::{KeyColumn, KeyValue, KeysetSql, NullsOrder, SortDirection};
+    pub use crate::value::InvalidKeyValue;
     pub use crate::Keyset;
     pub use diesel;
 }

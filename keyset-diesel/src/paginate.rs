@@ -18,7 +18,7 @@ use diesel::QueryResult;
 use crate::backend::{dialect, KeysetBackend};
 use crate::checks::{KeysetTableInQuery, NoDistinctOn, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::cursor::{Cursor, Direction};
-use crate::detect::check_rows;
+use crate::detect::{check_rows, column_name};
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
@@ -26,6 +26,7 @@ use crate::predicate::{KeysetOrder, SeekPredicate};
 use crate::sql::Dialect;
 use crate::statement::{BranchRow, Counted, PageStatement};
 use crate::union::UnionPage;
+use crate::value::KeyTuple;
 
 /// The page size used when `.page_size(n)` is not called.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
@@ -359,7 +360,8 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// [`Paginated::load_page`].
     ///
     /// # Errors
-    /// [`KeysetError::InvalidPageSize`] for a page size of 0; for a boxed query,
+    /// [`KeysetError::InvalidPageSize`] for a page size of 0;
+    /// [`KeysetError::InvalidCursorKey`] for a cursor holding a NaN; for a boxed query,
     /// [`KeysetError::AlreadyOrdered`] / [`KeysetError::AlreadyLimited`] when it already has
     /// `ORDER BY`, `LIMIT` or `OFFSET`, [`KeysetError::DistinctOn`] when it has `DISTINCT ON`.
     pub fn into_query<DB: KeysetBackend>(self) -> Result<PageQuery<Q, K>, KeysetError>
@@ -408,6 +410,11 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             let first = PageStatement::new(self.query, None, order, limit, false, self.total);
             return Ok((PageQuery::Statement(first), shape));
         };
+        key.check_key()
+            .map_err(|(index, e)| KeysetError::InvalidCursorKey {
+                column: column_name::<K>(index),
+                reason: e.0,
+            })?;
         let seek = SeekPredicate::planned(key, self.walk, dialect, self.per_level);
         // A later page with the total count is a union: its count row carries the count
         // even when the page after the cursor is empty.
@@ -443,7 +450,8 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// [`Paginated::into_query`] inside `Error::QueryBuilderError` (before any SQL runs); and
     /// inside `Error::DeserializationError` the page check's errors, when the rows read
     /// cannot make a correct page: [`KeysetError::TieBreakerNotUnique`],
-    /// [`KeysetError::CursorRowReturned`], [`KeysetError::KeyOutOfOrder`].
+    /// [`KeysetError::CursorRowReturned`], [`KeysetError::KeyOutOfOrder`],
+    /// [`KeysetError::InvalidRowKey`].
     /// [`KeysetError::from_diesel`] reads either.
     pub fn load_page<'query, Conn>(self, conn: &mut Conn) -> QueryResult<Page<K>>
     where

@@ -1,5 +1,4 @@
 //! Key values: the Rust types a key column may have, with a lossless representation for tokens.
-//! Floating-point keys are deliberately not supported (NaN and -0.0 have no portable order).
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -19,11 +18,15 @@ pub struct InvalidKeyValue(pub &'static str);
 ///  | Rust type | type tag | token representation |
 ///  |---|---|---|
 ///  | `i16`, `i32`, `i64` | `i16`, `i32`, `i64` | the integer |
+///  | `i8`, `u8`, `u16`, `u32`, `u64` (MySQL `TINYINT`, `Unsigned<..>`) | `i8`, `u8`, `u16`, `u32`, `u64` | the integer (all of `u64`) |
+///  | `f32`, `f64` | `f32`, `f64` | the IEEE 754 bits (`to_bits`): exact, `-0.0` kept |
 ///  | `bool` | `bool` | the boolean |
 ///  | `String` | `text` | the exact string |
+///  | `Vec<u8>` (`Binary`: `bytea`, `BLOB`, `VARBINARY`) | `bytes` | the exact bytes |
 ///  | `chrono::DateTime<Utc>` (feature `chrono`) | `datetime_utc` | `[seconds since 1970-01-01T00:00:00Z, nanoseconds]` |
 ///  | `chrono::NaiveDateTime` (feature `chrono`) | `naive_datetime` | `[seconds since 1970-01-01T00:00:00, nanoseconds]` |
 ///  | `chrono::NaiveDate` (feature `chrono`) | `date` | days since 0001-01-01 (CE day number) |
+///  | `chrono::NaiveTime` (feature `chrono`) | `time` | `[seconds since midnight, nanoseconds]` |
 ///  | `uuid::Uuid` (feature `uuid`) | `uuid` | the 16 bytes as one big-endian `u128` |
 ///  | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | `[digits, scale]`: the exact value `digits × 10^-scale` |
 ///  | `Option<T>` for any of these | `nullable<tag>` | `null` or the representation of `T` |
@@ -32,14 +35,48 @@ pub struct InvalidKeyValue(pub &'static str);
 ///  was read, at whatever precision the database keeps (microseconds on PostgreSQL and
 ///  `DATETIME(6)`; the stored text on SQLite, re-encoded by Diesel in the same `%F %T%.f` form).
 ///
-/// Implement it for your own type
-/// (a newtype around one of them, say) if its representation is lossless and its Diesel
-/// `ToSql` binds exactly the value that was read.
+///  Floating-point keys (`f64` for `Double`: PostgreSQL `double precision`, MySQL `DOUBLE`,
+///  SQLite `REAL`; `f32` for `Float`: `real`, `FLOAT`) follow these rules:
+///  * the token keeps the value's exact bits, so a cursor binds back exactly the value read,
+///    and values one ulp apart page apart;
+///  * `-0.0` and `0.0` are equal, as in SQL: rows holding either tie, and the tie-breaker
+///    orders them;
+///  * NaN is never a key value ([`KeyValue::check_key`] refuses it): SQLite stores a NaN as
+///    NULL, MySQL refuses it, and PostgreSQL sorts it after every number, so no cursor may
+///    hold one. The refusal is typed wherever a NaN meets the keyset: a fetched row whose key
+///    is NaN (PostgreSQL) fails its page with [`crate::KeysetError::InvalidRowKey`]; a cursor
+///    built by hand with a NaN fails `load_page` with [`crate::KeysetError::InvalidCursorKey`]
+///    before any SQL runs, and fails `CursorCodec::encode` with `EncodeError::Key`; a token
+///    whose key bits are a NaN decodes to `CursorError::Malformed`;
+///  * infinities are ordinary values (PostgreSQL and SQLite store them; MySQL refuses them).
+///
+/// # Newtypes
+///
+/// A newtype around one of these (`struct UserId(i64)`) derives it: `#[derive(KeyValue)]`
+/// (this path names both the trait and the derive) makes the newtype's key value its field's,
+/// with the same token representation, type tag, NaN check and order. The field's column is
+/// bound through the newtype's own Diesel impls: derive Diesel's `AsExpression` and
+/// `FromSqlRow` with `#[diesel(sql_type = ..)]`, and implement `ToSql` / `FromSql` by
+/// delegating to the field, as Diesel's documentation shows. A struct with another shape is
+/// refused by the derive; implement the trait by hand for it, if its representation is
+/// lossless and its Diesel `ToSql` binds exactly the value that was read.
+///
+/// ```
+/// use keyset_diesel::query::KeyValue;
+///
+/// #[derive(Debug, Clone, Copy, PartialEq, KeyValue)]
+/// struct UserId(i64);
+///
+/// assert_eq!(UserId::type_tag(), "i64");
+/// assert_eq!(UserId::from_repr(UserId(7).to_repr()), Ok(UserId(7)));
+/// assert_eq!(UserId(1).exact_cmp(&UserId(2)), Some(std::cmp::Ordering::Less));
+/// ```
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the type of a key field",
     label = "not a key value type",
-    note = "key fields may be `i16`, `i32`, `i64`, `bool`, `String`, `chrono::NaiveDateTime`, `chrono::DateTime<Utc>`, `chrono::NaiveDate` (feature `chrono`), `uuid::Uuid` (feature `uuid`), `bigdecimal::BigDecimal` (feature `numeric`), or an `Option<_>` of one of these; floating-point keys are not supported (NaN and -0.0 have no portable order)",
-    note = "for a type of your own, implement `keyset_diesel::query::KeyValue` for it"
+    note = "key fields may be `i16`, `i32`, `i64`, `f32`, `f64` (never NaN), `bool`, `String`, `Vec<u8>`, MySQL's `i8`, `u8`, `u16`, `u32`, `u64`, `chrono::NaiveDateTime`, `chrono::DateTime<Utc>`, `chrono::NaiveDate`, `chrono::NaiveTime` (feature `chrono`), `uuid::Uuid` (feature `uuid`), `bigdecimal::BigDecimal` (feature `numeric`), or an `Option<_>` of one of these",
+    note = "`chrono::DateTime<Local>` / `DateTime<FixedOffset>` are not key types: they bind their own UTC offset, so SQLite compares text that depends on the writer's zone; read the column as `chrono::DateTime<Utc>`. `time` crate types are not key types yet: read the column as the chrono type",
+    note = "for a newtype around one of these, `#[derive(keyset_diesel::query::KeyValue)]`; for another type of your own, implement `keyset_diesel::query::KeyValue` for it"
 )]
 pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Serializable, lossless form used inside tokens.
@@ -54,18 +91,30 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
         false
     }
 
+    /// Whether the value may be a key at all: `Err` for a value no cursor may hold because
+    /// the databases do not order it alike (a floating-point NaN). The default accepts every
+    /// value. `from_repr` refuses what this refuses.
+    ///
+    /// # Errors
+    /// [`InvalidKeyValue`] naming why the value cannot be a key.
+    fn check_key(&self) -> Result<(), InvalidKeyValue> {
+        Ok(())
+    }
+
     /// The token representation.
     fn to_repr(&self) -> Self::Repr;
 
     /// Back from the token representation.
     ///
     /// # Errors
-    /// [`InvalidKeyValue`] when the representation does not name a value of this type.
+    /// [`InvalidKeyValue`] when the representation does not name a value of this type (or
+    /// names one [`check_key`](Self::check_key) refuses).
     fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue>;
 
     /// How two values compare in the database's `ASC` order, when Rust knows that order
     /// exactly on every backend: `Some(Equal)` for equal values, `Some(Less)` / `Some(Greater)`
-    /// for a type whose order Rust knows (integers, `bool`, timestamps, dates, decimals), and
+    /// for a type whose order Rust knows (integers, floats, `bool`, timestamps, dates,
+    /// decimals), and
     /// `None` for different values of a type whose order depends on the database (text: its
     /// collation decides). Two `None`s (SQL NULL) are equal; a NULL and a value give `None`
     /// (their order is the column's NULL placement). The page check uses it (see
@@ -101,14 +150,59 @@ macro_rules! plain_key_value {
     )*};
 }
 
-// Text is not exact: its database order is the column's collation.
+// Text is not exact: its database order is the column's collation. Bytes are: `bytea`, `BLOB`
+// and `VARBINARY` compare byte by byte, a prefix first, as `Vec<u8>`'s `Ord` does. `i8` and the
+// unsigned integers are MySQL's `TinyInt` and `Unsigned<..>` (Diesel maps them nowhere else).
 plain_key_value!(
+    i8 => "i8" exact true,
     i16 => "i16" exact true,
     i32 => "i32" exact true,
     i64 => "i64" exact true,
+    u8 => "u8" exact true,
+    u16 => "u16" exact true,
+    u32 => "u32" exact true,
+    u64 => "u64" exact true,
     bool => "bool" exact true,
     String => "text" exact false,
+    Vec<u8> => "bytes" exact true,
 );
+
+/// NaN bits in a token, or a NaN read from a row or put in a cursor.
+const NAN_KEY: InvalidKeyValue =
+    InvalidKeyValue("NaN is not a key value (databases do not order it alike)");
+
+/// `f32` / `f64`: exact bits in tokens, NaN refused, `-0.0 == 0.0` as in SQL.
+macro_rules! float_key_value {
+    ($($ty:ty => $bits:ty, $tag:literal),* $(,)?) => {$(
+        impl KeyValue for $ty {
+            type Repr = $bits;
+            fn type_tag() -> Cow<'static, str> {
+                Cow::Borrowed($tag)
+            }
+            fn check_key(&self) -> Result<(), InvalidKeyValue> {
+                if self.is_nan() {
+                    Err(NAN_KEY)
+                } else {
+                    Ok(())
+                }
+            }
+            fn to_repr(&self) -> Self::Repr {
+                self.to_bits()
+            }
+            fn from_repr(bits: Self::Repr) -> Result<Self, InvalidKeyValue> {
+                let value = <$ty>::from_bits(bits);
+                value.check_key().map(|()| value)
+            }
+            fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+                // IEEE comparison, SQL's: `-0.0` equals `0.0` (`total_cmp` would not), and
+                // infinities sort at the ends. `None` only for a NaN, which no key holds.
+                self.partial_cmp(other)
+            }
+        }
+    )*};
+}
+
+float_key_value!(f32 => u32, "f32", f64 => u64, "f64");
 
 impl<T: KeyValue> KeyValue for Option<T> {
     type Repr = Option<T::Repr>;
@@ -117,6 +211,9 @@ impl<T: KeyValue> KeyValue for Option<T> {
     }
     fn is_null(&self) -> bool {
         self.is_none()
+    }
+    fn check_key(&self) -> Result<(), InvalidKeyValue> {
+        self.as_ref().map_or(Ok(()), T::check_key)
     }
     fn to_repr(&self) -> Self::Repr {
         self.as_ref().map(T::to_repr)
@@ -136,7 +233,7 @@ impl<T: KeyValue> KeyValue for Option<T> {
 #[cfg(feature = "chrono")]
 mod chrono_impls {
     use super::*;
-    use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+    use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 
     impl KeyValue for DateTime<Utc> {
         type Repr = (i64, u32);
@@ -183,6 +280,23 @@ mod chrono_impls {
         }
         fn from_repr(days: Self::Repr) -> Result<Self, InvalidKeyValue> {
             NaiveDate::from_num_days_from_ce_opt(days).ok_or(InvalidKeyValue("date out of range"))
+        }
+        fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+
+    impl KeyValue for NaiveTime {
+        type Repr = (u32, u32);
+        fn type_tag() -> Cow<'static, str> {
+            Cow::Borrowed("time")
+        }
+        fn to_repr(&self) -> Self::Repr {
+            (self.num_seconds_from_midnight(), self.nanosecond())
+        }
+        fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
+            NaiveTime::from_num_seconds_from_midnight_opt(secs, nanos)
+                .ok_or(InvalidKeyValue("time of day out of range"))
         }
         fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
             Some(self.cmp(other))
@@ -244,6 +358,11 @@ pub trait KeyTuple: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     fn is_null(&self, index: usize) -> bool;
     /// [`KeyValue::exact_cmp`] of element `index` of two keys (`Some(Equal)` past the end).
     fn exact_cmp_at(&self, other: &Self, index: usize) -> Option<Ordering>;
+    /// [`KeyValue::check_key`] of every element.
+    ///
+    /// # Errors
+    /// The index of the first element refused, and why.
+    fn check_key(&self) -> Result<(), (usize, InvalidKeyValue)>;
     /// The token representation.
     fn to_repr(&self) -> Self::Repr;
     /// Back from the token representation.
@@ -275,6 +394,10 @@ macro_rules! key_tuple {
                     $($idx => self.$idx.exact_cmp(&other.$idx),)+
                     _ => Some(Ordering::Equal),
                 }
+            }
+            fn check_key(&self) -> Result<(), (usize, InvalidKeyValue)> {
+                $(self.$idx.check_key().map_err(|e| ($idx, e))?;)+
+                Ok(())
             }
             fn to_repr(&self) -> Self::Repr {
                 ($(self.$idx.to_repr(),)+)
@@ -315,6 +438,78 @@ mod tests {
         assert_eq!(<(Option<String>, i64)>::type_tag(5), "");
     }
 
+    /// Neighbours one ulp apart (`from_bits(to_bits() + 1)`), signed zeros, extremes.
+    fn f64_edges() -> Vec<f64> {
+        let up = |v: f64| f64::from_bits(v.to_bits() + 1);
+        vec![
+            0.0,
+            -0.0,
+            1.0,
+            up(1.0),
+            up(up(1.0)),
+            -1.0,
+            -up(1.0),
+            0.1,
+            up(0.1),
+            9_007_199_254_740_992.0,
+            up(9_007_199_254_740_992.0),
+            f64::MIN_POSITIVE,
+            up(0.0), // the smallest subnormal
+            f64::MAX,
+            f64::MIN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+        ]
+    }
+
+    #[test]
+    fn floats_round_trip_bit_exactly() {
+        for v in f64_edges() {
+            let back = f64::from_repr(v.to_repr()).unwrap();
+            assert_eq!(back.to_bits(), v.to_bits(), "{v:e}");
+            let narrow = v as f32;
+            let back = f32::from_repr(narrow.to_repr()).unwrap();
+            assert_eq!(back.to_bits(), narrow.to_bits(), "{narrow:e}");
+        }
+        // Through the token's own encoding too.
+        let key = (-0.0f64, f32::from_bits(1.0f32.to_bits() + 1), 3i64);
+        let bytes = postcard::to_allocvec(&key.to_repr()).unwrap();
+        let back = <(f64, f32, i64)>::from_repr(postcard::from_bytes(&bytes).unwrap()).unwrap();
+        assert_eq!(back.0.to_bits(), (-0.0f64).to_bits());
+        assert_eq!(back.1.to_bits(), key.1.to_bits());
+    }
+
+    #[test]
+    fn nan_is_never_a_key() {
+        for nan in [f64::NAN, -f64::NAN, f64::from_bits(0x7ff0_0000_0000_0001)] {
+            assert_eq!(nan.check_key(), Err(NAN_KEY));
+            assert_eq!(f64::from_repr(nan.to_bits()), Err(NAN_KEY));
+            assert_eq!((nan as f32).check_key(), Err(NAN_KEY));
+            assert_eq!(f32::from_repr((nan as f32).to_bits()), Err(NAN_KEY));
+        }
+        assert_eq!(Some(f64::NAN).check_key(), Err(NAN_KEY));
+        assert_eq!(None::<f64>.check_key(), Ok(()));
+        assert_eq!((1i64, 2.5f64).check_key(), Ok(()));
+        assert_eq!((1i64, Some(f32::NAN)).check_key(), Err((1, NAN_KEY)));
+    }
+
+    #[test]
+    fn float_order_is_sqls() {
+        assert_eq!((-0.0f64).exact_cmp(&0.0), Some(Ordering::Equal));
+        assert_eq!(0.0f32.exact_cmp(&-0.0), Some(Ordering::Equal));
+        let mut values = f64_edges();
+        values.sort_by(f64::total_cmp);
+        for pair in values.windows(2) {
+            let expected = if pair[0] == pair[1] {
+                Ordering::Equal
+            } else {
+                Ordering::Less
+            };
+            assert_eq!(pair[0].exact_cmp(&pair[1]), Some(expected), "{pair:?}");
+            assert_eq!(pair[1].exact_cmp(&pair[0]), Some(expected.reverse()));
+        }
+    }
+
     #[cfg(feature = "numeric")]
     #[test]
     fn decimals_round_trip_exactly_at_any_magnitude() {
@@ -351,5 +546,33 @@ mod tests {
         let n = t.naive_utc();
         assert_eq!(chrono::NaiveDateTime::from_repr(n.to_repr()).unwrap(), n);
         assert!(chrono::NaiveDateTime::from_repr((i64::MAX, 0)).is_err());
+        for (secs, nanos) in [(0, 0), (0, 1), (86_399, 999_999_999), (45_296, 500_000)] {
+            let t = chrono::NaiveTime::from_num_seconds_from_midnight_opt(secs, nanos).unwrap();
+            assert_eq!(chrono::NaiveTime::from_repr(t.to_repr()).unwrap(), t);
+        }
+        assert!(chrono::NaiveTime::from_repr((86_400, 0)).is_err());
+        assert!(chrono::NaiveTime::from_repr((0, 2_000_000_000)).is_err());
+    }
+
+    #[test]
+    fn wide_integers_and_bytes_round_trip_through_the_token_encoding() {
+        let key = (
+            u64::MAX,
+            i64::MAX as u64 + 1,
+            i8::MIN,
+            u8::MAX,
+            vec![0u8, 0xff, 0x80],
+        );
+        let bytes = postcard::to_allocvec(&key.to_repr()).unwrap();
+        let back = <(u64, u64, i8, u8, Vec<u8>)>::from_repr(postcard::from_bytes(&bytes).unwrap());
+        assert_eq!(back.unwrap(), key);
+        // Bytes order as the databases compare them: byte by byte, a prefix first.
+        let ordered: [&[u8]; 5] = [b"", b"\x00", b"\x00\x00", b"\x01", b"\xff"];
+        for pair in ordered.windows(2) {
+            assert_eq!(
+                pair[0].to_vec().exact_cmp(&pair[1].to_vec()),
+                Some(Ordering::Less)
+            );
+        }
     }
 }

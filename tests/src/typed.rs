@@ -5,10 +5,11 @@
 //! PostgreSQL only, no `timestamptz` on MySQL), so `typed_backend!` declares the table, its
 //! insertable row and its models from one column list per backend, in the modules
 //! [`sqlite`], [`postgres`] and [`mysql`] (each behind its feature). The values come from the
-//! functions here, adjacent at the database's precision (1 µs apart, last UUID byte, 0.0001).
+//! functions here, adjacent at the database's precision (1 µs apart, last UUID byte, 0.0001,
+//! one ulp).
 
 use bigdecimal::BigDecimal;
-use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 
 use crate::at;
 
@@ -108,6 +109,155 @@ pub fn decimals() -> Vec<BigDecimal> {
     .collect()
 }
 
+/// `v`'s neighbour one ulp up (`f64::next_up` for finite positive `v`).
+pub fn ulp_up(v: f64) -> f64 {
+    f64::from_bits(v.to_bits() + 1)
+}
+
+/// Doubles one ulp apart (around 1, 0.1, 2^53 and 1e300), both signed zeros, the smallest
+/// subnormal and normal, the extremes; with `infinities` (not on MySQL, which stores none) both
+/// infinities.
+pub fn f64s(infinities: bool) -> Vec<f64> {
+    let mut values = vec![
+        0.0,
+        -0.0,
+        1.0,
+        ulp_up(1.0),
+        ulp_up(ulp_up(1.0)),
+        -1.0,
+        -ulp_up(1.0),
+        0.1,
+        ulp_up(0.1),
+        9_007_199_254_740_992.0,
+        ulp_up(9_007_199_254_740_992.0),
+        1e300,
+        ulp_up(1e300),
+        f64::MIN_POSITIVE,
+        ulp_up(0.0),
+        f64::MAX,
+        f64::MIN,
+    ];
+    if infinities {
+        values.extend([f64::INFINITY, f64::NEG_INFINITY]);
+    }
+    values
+}
+
+/// Floats one ulp apart (around 1, 0.1 and 16777216), both signed zeros, the smallest
+/// subnormal and normal, the extremes; `infinities` as for [`f64s`].
+pub fn f32s(infinities: bool) -> Vec<f32> {
+    let up = |v: f32| f32::from_bits(v.to_bits() + 1);
+    let mut values = vec![
+        0.0,
+        -0.0,
+        1.0,
+        up(1.0),
+        up(up(1.0)),
+        -up(1.0),
+        0.1,
+        up(0.1),
+        16_777_216.0,
+        up(16_777_216.0),
+        f32::MIN_POSITIVE,
+        up(0.0),
+        f32::MAX,
+        f32::MIN,
+    ];
+    if infinities {
+        values.extend([f32::INFINITY, f32::NEG_INFINITY]);
+    }
+    values
+}
+
+/// Byte strings ordered by their first byte, by a trailing `0x00` or space (no padding on any
+/// backend), by the high bit, and ties.
+pub fn byte_strings() -> Vec<Vec<u8>> {
+    let values: [&[u8]; 12] = [
+        b"",
+        b"\x00",
+        b"\x00\x00",
+        b"\x00\x01",
+        b"\x01",
+        b"\x7f",
+        b"\x80",
+        b"\xff",
+        b"\xff\x00",
+        b"a",
+        b"A",
+        b"a ",
+    ];
+    values.iter().map(|v| v.to_vec()).collect()
+}
+
+/// Times of day 1 µs apart, half a second apart, and at both ends of the day.
+pub fn times_of_day() -> Vec<NaiveTime> {
+    [
+        (0, 0),
+        (0, 1),
+        (0, 500_000),
+        (43_200, 0),
+        (43_200, 1),
+        (34_200, 250_000),
+        (86_399, 999_999),
+    ]
+    .iter()
+    .map(|&(secs, micros)| {
+        NaiveTime::from_num_seconds_from_midnight_opt(secs, micros * 1_000).expect("valid time")
+    })
+    .collect()
+}
+
+/// A user newtype key: Diesel's own derives and delegating `ToSql` / `FromSql` for the
+/// binding, `#[derive(KeyValue)]` for the key value.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    diesel::expression::AsExpression,
+    diesel::deserialize::FromSqlRow,
+    keyset_diesel::query::KeyValue,
+)]
+#[diesel(sql_type = diesel::sql_types::BigInt)]
+pub struct UserId(pub i64);
+
+impl<DB> diesel::serialize::ToSql<diesel::sql_types::BigInt, DB> for UserId
+where
+    DB: diesel::backend::Backend,
+    i64: diesel::serialize::ToSql<diesel::sql_types::BigInt, DB>,
+{
+    fn to_sql<'b>(
+        &'b self,
+        out: &mut diesel::serialize::Output<'b, '_, DB>,
+    ) -> diesel::serialize::Result {
+        self.0.to_sql(out)
+    }
+}
+
+impl<DB> diesel::deserialize::FromSql<diesel::sql_types::BigInt, DB> for UserId
+where
+    DB: diesel::backend::Backend,
+    i64: diesel::deserialize::FromSql<diesel::sql_types::BigInt, DB>,
+{
+    fn from_sql(bytes: DB::RawValue<'_>) -> diesel::deserialize::Result<Self> {
+        i64::from_sql(bytes).map(UserId)
+    }
+}
+
+/// [`UserId`]s with ties and both ends of `i64`.
+pub fn user_ids() -> Vec<UserId> {
+    [i64::MIN, -3, 0, 1, 2, i64::MAX]
+        .into_iter()
+        .map(UserId)
+        .collect()
+}
+
+/// `BIGINT UNSIGNED` values on both sides of `i64::MAX`.
+pub fn u64s() -> Vec<u64> {
+    let half = i64::MAX as u64;
+    vec![0, 1, half, half + 1, half + 2, u64::MAX - 1, u64::MAX]
+}
+
 /// Walks one-column model `M` over `rows` rows of tenant 0 with page sizes 1, 4 and 7, boxed
 /// and not, against the oracle, and sends every cursor through a token round trip.
 pub fn check_typed<M, C>(conn: &mut C, rows: usize)
@@ -134,27 +284,98 @@ pub const TYPED_ROWS: i64 = 90;
 /// A backend with a `typed_rows` table and its one-column models.
 pub trait TypedKeys: crate::TestDb {
     /// Inserts [`TYPED_ROWS`] rows of tenant 0, every column picked from its values with its
-    /// own step (so columns vary independently, with ties); returns the `k_ts` values written,
-    /// by id.
-    fn insert_typed_rows(&mut self) -> Vec<NaiveDateTime>;
+    /// own step (so columns vary independently, with ties); returns the values written of the
+    /// columns whose precision is checked, by id.
+    fn insert_typed_rows(&mut self) -> Precise;
     /// Runs [`check_typed`] for every model of this backend.
     fn check_every_key_model(&mut self);
-    /// The stored `k_ts` values, by id.
-    fn stored_timestamps(&mut self) -> Vec<NaiveDateTime>;
+    /// The stored values of the same columns, by id.
+    fn stored_precise(&mut self) -> Precise;
+    /// The first page of `F64Asc` (boxed or not) after a hand-built cursor `(NaN, 0)`.
+    ///
+    /// # Errors
+    /// What `load_page` returns.
+    fn page_after_nan(&mut self, boxed: bool) -> diesel::QueryResult<usize>;
+}
+
+/// The `typed_rows` columns whose values must come back exactly as written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Precise {
+    /// `k_ts`: 1 µs apart.
+    pub timestamps: Vec<NaiveDateTime>,
+    /// `k_f64`, as bits (`-0.0` read back as `0.0` on SQLite, which keeps no sign of zero,
+    /// counts as exact: SQL compares them equal).
+    pub f64_bits: Vec<u64>,
+    /// `k_f32`, as bits (zero's sign as for `f64_bits`).
+    pub f32_bits: Vec<u32>,
+    /// `k_time`: 1 µs apart.
+    pub times: Vec<NaiveTime>,
+}
+
+impl Precise {
+    /// From the columns' values; zeros of either sign as `+0.0`.
+    pub fn new(
+        timestamps: Vec<NaiveDateTime>,
+        f64s: &[f64],
+        f32s: &[f32],
+        times: Vec<NaiveTime>,
+    ) -> Self {
+        Precise {
+            timestamps,
+            f64_bits: f64s.iter().map(|&v| (v + 0.0).to_bits()).collect(),
+            f32_bits: f32s.iter().map(|&v| (v + 0.0).to_bits()).collect(),
+            times,
+        }
+    }
 }
 
 /// Every key type pages exactly, walked with several page sizes, boxed and not, through
-/// tokens; and `NaiveDateTime` keys 1 µs apart are read back as written (MySQL: the column is
-/// `DATETIME(6)`).
+/// tokens; `NaiveDateTime` keys 1 µs apart are read back as written (MySQL: the column is
+/// `DATETIME(6)`), and `f64` / `f32` keys one ulp apart bit for bit (MariaDB `FLOAT`
+/// included).
 pub fn every_key_type_pages_exactly<C: TypedKeys>() {
     let mut db = C::open();
     let written = db.insert_typed_rows();
     db.check_every_key_model();
+    let stored = db.stored_precise();
     assert_eq!(
-        db.stored_timestamps(),
-        written,
+        stored.timestamps, written.timestamps,
         "timestamps to the microsecond"
     );
+    assert_eq!(stored.f64_bits, written.f64_bits, "f64 bit for bit");
+    assert_eq!(stored.f32_bits, written.f32_bits, "f32 bit for bit");
+    assert_eq!(
+        stored.times, written.times,
+        "times of day to the microsecond"
+    );
+}
+
+/// A cursor holding a NaN (built by hand: pages never end on one, tokens never decode to one)
+/// is refused before any SQL runs, boxed or not, with `KeysetError::InvalidCursorKey` naming
+/// the column.
+pub fn nan_cursor_is_a_typed_error<C: TypedKeys>() {
+    use keyset_diesel::KeysetError;
+    let mut db = C::open();
+    db.insert_typed_rows();
+    for boxed in [false, true] {
+        let error = db
+            .page_after_nan(boxed)
+            .expect_err("a NaN cursor must be refused");
+        assert!(
+            matches!(error, diesel::result::Error::QueryBuilderError(_)),
+            "{error:?}"
+        );
+        assert!(
+            matches!(
+                KeysetError::from_diesel(&error),
+                Some(KeysetError::InvalidCursorKey {
+                    column: "k_f64",
+                    ..
+                })
+            ),
+            "{error:?}"
+        );
+    }
 }
 
 /// Declares, in module `$module` behind feature `$feature`, the `typed_rows` table with the
@@ -164,7 +385,7 @@ pub fn every_key_type_pages_exactly<C: TypedKeys>() {
 macro_rules! typed_backend {
     (
         $module:ident, $feature:literal, $conn:ty;
-        $($col:ident -> $sql:ident: $ty:ty = $values:expr, step $step:literal,
+        $($col:ident -> $sql:ident $(<$inner:ident>)?: $ty:ty = $values:expr, step $step:literal,
             [$($model:ident $dir:ident id $iddir:ident),* $(,)?];)*
     ) => {
         #[doc = concat!("`typed_rows` and its models on ", $feature, ".")]
@@ -177,7 +398,7 @@ macro_rules! typed_backend {
                 typed_rows (id) {
                     id -> BigInt,
                     tenant -> Integer,
-                    $($col -> $sql,)*
+                    $($col -> $sql $(<$inner>)?,)*
                 }
             }
 
@@ -195,7 +416,7 @@ macro_rules! typed_backend {
             )*)*
 
             impl TypedKeys for $conn {
-                fn insert_typed_rows(&mut self) -> Vec<NaiveDateTime> {
+                fn insert_typed_rows(&mut self) -> Precise {
                     use diesel::RunQueryDsl;
                     let rows: Vec<NewTyped> = (0..TYPED_ROWS)
                         .map(|id| NewTyped {
@@ -208,7 +429,12 @@ macro_rules! typed_backend {
                         .values(&rows)
                         .execute(self)
                         .expect("insert typed rows");
-                    rows.iter().map(|r| r.k_ts).collect()
+                    Precise::new(
+                        rows.iter().map(|r| r.k_ts).collect(),
+                        &rows.iter().map(|r| r.k_f64).collect::<Vec<_>>(),
+                        &rows.iter().map(|r| r.k_f32).collect::<Vec<_>>(),
+                        rows.iter().map(|r| r.k_time).collect(),
+                    )
                 }
 
                 fn check_every_key_model(&mut self) {
@@ -217,13 +443,30 @@ macro_rules! typed_backend {
                     )*)*
                 }
 
-                fn stored_timestamps(&mut self) -> Vec<NaiveDateTime> {
+                fn stored_precise(&mut self) -> Precise {
                     use diesel::prelude::*;
-                    typed_rows::table
-                        .select(typed_rows::k_ts)
+                    let rows: Vec<(NaiveDateTime, f64, f32, NaiveTime)> = typed_rows::table
+                        .select((
+                            typed_rows::k_ts,
+                            typed_rows::k_f64,
+                            typed_rows::k_f32,
+                            typed_rows::k_time,
+                        ))
                         .order(typed_rows::id)
                         .load(self)
-                        .expect("read k_ts")
+                        .expect("read the precise columns");
+                    Precise::new(
+                        rows.iter().map(|r| r.0).collect(),
+                        &rows.iter().map(|r| r.1).collect::<Vec<_>>(),
+                        &rows.iter().map(|r| r.2).collect::<Vec<_>>(),
+                        rows.iter().map(|r| r.3).collect(),
+                    )
+                }
+
+                fn page_after_nan(&mut self, boxed: bool) -> diesel::QueryResult<usize> {
+                    use $crate::models::Walk;
+                    let cursor = keyset_diesel::Cursor::after((f64::NAN, 0));
+                    F64Asc::page(self, &0, Some(cursor), 3, boxed).map(|p| p.items.len())
                 }
             }
         }
@@ -242,6 +485,12 @@ typed_backend! {
         [TstzAsc asc id asc, TstzDesc desc id desc];
     k_date -> Date: NaiveDate = dates(), step 7, [DateDesc desc id asc];
     k_dec -> Numeric: BigDecimal = decimals(), step 7, [DecAsc asc id desc, DecDesc desc id asc];
+    k_f64 -> Double: f64 = f64s(true), step 7, [F64Asc asc id asc, F64Desc desc id desc];
+    k_f32 -> Float: f32 = f32s(true), step 5, [F32Asc asc id desc, F32Desc desc id asc];
+    k_bytes -> Binary: Vec<u8> = byte_strings(), step 5,
+        [BytesAsc asc id asc, BytesDesc desc id desc];
+    k_time -> Time: NaiveTime = times_of_day(), step 3, [TimeAsc asc id desc, TimeDesc desc id asc];
+    k_user -> BigInt: UserId = user_ids(), step 5, [UserAsc asc id asc, UserDesc desc id desc];
 }
 
 typed_backend! {
@@ -257,6 +506,12 @@ typed_backend! {
     k_date -> Date: NaiveDate = dates(), step 7, [DateDesc desc id asc];
     k_uuid -> Uuid: uuid::Uuid = uuids(), step 5, [UuidAsc asc id asc, UuidDesc desc id desc];
     k_dec -> Numeric: BigDecimal = decimals(), step 7, [DecAsc asc id desc, DecDesc desc id asc];
+    k_f64 -> Double: f64 = f64s(true), step 7, [F64Asc asc id asc, F64Desc desc id desc];
+    k_f32 -> Float: f32 = f32s(true), step 5, [F32Asc asc id desc, F32Desc desc id asc];
+    k_bytes -> Binary: Vec<u8> = byte_strings(), step 5,
+        [BytesAsc asc id asc, BytesDesc desc id desc];
+    k_time -> Time: NaiveTime = times_of_day(), step 3, [TimeAsc asc id desc, TimeDesc desc id asc];
+    k_user -> BigInt: UserId = user_ids(), step 5, [UserAsc asc id asc, UserDesc desc id desc];
 }
 
 typed_backend! {
@@ -269,4 +524,17 @@ typed_backend! {
         [TsAsc asc id asc, TsDesc desc id asc];
     k_date -> Date: NaiveDate = dates(), step 7, [DateDesc desc id asc];
     k_dec -> Numeric: BigDecimal = decimals(), step 7, [DecAsc asc id desc, DecDesc desc id asc];
+    k_f64 -> Double: f64 = f64s(false), step 7, [F64Asc asc id asc, F64Desc desc id desc];
+    k_f32 -> Float: f32 = f32s(false), step 5, [F32Asc asc id desc, F32Desc desc id asc];
+    k_bytes -> Binary: Vec<u8> = byte_strings(), step 5,
+        [BytesAsc asc id asc, BytesDesc desc id desc];
+    k_time -> Time: NaiveTime = times_of_day(), step 3, [TimeAsc asc id desc, TimeDesc desc id asc];
+    k_user -> BigInt: UserId = user_ids(), step 5, [UserAsc asc id asc, UserDesc desc id desc];
+    k_i8 -> TinyInt: i8 = [i8::MIN, -1, 0, 1, i8::MAX], step 2, [I8Asc asc id asc];
+    k_u8 -> Unsigned<TinyInt>: u8 = [0, 1, 127, 128, u8::MAX], step 3, [U8Desc desc id asc];
+    k_u16 -> Unsigned<SmallInt>: u16 = [0, 1, 32_767, 32_768, u16::MAX], step 2,
+        [U16Asc asc id desc];
+    k_u32 -> Unsigned<Integer>: u32 = [0, 1, 1 << 31, u32::MAX - 1, u32::MAX], step 3,
+        [U32Desc desc id desc];
+    k_u64 -> Unsigned<BigInt>: u64 = u64s(), step 4, [U64Asc asc id asc, U64Desc desc id desc];
 }

@@ -161,6 +161,11 @@ fn c14_session_time_zone_change_between_pages_keeps_pages() {
             k_date: t.date_naive(),
             k_uuid: uuid::Uuid::nil(),
             k_dec: 0.into(),
+            k_f64: 0.0,
+            k_f32: 0.0,
+            k_bytes: Vec::new(),
+            k_time: chrono::NaiveTime::MIN,
+            k_user: keyset_tests::typed::UserId(0),
         })
         .collect();
     diesel::insert_into(typed_rows::table)
@@ -490,5 +495,64 @@ fn c33_distinct_on_is_refused_before_any_sql() {
             .expect("no DISTINCT ON");
         let ids: Vec<i32> = page.items.iter().map(|e| e.id).collect();
         assert_eq!(ids, vec![2, 6, 1, 3, 7, 5, 4], "distinct {distinct}");
+    }
+}
+
+/// PostgreSQL stores NaN (and sorts it after every number): a page holding a row whose
+/// floating-point key is NaN is refused with `KeysetError::InvalidRowKey`, never delivered with
+/// a cursor that SQLite or MySQL could not bind and PostgreSQL would seek past. The pages
+/// before it are delivered.
+#[test]
+fn nan_in_a_float_key_column_is_a_typed_error() {
+    use keyset_diesel::KeysetError;
+    use keyset_tests::models::Walk;
+    use keyset_tests::typed::postgres::*;
+    let mut db = diesel::PgConnection::open();
+    let rows: Vec<NewTyped> = [1.0, f64::NAN, 3.0, 2.0]
+        .into_iter()
+        .zip(0..)
+        .map(|(k_f64, id)| NewTyped {
+            id,
+            tenant: 0,
+            k_i16: 0,
+            k_i32: 0,
+            k_bool: false,
+            k_text: String::new(),
+            k_ts: chrono::NaiveDateTime::default(),
+            k_tstz: chrono::DateTime::default(),
+            k_date: chrono::NaiveDate::default(),
+            k_uuid: uuid::Uuid::nil(),
+            k_dec: 0.into(),
+            k_f64,
+            k_f32: 0.0,
+            k_bytes: Vec::new(),
+            k_time: chrono::NaiveTime::MIN,
+            k_user: keyset_tests::typed::UserId(0),
+        })
+        .collect();
+    let conn: &mut diesel::PgConnection = &mut db;
+    diesel::insert_into(typed_rows::table)
+        .values(&rows)
+        .execute(conn)
+        .unwrap();
+    for boxed in [false, true] {
+        let first = F64Asc::page(conn, &0, None, 2, boxed).expect("the rows before the NaN");
+        assert_eq!(first.items.len(), 2);
+        let error = F64Asc::page(conn, &0, first.next_cursor, 2, boxed)
+            .expect_err("the page holding the NaN row");
+        assert!(
+            matches!(error, diesel::result::Error::DeserializationError(_)),
+            "{error:?}"
+        );
+        assert!(
+            matches!(
+                KeysetError::from_diesel(&error),
+                Some(KeysetError::InvalidRowKey {
+                    column: "k_f64",
+                    ..
+                })
+            ),
+            "{error:?}"
+        );
     }
 }

@@ -137,7 +137,9 @@ pub enum EncodeError {
     /// the same key twice.
     #[error("cursor scope cannot be serialized: {0}")]
     Scope(String),
-    /// The key values did not serialize (a failing `Serialize` impl of a key value type).
+    /// The key values did not serialize (a failing `Serialize` impl of a key value type), or
+    /// one is never a key ([`KeyValue::check_key`](crate::query::KeyValue::check_key): a NaN
+    /// in a cursor built by hand).
     #[error("cursor key values cannot be serialized: {0}")]
     Key(String),
     /// The token would be longer than the codec accepts back

@@ -410,6 +410,12 @@ impl CursorCodec {
     ) -> Result<String, EncodeError> {
         let inner = &*self.inner;
         let expires_at = unix_seconds(inner.clock.now()).saturating_add(inner.ttl.as_secs());
+        cursor.key.check_key().map_err(|(index, e)| {
+            EncodeError::Key(format!(
+                "key column `{}`: {e}",
+                crate::detect::column_name::<K>(index)
+            ))
+        })?;
         let key = postcard::to_allocvec(&cursor.key.to_repr())
             .map_err(|e| EncodeError::Key(e.to_string()))?;
         let payload = Payload {
