@@ -361,7 +361,7 @@ pub fn test_codec(now: std::sync::Arc<std::sync::atomic::AtomicU64>) -> keyset_d
 }
 
 /// `#[keyset(version = 2)]`: a token made by the model at ordering version 1 (no attribute,
-/// [`ID_asc`]) is refused by the same columns at version 2 ([`ID_asc_v2`]) with
+/// [`ID_asc`]) is refused by the same columns at version 2 (`ID_asc_v2`) with
 /// `SortMismatch`, and the other way round; each version resumes its own tokens.
 pub fn ordering_version_refuses_tokens_of_another_version<C: TestDb>()
 where

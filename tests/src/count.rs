@@ -254,7 +254,7 @@ fn oracle_count<C: TestDb>(db: &mut C, sql: &str) -> i64 {
     i64::try_from(db.ids(sql).len()).expect("a small table")
 }
 
-/// docs/CASES.md C34: tenant A by `id ASC`, page size 2: pages [1,2], [3,4], [5] with total 5
+/// docs/CASES.md C34: tenant A by `id ASC`, page size 2: pages `[1,2]`, `[3,4]`, `[5]` with total 5
 /// on every page (not 5, 3, 1), forward and backward, every read shape; with `grp = 3` added,
 /// total 2; tenant Z (no rows): an empty page with total 0, also after a cursor; a page after
 /// the last row (empty) still carries total 5.
