@@ -91,6 +91,7 @@ extern crate self as keyset_diesel;
 
 mod backend;
 mod checks;
+mod counted;
 mod cursor;
 mod detect;
 mod error;

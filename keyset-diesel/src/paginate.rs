@@ -17,6 +17,7 @@ use diesel::QueryResult;
 
 use crate::backend::{dialect, KeysetBackend};
 use crate::checks::{KeysetTableInQuery, NoDistinctOn, NoLimitYet, NoOffsetYet, NoOrderByYet};
+use crate::counted::Counted;
 use crate::cursor::{Cursor, Direction};
 use crate::detect::{check_rows, column_name};
 use crate::error::KeysetError;
@@ -24,7 +25,7 @@ use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
 use crate::predicate::{KeysetOrder, SeekPredicate};
 use crate::sql::Dialect;
-use crate::statement::{BranchRow, Counted, PageStatement};
+use crate::statement::{BranchRow, PageStatement};
 use crate::union::UnionPage;
 use crate::value::KeyTuple;
 

@@ -436,38 +436,3 @@ pub(crate) const ARM_ALIAS: &str = "__keyset_arm";
 
 /// The total count column.
 pub(crate) const TOTAL_ALIAS: &str = "__keyset_total";
-
-/// A page statement ([`PageStatement`] or [`UnionPage`](crate::query::UnionPage)) built with
-/// the total count: the same SQL, typed with the `__keyset_total` column (`BigInt`) last, so
-/// its rows load as `(row, total)` / `(row, key, arm, total)`.
-#[doc(hidden)]
-pub struct Counted<P>(pub(crate) P);
-
-impl<P> QueryId for Counted<P> {
-    type QueryId = ();
-    const HAS_STATIC_QUERY_ID: bool = false;
-}
-
-impl<Q: Query, K: Keyset> Query for Counted<PageStatement<Q, K>> {
-    type SqlType = (Q::SqlType, BigInt);
-}
-
-impl<Q: Query, K: Keyset> Query for Counted<crate::union::UnionPage<Q, K>>
-where
-    K::Columns: diesel::expression::Expression,
-{
-    type SqlType = (
-        Q::SqlType,
-        diesel::dsl::SqlTypeOf<K::Columns>,
-        diesel::sql_types::Integer,
-        BigInt,
-    );
-}
-
-impl<P, Conn> RunQueryDsl<Conn> for Counted<P> {}
-
-impl<P: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Counted<P> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.0.walk_ast(out)
-    }
-}

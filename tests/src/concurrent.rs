@@ -623,70 +623,67 @@ pub fn walks_under_key_updates<C: SharedDb>() {
     walks_under_concurrent_writers::<C>(true);
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The checker itself: a walk that repeats, drops, misorders or invents rows is reported.
-    #[test]
-    fn checker_reports_each_kind_of_violation() {
-        let t = |s| at(s, 0);
-        let w = |change, sent, returned| Write {
-            change,
-            sent,
-            returned,
-        };
-        let mut log: HashMap<String, Vec<Write>> = HashMap::new();
-        log.insert("a".into(), vec![w(Change::Insert(t(1), "m".into()), 0, 0)]);
-        log.insert(
-            "b".into(),
-            vec![
-                w(Change::Insert(t(2), "m".into()), 0, 0),
-                w(Change::Message("n".into()), 15, 16),
-            ],
-        );
-        // Key moved forward during the walk [10, 20].
-        log.insert(
-            "c".into(),
-            vec![
-                w(Change::Insert(t(3), "m".into()), 0, 0),
-                w(Change::Time(t(9)), 12, 13),
-            ],
-        );
-        // Inserted after the walk.
-        log.insert(
-            "d".into(),
-            vec![w(Change::Insert(t(4), "m".into()), 30, 31)],
-        );
-        let row = |s, id: &str, m: &str| ((t(s), id.to_string()), m.to_string());
-        let walk = |rows| Walked {
-            start: 10,
-            end: 20,
-            backward: false,
-            rows,
-        };
-        let good = walk(vec![
-            row(1, "a", "m"),
-            row(2, "b", "n"),
-            row(3, "c", "m"),
-            row(9, "c", "m"),
-        ]);
-        assert_eq!(check_walk(&good, &log, true), (Vec::<String>::new(), 2));
-        // Without key updates allowed, c twice is a violation.
-        assert_eq!(check_walk(&good, &log, false).0.len(), 1);
-        let missing = walk(vec![row(1, "a", "m"), row(3, "c", "m")]);
-        assert!(check_walk(&missing, &log, true).0[0].contains("row b existed unchanged"));
-        let misordered = walk(vec![row(2, "b", "m"), row(1, "a", "m")]);
-        assert!(check_walk(&misordered, &log, true).0[0].contains("order"));
-        let invented = walk(vec![row(1, "a", "m"), row(2, "b", "m"), row(4, "d", "m")]);
-        assert!(check_walk(&invented, &log, true)
-            .0
-            .iter()
-            .any(|v| v.contains("row d read as")));
-        let wrong_message = walk(vec![row(1, "a", "x"), row(2, "b", "m")]);
-        assert!(check_walk(&wrong_message, &log, true)
-            .0
-            .iter()
-            .any(|v| v.contains("row a read as")));
-    }
+/// The checker itself: a walk that repeats, drops, misorders or invents rows is reported.
+/// A plain function, not a unit test of this library: the library is built without its own
+/// test harness (`test = false` in its manifest, which halves its build time), so the SQLite
+/// test binary runs this.
+pub fn checker_reports_each_kind_of_violation() {
+    let t = |s| at(s, 0);
+    let w = |change, sent, returned| Write {
+        change,
+        sent,
+        returned,
+    };
+    let mut log: HashMap<String, Vec<Write>> = HashMap::new();
+    log.insert("a".into(), vec![w(Change::Insert(t(1), "m".into()), 0, 0)]);
+    log.insert(
+        "b".into(),
+        vec![
+            w(Change::Insert(t(2), "m".into()), 0, 0),
+            w(Change::Message("n".into()), 15, 16),
+        ],
+    );
+    // Key moved forward during the walk [10, 20].
+    log.insert(
+        "c".into(),
+        vec![
+            w(Change::Insert(t(3), "m".into()), 0, 0),
+            w(Change::Time(t(9)), 12, 13),
+        ],
+    );
+    // Inserted after the walk.
+    log.insert(
+        "d".into(),
+        vec![w(Change::Insert(t(4), "m".into()), 30, 31)],
+    );
+    let row = |s, id: &str, m: &str| ((t(s), id.to_string()), m.to_string());
+    let walk = |rows| Walked {
+        start: 10,
+        end: 20,
+        backward: false,
+        rows,
+    };
+    let good = walk(vec![
+        row(1, "a", "m"),
+        row(2, "b", "n"),
+        row(3, "c", "m"),
+        row(9, "c", "m"),
+    ]);
+    assert_eq!(check_walk(&good, &log, true), (Vec::<String>::new(), 2));
+    // Without key updates allowed, c twice is a violation.
+    assert_eq!(check_walk(&good, &log, false).0.len(), 1);
+    let missing = walk(vec![row(1, "a", "m"), row(3, "c", "m")]);
+    assert!(check_walk(&missing, &log, true).0[0].contains("row b existed unchanged"));
+    let misordered = walk(vec![row(2, "b", "m"), row(1, "a", "m")]);
+    assert!(check_walk(&misordered, &log, true).0[0].contains("order"));
+    let invented = walk(vec![row(1, "a", "m"), row(2, "b", "m"), row(4, "d", "m")]);
+    assert!(check_walk(&invented, &log, true)
+        .0
+        .iter()
+        .any(|v| v.contains("row d read as")));
+    let wrong_message = walk(vec![row(1, "a", "x"), row(2, "b", "m")]);
+    assert!(check_walk(&wrong_message, &log, true)
+        .0
+        .iter()
+        .any(|v| v.contains("row a read as")));
 }

@@ -19,6 +19,13 @@ keyset_tests::plan_check_tests!(
     recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at DESC, id DESC)"
 );
 
+/// The concurrent-writers checker (runs without a database; here because the tests library
+/// has no test harness of its own).
+#[test]
+fn concurrent_checker_reports_each_kind_of_violation() {
+    keyset_tests::concurrent::checker_reports_each_kind_of_violation();
+}
+
 #[test]
 fn cursor_equality_compares_key_and_direction() {
     keyset_tests::pinned::cursor_equality_compares_key_and_direction();

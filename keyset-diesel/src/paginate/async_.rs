@@ -82,10 +82,11 @@ use diesel_async::{AsyncConnectionCore, RunQueryDsl};
 
 use super::{Loaded, PageQuery, PageSource, Paginated};
 use crate::backend::KeysetBackend;
+use crate::counted::Counted;
 use crate::cursor::{Cursor, Direction};
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
-use crate::statement::{Counted, PageStatement};
+use crate::statement::PageStatement;
 use crate::union::UnionPage;
 
 /// The mode of a [`Paginated`] made by this module's [`PaginateDsl`]: `load_page` runs on a
