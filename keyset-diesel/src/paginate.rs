@@ -113,6 +113,8 @@ pub struct Paginated<Q, K: Keyset, M = Blocking> {
     mode: PhantomData<M>,
     query: Q,
     cursor: Option<K::Key>,
+    /// The window's far end ([`Paginated::until`]).
+    until: Option<K::Key>,
     walk: Direction,
     page_size: u32,
     exact: bool,
@@ -164,6 +166,7 @@ impl<Q: fmt::Debug, K: Keyset, M> fmt::Debug for Paginated<Q, K, M> {
         f.debug_struct("Paginated")
             .field("query", &self.query)
             .field("cursor", &self.cursor)
+            .field("until", &self.until)
             .field("walk", &self.walk)
             .field("page_size", &self.page_size)
             .field("exact", &self.exact)
@@ -181,6 +184,7 @@ impl<Q: Clone, K: Keyset, M> Clone for Paginated<Q, K, M> {
             mode: PhantomData,
             query: self.query.clone(),
             cursor: self.cursor.clone(),
+            until: self.until.clone(),
             walk: self.walk,
             page_size: self.page_size,
             exact: self.exact,
@@ -198,6 +202,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             mode: PhantomData,
             query,
             cursor: cursor.map(|c| c.key),
+            until: None,
             walk,
             page_size: DEFAULT_PAGE_SIZE,
             exact: false,
@@ -350,6 +355,64 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         self
     }
 
+    /// Bound the window on its far side too (Relay's `after` and `before` together): the page
+    /// holds only rows strictly before `until`'s key in the walk's direction. Walking forward
+    /// (`paginate_after(after).until(before)`, Relay's `first`), the rows after `after` and
+    /// before `before`, from the `after` end; walking backward
+    /// (`paginate_before(before).until(after)`, Relay's `last`), the same window from the
+    /// `before` end. Only the bound's key is used (its direction is the page's); `None`
+    /// leaves the window open, as without the call.
+    ///
+    /// `has_more` (the flag in the walk's direction) and `next_cursor` count only the rows
+    /// inside the window: the last page of a window says `has_more == false` even when rows
+    /// follow beyond the bound. The flag of the other direction is unchanged (the rows on the
+    /// cursor's side; exact with [`Paginated::exact_flags`]), and so is
+    /// [`Paginated::with_total_count`] (your query's rows, not the window's). A window whose
+    /// bounds cross (`after 8, until 3`) or meet (`after 5, until 5`) is empty, not an error.
+    ///
+    /// SQL: one more condition next to the seek, `AND (<bound>)`, where `<bound>` is the seek
+    /// predicate of the reversed walk from the bound's key, written whole in one condition
+    /// (the NULL group of a nullable leading column included; [`SeekPredicate::new`]). It
+    /// does not change where the page's index range starts; the bound ends it.
+    ///
+    /// # Errors
+    /// [`KeysetError::InvalidCursorKey`] (from `load_page`, before any SQL) when the bound's
+    /// key holds a NaN.
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// # fn main() -> QueryResult<()> {
+    /// # let conn = &mut setup();
+    /// # let at = |s: &str| chrono::NaiveDateTime::parse_from_str(&format!("2026-10-10 {s}"), "%F %T").unwrap();
+    /// // W9's feed is e101 .. e106. The window after e101 and before e105:
+    /// let after = Cursor::after((at("12:00:01"), "e101".to_string()));
+    /// let before = Cursor::before((at("12:00:03"), "e105".to_string()));
+    /// let first_two: Page<Event> = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after(Some(after.clone()))
+    ///     .until(Some(before.clone()))
+    ///     .page_size(2)
+    ///     .load_page(conn)?;
+    /// assert_eq!(first_two.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e102", "e103"]);
+    /// assert!(first_two.has_next_page); // e104 is in the window
+    /// let last_two: Page<Event> = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_before(Some(before))
+    ///     .until(Some(after))
+    ///     .page_size(2)
+    ///     .load_page(conn)?;
+    /// assert_eq!(last_two.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e103", "e104"]);
+    /// assert!(last_two.has_previous_page); // e102 is in the window
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn until(mut self, until: Option<Cursor<K>>) -> Self {
+        self.until = until.map(|c| c.key);
+        self
+    }
+
     /// Whether the page starts at a cursor (a later page, with a seek predicate).
     #[cfg_attr(not(feature = "plan-check"), allow(dead_code))]
     pub(crate) fn has_cursor(&self) -> bool {
@@ -362,7 +425,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     ///
     /// # Errors
     /// [`KeysetError::InvalidPageSize`] for a page size of 0;
-    /// [`KeysetError::InvalidCursorKey`] for a cursor holding a NaN; for a boxed query,
+    /// [`KeysetError::InvalidCursorKey`] for a cursor (or an [`until`](Paginated::until) bound) holding a NaN; for a boxed query,
     /// [`KeysetError::AlreadyOrdered`] / [`KeysetError::AlreadyLimited`] when it already has
     /// `ORDER BY`, `LIMIT` or `OFFSET`, [`KeysetError::DistinctOn`] when it has `DISTINCT ON`.
     pub fn into_query<DB: KeysetBackend>(self) -> Result<PageQuery<Q, K>, KeysetError>
@@ -407,37 +470,47 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             budget: self.budget,
             total: self.total,
         };
+        let check = |key: &K::Key| {
+            key.check_key()
+                .map_err(|(index, e)| KeysetError::InvalidCursorKey {
+                    column: column_name::<K>(index),
+                    reason: e.0,
+                })
+        };
+        if let Some(bound) = &self.until {
+            check(bound)?;
+        }
+        // The far end: the rows strictly after the bound, walking the other way.
+        let until = self
+            .until
+            .map(|bound| SeekPredicate::new(bound, self.walk.reversed()));
         let Some(key) = self.cursor else {
-            let first = PageStatement::new(self.query, None, order, limit, false, self.total);
+            let first =
+                PageStatement::new(self.query, None, order, limit, false, self.total).until(until);
             return Ok((PageQuery::Statement(first), shape));
         };
-        key.check_key()
-            .map_err(|(index, e)| KeysetError::InvalidCursorKey {
-                column: column_name::<K>(index),
-                reason: e.0,
-            })?;
+        check(&key)?;
         let seek = SeekPredicate::planned(key, self.walk, dialect, self.per_level);
         // A later page with the total count is a union: its count row carries the count
         // even when the page after the cursor is empty.
         let query = if seek.arms() > 1 || shape.probed || self.total {
-            PageQuery::Union(UnionPage::new(
-                self.query,
-                seek,
-                order,
-                shape.probed,
-                deferred,
-                limit,
-                self.total,
-            ))
+            PageQuery::Union(
+                UnionPage::new(
+                    self.query,
+                    seek,
+                    order,
+                    shape.probed,
+                    deferred,
+                    limit,
+                    self.total,
+                )
+                .until(until),
+            )
         } else {
-            PageQuery::Statement(PageStatement::new(
-                self.query,
-                Some(seek),
-                order,
-                limit,
-                deferred,
-                false,
-            ))
+            PageQuery::Statement(
+                PageStatement::new(self.query, Some(seek), order, limit, deferred, false)
+                    .until(until),
+            )
         };
         Ok((query, shape))
     }

@@ -179,6 +179,8 @@ where
 pub struct PageStatement<Q, K: Keyset> {
     query: Q,
     seek: Option<SeekPredicate<K>>,
+    /// The window's far end ([`crate::Paginated::until`]), if any.
+    until: Option<SeekPredicate<K>>,
     order: KeysetOrder<K>,
     limit: i64,
     deferred: bool,
@@ -201,11 +203,19 @@ impl<Q, K: Keyset> PageStatement<Q, K> {
         PageStatement {
             query,
             seek,
+            until: None,
             order,
             limit,
             deferred,
             total,
         }
+    }
+
+    /// Only the rows strictly before `until` in the walk's order (the window's far end; a
+    /// [`SeekPredicate`] of the reversed walk).
+    pub(crate) fn until(mut self, until: Option<SeekPredicate<K>>) -> Self {
+        self.until = until;
+        self
     }
 }
 
@@ -214,6 +224,7 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for PageStatement<Q, K> {
         f.debug_struct("PageStatement")
             .field("query", &self.query)
             .field("seek", &self.seek)
+            .field("until", &self.until)
             .field("order", &self.order)
             .field("limit", &self.limit)
             .field("deferred", &self.deferred)
@@ -245,6 +256,7 @@ where
             Statement {
                 query: &self.query,
                 seek: self.seek.as_ref().map(|seek| (seek, Part::Arm(0))),
+                until: self.until.as_ref(),
                 order: &self.order,
                 limit: &self.limit,
                 deferred: self.deferred,
@@ -265,6 +277,9 @@ pub(crate) struct Statement<'b, Q, K: Keyset> {
     pub query: &'b Q,
     /// The seek predicate and the part of it to write; `None` on a first page.
     pub seek: Option<(&'b SeekPredicate<K>, Part)>,
+    /// The window's far end, written next to the seek (`AND (<until>)`); `None` for none
+    /// (and for the probe and count branches, which it does not bound).
+    pub until: Option<&'b SeekPredicate<K>>,
     pub order: &'b KeysetOrder<K>,
     pub limit: &'b i64,
     /// As a deferred join (when there is a seek, unless the query is `DISTINCT` or locks
@@ -332,13 +347,13 @@ where
     q.walk_from(out.reborrow())?;
     q.walk_where(out.reborrow())?;
     let mut deferred = false;
-    if let Some((seek, part)) = s.seek {
+    if s.seek.is_some() || s.until.is_some() {
         let and_or_where = if q.has_where(out.backend())? {
             " AND "
         } else {
             " WHERE "
         };
-        deferred = s.deferred && !q.distinct_or_locking(out.backend())?;
+        deferred = s.seek.is_some() && s.deferred && !q.distinct_or_locking(out.backend())?;
         out.push_sql(and_or_where);
         if deferred {
             K::walk_column(tie_breaker, out.reborrow())?;
@@ -355,7 +370,15 @@ where
             out.push_sql(and_or_where);
         }
         out.push_sql("(");
-        seek.walk_part(part, out.reborrow())?;
+        if let Some((seek, part)) = s.seek {
+            seek.walk_part(part, out.reborrow())?;
+            if s.until.is_some() {
+                out.push_sql(") AND (");
+            }
+        }
+        if let Some(until) = s.until {
+            until.walk_part(Part::Arm(0), out.reborrow())?;
+        }
         out.push_sql(")");
     }
     // ` GROUP BY .. ORDER BY <keyset> LIMIT ?`: of the seek, and again of the outer query.

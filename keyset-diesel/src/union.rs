@@ -44,6 +44,9 @@ use crate::statement::{
 pub struct UnionPage<Q, K: Keyset> {
     query: Q,
     seek: SeekPredicate<K>,
+    /// The window's far end ([`crate::Paginated::until`]), on every arm (not the probe or
+    /// the count row).
+    until: Option<SeekPredicate<K>>,
     order: KeysetOrder<K>,
     probe: bool,
     walk: Direction,
@@ -74,6 +77,7 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             query,
             walk: order.walk(),
             seek,
+            until: None,
             order,
             probe,
             deferred,
@@ -82,6 +86,12 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             outer_limit: limit + i64::from(probe) + i64::from(count),
             count,
         }
+    }
+
+    /// Only the rows strictly before `until` in the walk's order, on every arm.
+    pub(crate) fn until(mut self, until: Option<SeekPredicate<K>>) -> Self {
+        self.until = until;
+        self
     }
 
     /// The branches, in order: every arm of the seek, then the probe, then the count row
@@ -101,6 +111,7 @@ impl<Q: std::fmt::Debug, K: Keyset> std::fmt::Debug for UnionPage<Q, K> {
         f.debug_struct("UnionPage")
             .field("query", &self.query)
             .field("seek", &self.seek)
+            .field("until", &self.until)
             .field("probe", &self.probe)
             .field("walk", &self.walk)
             .field("deferred", &self.deferred)
@@ -172,6 +183,10 @@ where
                 Statement {
                     query: &self.query,
                     seek: part.map(|part| (&self.seek, part)),
+                    until: match part {
+                        Some(Part::Arm(_)) => self.until.as_ref(),
+                        _ => None,
+                    },
                     order: &self.order,
                     limit,
                     deferred: self.deferred,

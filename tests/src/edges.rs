@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use keyset_diesel::{Cursor, Keyset, Page};
+use keyset_diesel::{Cursor, Direction, Keyset, Page};
 
 use crate::models::{
     debug_len, A_asc__B_desc__ID_asc, A_asc__ID_asc, A_desc__ID_desc, ID_desc, Read, Walk,
@@ -214,3 +214,255 @@ where
         "some rows were heavier than the budget and delivered alone"
     );
 }
+
+/// One request of a window: `after` / `before` as positions in the full display order (`None`:
+/// open), read `first` (forward from `after`, bounded by `before`) or `last` (backward from
+/// `before`, bounded by `after`).
+#[derive(Debug, Clone, Copy)]
+struct Window {
+    after: Option<usize>,
+    before: Option<usize>,
+}
+
+/// Walks window `w` of `M` to its end through the pages' own cursors with `how` (forward:
+/// `paginate_after(after).until(before)`; backward: `paginate_before(before).until(after)`),
+/// checking each page's flags against the window, and returns the ids in display order.
+fn walk_window<M, C>(db: &mut C, all: &[M], w: Window, how: Read) -> Vec<i64>
+where
+    M: Walk<C, Filter = i32> + crate::models::Oracle + Keyset,
+    C: TestDb,
+{
+    let key = |i: Option<usize>| i.map(|i| all[i].key());
+    let (mut cursor, until) = if how.backward {
+        (
+            key(w.before).map(Cursor::before),
+            key(w.after).map(Cursor::after),
+        )
+    } else {
+        (
+            key(w.after).map(Cursor::after),
+            key(w.before).map(Cursor::before),
+        )
+    };
+    let mut pages: Vec<Vec<i64>> = Vec::new();
+    loop {
+        let page = M::read_window(db, &0, cursor.take(), until.clone(), how)
+            .unwrap_or_else(|e| panic!("{w:?} {how:?}: {e}"));
+        assert!(page.items.len() <= how.page_size as usize, "{w:?} {how:?}");
+        assert_eq!(page.has_more, page.next_cursor.is_some(), "{w:?} {how:?}");
+        pages.push(ids(&page));
+        if page.items.is_empty() || pages.len() > all.len() + 1 {
+            assert!(
+                !page.has_more,
+                "{w:?} {how:?}: an empty page with more rows"
+            );
+            break;
+        }
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    if how.backward {
+        pages.reverse();
+    }
+    pages.concat()
+}
+
+/// The rows strictly between positions `after` and `before` of the database's own order.
+fn oracle_window(order: &[i64], w: Window) -> Vec<i64> {
+    let from = w.after.map_or(0, |a| a + 1);
+    let to = w.before.unwrap_or(order.len());
+    order.get(from..to).map(<[i64]>::to_vec).unwrap_or_default()
+}
+
+/// docs/CASES.md C30: windows bounded on both sides (`after` and `before` together, Relay's
+/// `first` / `last`), and the seek predicate of a bound written whole: a nullable leading
+/// column's NULL group beyond the bound is inside the window, never lost.
+pub fn windows_bounded_on_both_sides<C: TestDb + SeekAlone>()
+where
+    crate::models::ID_asc: Walk<C, Filter = i32>,
+    crate::models::NA_desc_nulls_last__ID_asc: Walk<C, Filter = i32>,
+{
+    use crate::models::{ID_asc, NA_desc_nulls_last__ID_asc as Na};
+    let mut db = C::open();
+    db.insert_rows(&(0..=12).map(Row::new).collect::<Vec<_>>());
+    // The case table: ids 0..12, keyset `id ASC`; position i holds id i.
+    let all = ID_asc::read(&mut *db, &0, None, Read::forward(100)).expect("all rows");
+    assert_eq!(ids(&all), (0..=12).collect::<Vec<_>>());
+    let page = |db: &mut C, after: Option<i64>, before: Option<i64>, how: Read| {
+        let key = |id: i64| (id,);
+        let (cursor, until) = if how.backward {
+            (
+                before.map(|b| Cursor::before(key(b))),
+                after.map(|a| Cursor::after(key(a))),
+            )
+        } else {
+            (
+                after.map(|a| Cursor::after(key(a))),
+                before.map(|b| Cursor::before(key(b))),
+            )
+        };
+        ID_asc::read_window(db, &0, cursor, until, how).expect("window page")
+    };
+    let (first, last) = (Read::forward, Read::backward);
+    let p = page(&mut db, Some(3), Some(8), first(100));
+    assert_eq!((ids(&p), p.has_next_page), (vec![4, 5, 6, 7], false));
+    let p = page(&mut db, Some(3), Some(8), first(2));
+    assert_eq!((ids(&p), p.has_next_page), (vec![4, 5], true));
+    let p = page(&mut db, Some(3), Some(8), last(2));
+    assert_eq!((ids(&p), p.has_previous_page), (vec![6, 7], true));
+    let p = page(&mut db, None, Some(6), first(4));
+    assert_eq!((ids(&p), p.has_next_page), (vec![0, 1, 2, 3], true));
+    let p = page(&mut db, Some(6), None, last(4));
+    assert_eq!((ids(&p), p.has_previous_page), (vec![9, 10, 11, 12], true));
+    for how in [first(3), last(3)] {
+        let crossed = page(&mut db, Some(8), Some(3), how);
+        assert!(crossed.items.is_empty() && crossed.next_cursor.is_none());
+        let met = page(&mut db, Some(5), Some(5), how);
+        assert!(met.items.is_empty() && met.next_cursor.is_none());
+    }
+    let p = page(&mut db, Some(2), Some(10), first(7));
+    assert_eq!((ids(&p), p.has_next_page), ((3..=9).collect(), false));
+    assert_eq!(p.next_cursor, None, "the window is over");
+
+    // Composite, nullable: `na DESC NULLS LAST, id ASC`, display order 1,2,3,5,4,6.
+    db.exec("DELETE FROM keyset_rows");
+    let na = |id: i64, na: Option<i32>| Row { na, ..Row::new(id) };
+    db.insert_rows(&[
+        na(1, Some(30)),
+        na(2, Some(20)),
+        na(3, Some(20)),
+        na(4, None),
+        na(5, Some(10)),
+        na(6, None),
+    ]);
+    let order = db.ids(&oracle_sql::<Na, C>("0"));
+    assert_eq!(order, [1, 2, 3, 5, 4, 6], "the database's own order");
+    let all = Na::read(&mut *db, &0, None, Read::forward(100))
+        .expect("all rows")
+        .items;
+    assert_eq!(all.iter().map(|r| r.id).collect::<Vec<_>>(), order);
+    let at = |id: i64| order.iter().position(|&i| i == id);
+    let (after, before) = (at(2), at(4));
+    let (after_key, before_key) = (all[at(2).unwrap()].key(), all[at(4).unwrap()].key());
+    assert_eq!((after_key, before_key), ((Some(20), 2), (None, 4)));
+    let w = |after, before| Window { after, before };
+    let one = |db: &mut C, how: Read| {
+        let (cursor, until) = if how.backward {
+            (
+                Some(Cursor::before(before_key)),
+                Some(Cursor::after(after_key)),
+            )
+        } else {
+            (
+                Some(Cursor::after(after_key)),
+                Some(Cursor::before(before_key)),
+            )
+        };
+        Na::read_window(db, &0, cursor, until, how).expect("window page")
+    };
+    assert_eq!(
+        walk_window(&mut *db, &all, w(after, before), first(100)),
+        [3, 5]
+    );
+    let p = one(&mut db, first(1));
+    assert_eq!((ids(&p), p.has_next_page), (vec![3], true));
+    let p = one(&mut db, last(1));
+    assert_eq!((ids(&p), p.has_previous_page), (vec![5], true));
+    // One bound alone is the public seek predicate of the reversed walk, written whole:
+    // before (NULL,4) is 1,2,3,5; after (20,2) is 3,5,4,6, its NULL rows included.
+    assert_eq!(
+        walk_window(&mut *db, &all, w(None, before), first(100)),
+        [1, 2, 3, 5]
+    );
+    assert_eq!(
+        walk_window(&mut *db, &all, w(after, None), last(100)),
+        [3, 5, 4, 6]
+    );
+    // The same predicate as a filter of your own query (`.filter(SeekPredicate::new(..))`).
+    assert_eq!(
+        db.seek_alone((Some(20), 2), Direction::Forward),
+        [3, 5, 4, 6]
+    );
+    assert_eq!(db.seek_alone((None, 4), Direction::Backward), [5, 3, 2, 1]);
+    // Every window of the six rows (either bound open, crossed and equal bounds included),
+    // both ways, page sizes 1 to 3, with each shape of page query: the walk equals the rows
+    // of the database's order strictly between the bounds.
+    let bounds: Vec<Option<usize>> = std::iter::once(None)
+        .chain((0..order.len()).map(Some))
+        .collect();
+    let shapes = [
+        Read::forward(1),
+        Read {
+            exact: true,
+            total: true,
+            ..Read::forward(1)
+        },
+        Read {
+            boxed: true,
+            deferred: Some(true),
+            ..Read::forward(1)
+        },
+        Read {
+            per_level: true,
+            deferred: Some(false),
+            ..Read::forward(1)
+        },
+    ];
+    let mut walks = 0;
+    for &after in &bounds {
+        for &before in &bounds {
+            let window = w(after, before);
+            let expected = oracle_window(&order, window);
+            for shape in shapes {
+                for backward in [false, true] {
+                    for page_size in 1..=3 {
+                        let how = Read {
+                            page_size,
+                            backward,
+                            ..shape
+                        };
+                        let got = walk_window(&mut *db, &all, window, how);
+                        assert_eq!(got, expected, "{window:?} {how:?}");
+                        walks += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert_eq!(walks, 7 * 7 * 4 * 2 * 3);
+}
+
+/// [`SeekPredicate`](keyset_diesel::query::SeekPredicate) used on its own, as a filter of the
+/// caller's query: the ids of `keyset_rows` (tenant 0) strictly after `key` in the walk's
+/// direction of `na DESC NULLS LAST, id ASC`, ordered by
+/// [`KeysetOrder`](keyset_diesel::query::KeysetOrder) of that walk.
+pub trait SeekAlone {
+    fn seek_alone(&mut self, key: (Option<i32>, i64), walk: Direction) -> Vec<i64>;
+}
+
+macro_rules! seek_alone {
+    ($feature:literal, $conn:ty) => {
+        #[cfg(feature = $feature)]
+        impl SeekAlone for $conn {
+            fn seek_alone(&mut self, key: (Option<i32>, i64), walk: Direction) -> Vec<i64> {
+                use crate::models::NA_desc_nulls_last__ID_asc as Na;
+                use crate::schema::keyset_rows;
+                use diesel::prelude::*;
+                use keyset_diesel::query::{KeysetOrder, SeekPredicate};
+                keyset_rows::table
+                    .filter(keyset_rows::tenant.eq(0))
+                    .filter(SeekPredicate::<Na>::new(key, walk))
+                    .order(KeysetOrder::<Na>::new(walk))
+                    .select(keyset_rows::id)
+                    .load(self)
+                    .expect("the seek predicate as a filter")
+            }
+        }
+    };
+}
+
+seek_alone!("sqlite", diesel::SqliteConnection);
+seek_alone!("postgres", diesel::PgConnection);
+seek_alone!("mysql", diesel::MysqlConnection);

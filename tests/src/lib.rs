@@ -158,6 +158,8 @@ macro_rules! backend_suite {
             nan_cursor_is_a_typed_error_before_any_sql => typed::nan_cursor_is_a_typed_error,
             c29_edge_pages_keep_their_relay_cursors_for_tailing
                 => edges::edge_pages_keep_their_relay_cursors,
+            c30_windows_bounded_on_both_sides_and_the_seek_predicate_alone
+                => edges::windows_bounded_on_both_sides,
             byte_budget_walks_equal_order_by_and_deliver_an_oversized_row_alone
                 => edges::byte_budget_walks_equal_order_by,
             unique_column_with_ties_is_a_typed_error_not_a_lost_row

@@ -74,6 +74,20 @@ pub trait Walk<C>: Keyset + Sized {
         filter: &Self::Filter,
         cursor: Option<Cursor<Self>>,
         how: Read,
+    ) -> QueryResult<Page<Self>> {
+        Self::read_window(conn, filter, cursor, None, how)
+    }
+
+    /// A page of the window that ends at `until` (`.until(until)`; `None`: an open window).
+    ///
+    /// # Errors
+    /// What `load_page` returns.
+    fn read_window(
+        conn: &mut C,
+        filter: &Self::Filter,
+        cursor: Option<Cursor<Self>>,
+        until: Option<Cursor<Self>>,
+        how: Read,
     ) -> QueryResult<Page<Self>>;
 
     /// A forward page.
@@ -144,10 +158,11 @@ macro_rules! impl_walk {
         #[cfg(all(feature = "diesel-async", feature = $feature))]
         impl $crate::models::Walk<$crate::async_db::$pair> for $model {
             type Filter = $filter_ty;
-            fn read(
+            fn read_window(
                 db: &mut $crate::async_db::$pair,
                 filter: &$filter_ty,
                 cursor: Option<keyset_diesel::Cursor<Self>>,
+                until: Option<keyset_diesel::Cursor<Self>>,
                 how: $crate::models::Read,
             ) -> diesel::QueryResult<keyset_diesel::Page<Self>> {
                 #[allow(unused_imports)]
@@ -168,6 +183,7 @@ macro_rules! impl_walk {
                         } else {
                             AsyncPaginateDsl::paginate_after($query, cursor)
                         }
+                        .until(until)
                         .page_size(how.page_size)
                         .exact_flags(how.exact)
                         .seek_per_level(how.per_level);
@@ -190,10 +206,11 @@ macro_rules! impl_walk {
         #[cfg(feature = $feature)]
         impl $crate::models::Walk<$conn> for $model {
             type Filter = $filter_ty;
-            fn read(
+            fn read_window(
                 conn: &mut $conn,
                 filter: &$filter_ty,
                 cursor: Option<keyset_diesel::Cursor<Self>>,
+                until: Option<keyset_diesel::Cursor<Self>>,
                 how: $crate::models::Read,
             ) -> diesel::QueryResult<keyset_diesel::Page<Self>> {
                 #[allow(unused_imports)]
@@ -211,6 +228,7 @@ macro_rules! impl_walk {
                         } else {
                             $query.paginate_after(cursor)
                         }
+                        .until(until)
                         .page_size(how.page_size)
                         .exact_flags(how.exact)
                         .seek_per_level(how.per_level);
@@ -359,6 +377,7 @@ row_models! {
     NA_asc_nulls_first__ID_asc: [na asc nulls_first] id asc;
     NA_desc_nulls_first__ID_asc: [na desc nulls_first] id asc;
     NA_desc_nulls_last__ID_desc: [na desc nulls_last] id desc;
+    NA_desc_nulls_last__ID_asc: [na desc nulls_last] id asc;
     NB_asc_nulls_first__A_desc__ID_desc: [nb asc nulls_first, a desc] id desc;
     NB_desc_nulls_last__A_asc__ID_asc: [nb desc nulls_last, a asc] id asc;
     A_asc__NA_asc_nulls_last__ID_asc: [a asc, na asc nulls_last] id asc;
