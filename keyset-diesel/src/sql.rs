@@ -273,7 +273,8 @@ pub(crate) fn write_part(
                 }
             }
         }
-        (Part::Arm(level), SeekPlan::PerLevel { levels }) if level < levels => {
+        // A level past the plan's (or this backend's) levels is refused by `write_level`.
+        (Part::Arm(level), SeekPlan::PerLevel { .. }) => {
             Writer::seek(terms, is_null, &groups).write_level(e, level)
         }
         (Part::Arm(arm), _) => Err(crate::keyset::column_index_error(arm)),
@@ -344,12 +345,8 @@ impl Writer<'_> {
             self.write_equal(e, before)?;
             e.sql(" AND ");
         }
-        if self.has_after(g) {
-            self.write_after(e, g)?;
-        } else {
-            e.sql("1 = 0");
-        }
-        Ok(())
+        // Nothing after a NULL that sorts last: `write_after` writes `1 = 0`.
+        self.write_after(e, g)
     }
 
     /// `(g_i after) OR ((g_i equal) AND chain(i + 1))`, factored from the right.
@@ -369,10 +366,6 @@ impl Writer<'_> {
             return Ok(());
         }
         if last {
-            if !self.has_after(g) {
-                e.sql("1 = 0");
-                return Ok(());
-            }
             return self.write_after(e, g);
         }
         e.sql("(");
@@ -421,7 +414,7 @@ impl Writer<'_> {
                 e.column(i)?;
                 e.sql(" IS NULL)");
             }
-            // NULL sorting last: nothing after it (`has_after` keeps us from getting here).
+            // A NULL sorting last: nothing comes after it.
             (Some(NullsOrder::Last), true) => e.sql("1 = 0"),
             _ => self.write_compare(e, i, term.strict_op())?,
         }
@@ -761,6 +754,80 @@ pub(crate) mod tests {
         assert_eq!(
             order("d/first a", MYSQL),
             "c0 IS NULL DESC, c0 DESC, c1 ASC"
+        );
+    }
+
+    /// The seek written whole in one condition ([`SeekPlan::Single`] whatever the key), as
+    /// the public `SeekPredicate::new` and a window's far bound write it.
+    fn whole(spec: &str, nulls: &[usize], dialect: Dialect) -> String {
+        let mut t = Text::default();
+        write_part(
+            &mut t,
+            &terms(spec),
+            &|i| nulls.contains(&i),
+            dialect,
+            SeekPlan::Single,
+            Part::Arm(0),
+        )
+        .unwrap();
+        t.0
+    }
+
+    #[test]
+    fn a_seek_written_whole_keeps_the_null_group_beyond_the_key() {
+        // docs/CASES.md C30: `score DESC NULLS LAST, id ASC` after (20, 2) holds the NULL
+        // group: no leading bound (`c0 <= $0` would drop it), `OR c0 IS NULL` in the chain.
+        assert_eq!(
+            whole("d/last a", &[], PG),
+            "((c0 < $0 OR c0 IS NULL) OR (c0 = $0 AND c1 > $1))"
+        );
+        // Before (NULL, 4): the reversed terms, every value and the NULL group up to the key.
+        assert_eq!(
+            whole("a/first d", &[0], MYSQL),
+            "(c0 IS NOT NULL OR (c0 IS NULL AND c1 < $1))"
+        );
+        // Split into arms, the values arm bounds only the leading column: a nullable column
+        // after it keeps its NULL group in its own branch.
+        assert_eq!(plan("a/last d/last a", &[], PG, false), SeekPlan::NullSplit);
+        assert_eq!(
+            part("a/last d/last a", &[], PG, Part::Arm(0)),
+            "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND ((c1 < $1 OR c1 IS NULL) OR (c1 = $1 AND c2 > $2))))"
+        );
+    }
+
+    #[test]
+    fn a_nullable_column_alone_is_one_arm() {
+        // A hand-written keyset of one nullable column (the derive refuses a nullable
+        // tie-breaker): nothing follows the NULL group, so there is nothing to split.
+        assert_eq!(plan("a/last", &[], PG, false), SeekPlan::Single);
+        assert_eq!(plan("a/first", &[0], PG, false), SeekPlan::Single);
+        assert_eq!(seek("a/last", &[], PG), "(c0 > $0 OR c0 IS NULL)");
+        assert_eq!(seek("a/first", &[0], PG), "c0 IS NOT NULL");
+    }
+
+    #[test]
+    fn terms_follow_the_walk() {
+        let columns = [
+            KeyColumn {
+                name: "v",
+                field: "v",
+                direction: SortDirection::Asc,
+                nulls: Some(NullsOrder::Last),
+            },
+            KeyColumn {
+                name: "id",
+                field: "id",
+                direction: SortDirection::Desc,
+                nulls: None,
+            },
+        ];
+        assert_eq!(
+            super::terms(&columns, Direction::Forward),
+            terms("a/last d")
+        );
+        assert_eq!(
+            super::terms(&columns, Direction::Backward),
+            terms("d/first a")
         );
     }
 
