@@ -868,6 +868,34 @@ mod tests {
     }
 
     #[test]
+    fn debug_shows_every_page_setting() {
+        let paginated: Paginated<(), Row> =
+            Paginated::new((), Some(Cursor::after((3,))), Direction::Backward)
+                .until(Some(Cursor::before((9,))))
+                .page_size(5)
+                .exact_flags(true)
+                .seek_per_level(true)
+                .deferred_join(false)
+                .max_bytes(100, |_| 1)
+                .with_total_count();
+        let text = format!("{paginated:?}");
+        for field in [
+            "Paginated { query: ()",
+            "cursor: Some((3,))",
+            "until: Some((9,))",
+            "walk: Backward",
+            "page_size: 5",
+            "exact: true",
+            "deferred: Some(false)",
+            "per_level: true",
+            "max_bytes: Some(100)",
+            "total_count: true",
+        ] {
+            assert!(text.contains(field), "{field} in {text}");
+        }
+    }
+
+    #[test]
     fn look_ahead_row_is_dropped_and_cursor_is_last_delivered() {
         // docs/CASES.md C03: LIMIT 4 returned 4 rows for page size 3.
         let page = page_from_rows((1..=4).map(Row).collect(), 3);
