@@ -867,6 +867,107 @@ mod tests {
         assemble(rows, None, None, forward(page_size, false), None).expect("rows in keyset order")
     }
 
+    diesel::table! { pairs (id) { id -> BigInt, score -> Integer } }
+
+    /// `score DESC, id ASC`: two key levels.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Pair(i32, i64);
+
+    impl Keyset for Pair {
+        type Table = pairs::table;
+        type Columns = (pairs::score, pairs::id);
+        type Key = (i32, i64);
+        const COLUMNS: &'static [KeyColumn] = &[
+            KeyColumn {
+                name: "score",
+                field: "0",
+                direction: SortDirection::Desc,
+                nulls: None,
+            },
+            KeyColumn {
+                name: "id",
+                field: "1",
+                direction: SortDirection::Asc,
+                nulls: None,
+            },
+        ];
+        const TABLE_NAME: &'static str = "pairs";
+        fn key(&self) -> (i32, i64) {
+            (self.0, self.1)
+        }
+    }
+
+    const ROW_VALUES: Dialect = Dialect {
+        row_values: true,
+        nulls_order_syntax: true,
+    };
+
+    /// The page query `paginated` builds: one statement or a union, its `Debug` text, and
+    /// whether the other side is probed.
+    fn built<K, Q>(paginated: Paginated<Q, K>) -> (&'static str, String, bool)
+    where
+        K: Keyset + fmt::Debug,
+        Q: PageSource<K> + fmt::Debug,
+    {
+        let (query, shape) = paginated.build(false, ROW_VALUES).expect("a page query");
+        let kind = match &query {
+            PageQuery::Statement(_) => "statement",
+            PageQuery::Union(_) => "union",
+        };
+        (kind, format!("{query:?}"), shape.probed)
+    }
+
+    #[test]
+    fn build_picks_one_statement_unless_the_page_needs_a_union() {
+        use diesel::QueryDsl;
+        let rows = || rows::table.select(rows::id);
+        let after = || Some(Cursor::<Row>::after((3,)));
+        // Page size 0 is refused before anything is built; 1 is a page.
+        assert!(matches!(
+            rows()
+                .paginate_after(after())
+                .page_size(0)
+                .build(false, ROW_VALUES),
+            Err(KeysetError::InvalidPageSize(0))
+        ));
+        assert!(rows()
+            .paginate_after(after())
+            .page_size(1)
+            .build(false, ROW_VALUES)
+            .is_ok());
+        // A later page: one statement, `LIMIT page_size + 1`.
+        let (kind, text, probed) = built(rows().paginate_after(after()).page_size(3));
+        assert_eq!((kind, probed), ("statement", false));
+        assert!(text.contains("limit: 4"), "{text}");
+        // Exact flags probe only when there is a cursor (a first page has no other side).
+        let (kind, _, probed) = built(rows().paginate_after::<Row>(None).exact_flags(true));
+        assert_eq!((kind, probed), ("statement", false));
+        let (kind, _, probed) = built(rows().paginate_after(after()).exact_flags(true));
+        assert_eq!((kind, probed), ("union", true));
+        // The total count on a later page is a union (its count row).
+        let (kind, text, _) = built(rows().paginate_after(after()).with_total_count());
+        assert_eq!(kind, "union", "{text}");
+        assert!(text.contains("count: true"), "{text}");
+        // A seek of one arm is one statement; per level, two levels are two arms.
+        let pairs = || pairs::table.select(pairs::id);
+        let pair = || Some(Cursor::<Pair>::after((5, 3)));
+        assert_eq!(built(pairs().paginate_after(pair())).0, "statement");
+        assert_eq!(
+            built(pairs().paginate_after(pair()).seek_per_level(true)).0,
+            "union"
+        );
+    }
+
+    #[test]
+    fn has_cursor_says_whether_a_seek_is_written() {
+        use diesel::QueryDsl;
+        let rows = || rows::table.select(rows::id);
+        assert!(rows()
+            .paginate_after(Some(Cursor::<Row>::after((3,))))
+            .has_cursor());
+        assert!(!rows().paginate_after::<Row>(None).has_cursor());
+    }
+
     #[test]
     fn debug_shows_every_page_setting() {
         let paginated: Paginated<(), Row> =
