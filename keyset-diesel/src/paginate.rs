@@ -959,6 +959,52 @@ mod tests {
     }
 
     #[test]
+    fn a_union_splits_into_page_rows_the_probe_and_the_count() {
+        let loaded = vec![
+            (Row(1), 0, 0),
+            (Row(9), BranchRow::PROBE, 0),
+            (Row(2), 0, 0),
+            (Row(0), BranchRow::COUNT, 7),
+        ];
+        assert_eq!(
+            split_union(loaded.into_iter()),
+            (vec![Row(1), Row(2)], true, 7)
+        );
+        let pages_only = vec![(Row(1), 0, 0), (Row(2), 0, 0)];
+        assert_eq!(
+            split_union(pages_only.into_iter()),
+            (vec![Row(1), Row(2)], false, 0)
+        );
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn boxed_queries_with_order_limit_or_offset_are_refused() {
+        use diesel::sqlite::Sqlite;
+        use diesel::QueryDsl;
+        let boxed = || rows::table.select(rows::id).into_boxed::<Sqlite>();
+        let check = |q: &rows::BoxedQuery<'_, Sqlite, diesel::sql_types::BigInt>| {
+            PageSource::<Row>::check_clauses(q)
+        };
+        assert!(check(&boxed()).is_ok());
+        assert!(
+            check(&boxed().filter(diesel::dsl::sql::<diesel::sql_types::Bool>("1 = 1"))).is_ok()
+        );
+        assert!(matches!(
+            check(&boxed().order(rows::id)),
+            Err(KeysetError::AlreadyOrdered)
+        ));
+        assert!(matches!(
+            check(&boxed().limit(3)),
+            Err(KeysetError::AlreadyLimited)
+        ));
+        assert!(matches!(
+            check(&boxed().offset(3)),
+            Err(KeysetError::AlreadyLimited)
+        ));
+    }
+
+    #[test]
     fn has_cursor_says_whether_a_seek_is_written() {
         use diesel::QueryDsl;
         let rows = || rows::table.select(rows::id);
