@@ -50,6 +50,11 @@ pub fn model(model: &Model, errors: &mut Errors) {
         ));
     }
     if model.keys.len() > 12 {
-        errors.push(model.keys[12].attr_error("a keyset has at most 12 columns"));
+        errors.push(model.keys[12].attr_error(format!(
+            "a keyset has at most 12 columns (its key is a tuple of at most 12 values), this one \
+             has {}: keep at most 11 sort columns, the ones that decide the order, and the \
+             unique tie-breaker last",
+            model.keys.len()
+        )));
     }
 }
