@@ -15,7 +15,7 @@ use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
 
-use crate::backend::{dialect, KeysetBackend};
+use crate::backend::{dialect, BackendKind, KeysetBackend};
 use crate::checks::{KeysetTableInQuery, NoDistinctOn, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::counted::Counted;
 use crate::cursor::{Cursor, Direction};
@@ -379,7 +379,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         Q: PageSource<K>,
     {
         let deferred = self.deferred.unwrap_or(DB::DEFERRED_JOIN);
-        self.build(deferred, dialect::<DB>())
+        self.build(deferred, dialect::<DB>(), DB::KIND)
     }
 
     /// Decides the page's shape, once: the first page, one statement after the cursor
@@ -388,6 +388,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         self,
         deferred: bool,
         dialect: Dialect,
+        backend: BackendKind,
     ) -> Result<(PageQuery<Q, K>, Shape<K>), KeysetError>
     where
         Q: PageSource<K>,
@@ -412,6 +413,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             return Ok((PageQuery::Statement(first), shape));
         };
         key.check_key()
+            .and_then(|()| key.check_bind(backend))
             .map_err(|(index, e)| KeysetError::InvalidCursorKey {
                 column: column_name::<K>(index),
                 reason: e.0,
