@@ -4,6 +4,18 @@ use diesel::backend::Backend;
 
 use crate::sql::Dialect;
 
+/// Which backend a key value is bound on ([`KeyValue::check_bind`](crate::query::KeyValue::check_bind)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BackendKind {
+    /// PostgreSQL (`diesel::pg::Pg`).
+    Postgres,
+    /// SQLite (`diesel::sqlite::Sqlite`).
+    Sqlite,
+    /// MySQL / MariaDB (`diesel::mysql::Mysql`).
+    Mysql,
+}
+
 /// A Diesel backend keyset pagination knows how to write SQL for. Sealed: implemented for
 /// `Pg` (feature `postgres`), `Sqlite` (feature `sqlite`) and `Mysql` (feature `mysql`).
 pub trait KeysetBackend: Backend + private::Sealed {
@@ -22,6 +34,8 @@ pub trait KeysetBackend: Backend + private::Sealed {
     /// A member of `UNION ALL` may be parenthesized to carry its own `ORDER BY` and `LIMIT`
     /// (PostgreSQL, MySQL); SQLite needs `SELECT * FROM (..)` instead.
     const PARENTHESIZED_UNION: bool;
+    /// Which backend this is, for [`KeyValue::check_bind`](crate::query::KeyValue::check_bind).
+    const KIND: BackendKind;
 }
 
 /// The capabilities of `DB` that the SQL text depends on.
@@ -44,6 +58,7 @@ impl KeysetBackend for diesel::pg::Pg {
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
     const PARENTHESIZED_UNION: bool = true;
+    const KIND: BackendKind = BackendKind::Postgres;
 }
 
 #[cfg(feature = "sqlite")]
@@ -54,6 +69,7 @@ impl KeysetBackend for diesel::sqlite::Sqlite {
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
     const PARENTHESIZED_UNION: bool = false;
+    const KIND: BackendKind = BackendKind::Sqlite;
 }
 
 #[cfg(feature = "mysql")]
@@ -64,4 +80,5 @@ impl KeysetBackend for diesel::mysql::Mysql {
     const NULLS_ORDER_SYNTAX: bool = false;
     const DEFERRED_JOIN: bool = true;
     const PARENTHESIZED_UNION: bool = true;
+    const KIND: BackendKind = BackendKind::Mysql;
 }

@@ -90,9 +90,12 @@ pub enum KeysetError {
     },
     /// The request's cursor holds a value that is never a key
     /// ([`KeyValue::check_key`](crate::query::KeyValue::check_key): a floating-point NaN, which
-    /// the databases do not order alike). Refused before any SQL runs. Only a cursor built by
-    /// hand can hold one: pages never end on such a row ([`InvalidRowKey`](Self::InvalidRowKey))
-    /// and tokens never decode to one.
+    /// the databases do not order alike), or one Diesel would not bind exactly on this backend
+    /// ([`KeyValue::check_bind`](crate::query::KeyValue::check_bind): a `time::Time` with a
+    /// fraction of a second on MySQL, or with 1 to 999 ns on SQLite). Refused before any SQL
+    /// runs. Only a cursor built by hand can hold a NaN: pages never end on such a row
+    /// ([`InvalidRowKey`](Self::InvalidRowKey)) and tokens never decode to one. A value Diesel
+    /// cannot bind can end a page (it was read exactly); the next page is refused.
     #[error("the cursor's key column `{column}` holds a value that cannot be a key: {reason}")]
     InvalidCursorKey {
         /// The SQL name of the key column.

@@ -141,6 +141,7 @@ pub use crate::paginate::async_;
 /// clauses, in `diesel::debug_query`, or in a hand-written keyset; handlers need only the
 /// crate root (and a generic handler only [`LoadPage`]).
 pub mod query {
+    pub use crate::backend::BackendKind;
     #[cfg(feature = "export")]
     pub use crate::export::StoreBackend;
     pub use crate::keyset::{KeyColumn, KeysetSql, NullsOrder, SortDirection};
@@ -152,7 +153,8 @@ pub mod query {
     pub use crate::value::{InvalidKeyValue, KeyTuple, KeyValue};
     /// Derives [`KeyValue`](trait@KeyValue) for a newtype (a struct with one field): the
     /// newtype's key value is its field's, with the same token representation, type tag and
-    /// order. See the trait for the example.
+    /// order; or for a fieldless enum (a PostgreSQL native enum), whose token holds the
+    /// variant's name. See the trait for the example and the enum rules.
     pub use keyset_derive::KeyValue;
 }
 
@@ -210,7 +212,9 @@ pub mod __private {
     pub use crate::checks::*;
     pub use crate::keyset::column_index_error as __index_error;
     pub use crate::keyset::sort_signature_digest;
-    pub use crate::query::{KeyColumn, KeyValue, KeysetSql, NullsOrder, SortDirection};
+    pub use crate::query::{
+        BackendKind, KeyColumn, KeyValue, KeysetSql, NullsOrder, SortDirection,
+    };
     pub use crate::value::InvalidKeyValue;
     pub use crate::Keyset;
     pub use diesel;

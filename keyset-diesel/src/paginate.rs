@@ -15,7 +15,7 @@ use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
 
-use crate::backend::{dialect, KeysetBackend};
+use crate::backend::{dialect, BackendKind, KeysetBackend};
 use crate::checks::{KeysetTableInQuery, NoDistinctOn, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::counted::Counted;
 use crate::cursor::{Cursor, Direction};
@@ -442,7 +442,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         Q: PageSource<K>,
     {
         let deferred = self.deferred.unwrap_or(DB::DEFERRED_JOIN);
-        self.build(deferred, dialect::<DB>())
+        self.build(deferred, dialect::<DB>(), DB::KIND)
     }
 
     /// Decides the page's shape, once: the first page, one statement after the cursor
@@ -451,6 +451,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         self,
         deferred: bool,
         dialect: Dialect,
+        backend: BackendKind,
     ) -> Result<(PageQuery<Q, K>, Shape<K>), KeysetError>
     where
         Q: PageSource<K>,
@@ -472,6 +473,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         };
         let check = |key: &K::Key| {
             key.check_key()
+                .and_then(|()| key.check_bind(backend))
                 .map_err(|(index, e)| KeysetError::InvalidCursorKey {
                     column: column_name::<K>(index),
                     reason: e.0,
@@ -909,7 +911,9 @@ mod tests {
         K: Keyset + fmt::Debug,
         Q: PageSource<K> + fmt::Debug,
     {
-        let (query, shape) = paginated.build(false, ROW_VALUES).expect("a page query");
+        let (query, shape) = paginated
+            .build(false, ROW_VALUES, BackendKind::Postgres)
+            .expect("a page query");
         let kind = match &query {
             PageQuery::Statement(_) => "statement",
             PageQuery::Union(_) => "union",
@@ -924,16 +928,17 @@ mod tests {
         let after = || Some(Cursor::<Row>::after((3,)));
         // Page size 0 is refused before anything is built; 1 is a page.
         assert!(matches!(
-            rows()
-                .paginate_after(after())
-                .page_size(0)
-                .build(false, ROW_VALUES),
+            rows().paginate_after(after()).page_size(0).build(
+                false,
+                ROW_VALUES,
+                BackendKind::Postgres
+            ),
             Err(KeysetError::InvalidPageSize(0))
         ));
         assert!(rows()
             .paginate_after(after())
             .page_size(1)
-            .build(false, ROW_VALUES)
+            .build(false, ROW_VALUES, BackendKind::Postgres)
             .is_ok());
         // A later page: one statement, `LIMIT page_size + 1`.
         let (kind, text, probed) = built(rows().paginate_after(after()).page_size(3));

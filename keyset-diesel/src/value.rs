@@ -7,6 +7,8 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+use crate::backend::BackendKind;
+
 /// A key value a token cannot turn back into its Rust type (for example a timestamp out of
 /// chrono's range, or decimal text that does not parse).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -27,13 +29,25 @@ pub struct InvalidKeyValue(pub &'static str);
 ///  | `chrono::NaiveDateTime` (feature `chrono`) | `naive_datetime` | `[seconds since 1970-01-01T00:00:00, nanoseconds]` |
 ///  | `chrono::NaiveDate` (feature `chrono`) | `date` | days since 0001-01-01 (CE day number) |
 ///  | `chrono::NaiveTime` (feature `chrono`) | `time` | `[seconds since midnight, nanoseconds]` |
+///  | `time::OffsetDateTime` (feature `time`) | `datetime_utc` | as `DateTime<Utc>`: the instant (the offset is not kept: Diesel binds the instant) |
+///  | `time::PrimitiveDateTime` (feature `time`) | `naive_datetime` | as `NaiveDateTime` |
+///  | `time::Date` (feature `time`) | `date` | as `NaiveDate` |
+///  | `time::Time` (feature `time`) | `time` | as `NaiveTime`; a cursor Diesel 2.3 cannot bind is refused ([`KeyValue::check_bind`]): on MySQL any fraction of a second, on SQLite 1 to 999 ns |
 ///  | `uuid::Uuid` (feature `uuid`) | `uuid` | the 16 bytes as one big-endian `u128` |
 ///  | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | `[digits, scale]`: the exact value `digits × 10^-scale` |
+///  | a fieldless enum with `#[derive(KeyValue)]` (a PostgreSQL native enum) | `enum<Name>` | the variant's Rust name |
 ///  | `Option<T>` for any of these | `nullable<tag>` | `null` or the representation of `T` |
 ///
 ///  Timestamps keep nanoseconds, so a key read from the database is bound back exactly as it
 ///  was read, at whatever precision the database keeps (microseconds on PostgreSQL and
 ///  `DATETIME(6)`; the stored text on SQLite, re-encoded by Diesel in the same `%F %T%.f` form).
+///
+///  The `time` crate's types bind the same SQL values as their chrono counterparts, so they share
+///  their tags and representations: a token made by a chrono model decodes in a `time` model
+///  of the same key, and the other way round. On SQLite, whose timestamps are text, the two
+///  crates write fractions of a second differently (chrono `12:00:00.500`, time `12:00:00.5`):
+///  a key compares exactly only against text written the way its own type writes it, so keep
+///  each SQLite date/time key column written by one of the two crates (see the README's limits).
 ///
 ///  Floating-point keys (`f64` for `Double`: PostgreSQL `double precision`, MySQL `DOUBLE`,
 ///  SQLite `REAL`; `f32` for `Float`: `real`, `FLOAT`) follow these rules:
@@ -61,6 +75,20 @@ pub struct InvalidKeyValue(pub &'static str);
 /// refused by the derive; implement the trait by hand for it, if its representation is
 /// lossless and its Diesel `ToSql` binds exactly the value that was read.
 ///
+/// # Enums (PostgreSQL native enums)
+///
+/// A fieldless enum mapped to a PostgreSQL `CREATE TYPE .. AS ENUM` in Diesel's usual way (a
+/// `#[derive(SqlType)] #[diesel(postgres_type(name = ".."))]` SQL type, `AsExpression` /
+/// `FromSqlRow` and `ToSql` / `FromSql` on the enum) derives it too: its token holds the
+/// variant's name (a name the enum no longer has is `CursorError::Malformed`), its type tag is
+/// `enum<Name>` (a token of another enum is refused with `SortMismatch`), and the seek binds the
+/// value as the enum type, so the seek and the `ORDER BY` both compare in the enum's
+/// `CREATE TYPE` order. Rust never orders the values: `exact_cmp` knows only equality, so
+/// the Rust declaration order need not match the database's. An enum with fields is refused
+/// by the derive. MySQL's `ENUM` is not covered: it sorts by index but compares with a string
+/// by text, so the seek and the `ORDER BY` disagree; store such labels as text, or in an
+/// integer column.
+///
 /// ```
 /// use keyset_diesel::query::KeyValue;
 ///
@@ -74,9 +102,9 @@ pub struct InvalidKeyValue(pub &'static str);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be the type of a key field",
     label = "not a key value type",
-    note = "key fields may be `i16`, `i32`, `i64`, `f32`, `f64` (never NaN), `bool`, `String`, `Vec<u8>`, MySQL's `i8`, `u8`, `u16`, `u32`, `u64`, `chrono::NaiveDateTime`, `chrono::DateTime<Utc>`, `chrono::NaiveDate`, `chrono::NaiveTime` (feature `chrono`), `uuid::Uuid` (feature `uuid`), `bigdecimal::BigDecimal` (feature `numeric`), or an `Option<_>` of one of these",
-    note = "`chrono::DateTime<Local>` / `DateTime<FixedOffset>` are not key types: they bind their own UTC offset, so SQLite compares text that depends on the writer's zone; read the column as `chrono::DateTime<Utc>`. `time` crate types are not key types yet: read the column as the chrono type",
-    note = "for a newtype around one of these, `#[derive(keyset_diesel::query::KeyValue)]`; for another type of your own, implement `keyset_diesel::query::KeyValue` for it"
+    note = "key fields may be `i16`, `i32`, `i64`, `f32`, `f64` (never NaN), `bool`, `String`, `Vec<u8>`, MySQL's `i8`, `u8`, `u16`, `u32`, `u64`, `chrono::NaiveDateTime`, `chrono::DateTime<Utc>`, `chrono::NaiveDate`, `chrono::NaiveTime` (feature `chrono`), `time::PrimitiveDateTime`, `time::OffsetDateTime`, `time::Date`, `time::Time` (feature `time`), `uuid::Uuid` (feature `uuid`), `bigdecimal::BigDecimal` (feature `numeric`), or an `Option<_>` of one of these",
+    note = "`chrono::DateTime<Local>` / `DateTime<FixedOffset>` are not key types: they bind their own UTC offset, so SQLite compares text that depends on the writer's zone; read the column as `chrono::DateTime<Utc>` (or `time::OffsetDateTime`, which Diesel binds in UTC)",
+    note = "for a newtype around one of these, or a fieldless enum mapped to a PostgreSQL enum, `#[derive(keyset_diesel::query::KeyValue)]`; for another type of your own, implement `keyset_diesel::query::KeyValue` for it"
 )]
 pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Serializable, lossless form used inside tokens.
@@ -98,6 +126,20 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// # Errors
     /// [`InvalidKeyValue`] naming why the value cannot be a key.
     fn check_key(&self) -> Result<(), InvalidKeyValue> {
+        Ok(())
+    }
+
+    /// Whether Diesel binds the value on `backend` exactly as it is: `Err` for a value
+    /// Diesel's `ToSql` would change there, so the seek would start from another value than
+    /// the cursor's and lose or repeat rows. Checked for a cursor before any SQL runs
+    /// ([`crate::KeysetError::InvalidCursorKey`]). The default accepts every value; `time::Time`
+    /// refuses the fractions of a second Diesel 2.3 drops (see the feature `time` in the type
+    /// table above).
+    ///
+    /// # Errors
+    /// [`InvalidKeyValue`] naming what the backend would not bind.
+    fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+        let _ = backend;
         Ok(())
     }
 
@@ -215,6 +257,9 @@ impl<T: KeyValue> KeyValue for Option<T> {
     fn check_key(&self) -> Result<(), InvalidKeyValue> {
         self.as_ref().map_or(Ok(()), T::check_key)
     }
+    fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+        self.as_ref().map_or(Ok(()), |v| v.check_bind(backend))
+    }
     fn to_repr(&self) -> Self::Repr {
         self.as_ref().map(T::to_repr)
     }
@@ -304,6 +349,128 @@ mod chrono_impls {
     }
 }
 
+/// The `time` crate's types share chrono's type tags and token representations: each binds the
+/// same SQL value as its chrono counterpart (Diesel converts an `OffsetDateTime` to UTC on every
+/// backend, so only its instant is bound, never its offset), and a token of one decodes into the
+/// other.
+#[cfg(feature = "time")]
+mod time_impls {
+    use super::*;
+    use time::{Date, OffsetDateTime, PrimitiveDateTime, Time};
+
+    /// Days from the Julian day number to chrono's day number from the common era
+    /// (0001-01-01 is Julian day 1 721 426 and CE day 1).
+    const JULIAN_DAY_OF_CE_DAY_0: i32 = 1_721_425;
+
+    fn instant(secs: i64, nanos: u32) -> Result<OffsetDateTime, InvalidKeyValue> {
+        OffsetDateTime::from_unix_timestamp(secs)
+            .and_then(|t| t.replace_nanosecond(nanos))
+            .map_err(|_| InvalidKeyValue("timestamp out of range"))
+    }
+
+    impl KeyValue for OffsetDateTime {
+        /// The instant: its offset is not part of the key (Diesel binds the instant).
+        type Repr = (i64, u32);
+        fn type_tag() -> Cow<'static, str> {
+            Cow::Borrowed("datetime_utc")
+        }
+        fn to_repr(&self) -> Self::Repr {
+            (self.unix_timestamp(), self.nanosecond())
+        }
+        fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
+            instant(secs, nanos)
+        }
+        fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+            // The instants' order, whatever the offsets (as `timestamptz` compares).
+            Some(self.cmp(other))
+        }
+    }
+
+    impl KeyValue for PrimitiveDateTime {
+        type Repr = (i64, u32);
+        fn type_tag() -> Cow<'static, str> {
+            Cow::Borrowed("naive_datetime")
+        }
+        fn to_repr(&self) -> Self::Repr {
+            let utc = self.assume_utc();
+            (utc.unix_timestamp(), utc.nanosecond())
+        }
+        fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
+            instant(secs, nanos).map(|t| PrimitiveDateTime::new(t.date(), t.time()))
+        }
+        fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+
+    impl KeyValue for Date {
+        type Repr = i32;
+        fn type_tag() -> Cow<'static, str> {
+            Cow::Borrowed("date")
+        }
+        fn to_repr(&self) -> Self::Repr {
+            self.to_julian_day() - JULIAN_DAY_OF_CE_DAY_0
+        }
+        fn from_repr(days: Self::Repr) -> Result<Self, InvalidKeyValue> {
+            days.checked_add(JULIAN_DAY_OF_CE_DAY_0)
+                .and_then(|julian| Date::from_julian_day(julian).ok())
+                .ok_or(InvalidKeyValue("date out of range"))
+        }
+        fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+
+    impl KeyValue for Time {
+        type Repr = (u32, u32);
+        fn type_tag() -> Cow<'static, str> {
+            Cow::Borrowed("time")
+        }
+        fn to_repr(&self) -> Self::Repr {
+            let (h, m, s, nanos) = self.as_hms_nano();
+            (
+                u32::from(h) * 3600 + u32::from(m) * 60 + u32::from(s),
+                nanos,
+            )
+        }
+        fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+            let nanos = self.nanosecond();
+            match backend {
+                // Diesel 2.3's `ToSql<Time, Mysql>` for `time::Time` binds no fraction at all.
+                BackendKind::Mysql if nanos != 0 => Err(InvalidKeyValue(
+                    "Diesel 2.3 binds a time::Time on MySQL without its fraction of a second; \
+                     read a TIME(n) column holding fractions as chrono::NaiveTime",
+                )),
+                // Diesel 2.3's `ToSql<Time, Sqlite>` writes whole seconds when the
+                // microseconds are 0, dropping 1 to 999 nanoseconds.
+                BackendKind::Sqlite if (1..1_000).contains(&nanos) => Err(InvalidKeyValue(
+                    "Diesel 2.3 binds a time::Time on SQLite without a fraction below one \
+                         microsecond; read such text as chrono::NaiveTime",
+                )),
+                _ => Ok(()),
+            }
+        }
+        fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
+            const OUT: InvalidKeyValue = InvalidKeyValue("time of day out of range");
+            if secs >= 86_400 {
+                return Err(OUT);
+            }
+            // In range: each part fits its `u8`.
+            let part = |v: u32| u8::try_from(v).map_err(|_| OUT);
+            Time::from_hms_nano(
+                part(secs / 3600)?,
+                part(secs / 60 % 60)?,
+                part(secs % 60)?,
+                nanos,
+            )
+            .map_err(|_| OUT)
+        }
+        fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+            Some(self.cmp(other))
+        }
+    }
+}
+
 #[cfg(feature = "uuid")]
 impl KeyValue for uuid::Uuid {
     type Repr = u128;
@@ -363,6 +530,11 @@ pub trait KeyTuple: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// # Errors
     /// The index of the first element refused, and why.
     fn check_key(&self) -> Result<(), (usize, InvalidKeyValue)>;
+    /// [`KeyValue::check_bind`] of every element.
+    ///
+    /// # Errors
+    /// The index of the first element refused, and why.
+    fn check_bind(&self, backend: BackendKind) -> Result<(), (usize, InvalidKeyValue)>;
     /// The token representation.
     fn to_repr(&self) -> Self::Repr;
     /// Back from the token representation.
@@ -397,6 +569,10 @@ macro_rules! key_tuple {
             }
             fn check_key(&self) -> Result<(), (usize, InvalidKeyValue)> {
                 $(self.$idx.check_key().map_err(|e| ($idx, e))?;)+
+                Ok(())
+            }
+            fn check_bind(&self, backend: BackendKind) -> Result<(), (usize, InvalidKeyValue)> {
+                $(self.$idx.check_bind(backend).map_err(|e| ($idx, e))?;)+
                 Ok(())
             }
             fn to_repr(&self) -> Self::Repr {
@@ -552,6 +728,119 @@ mod tests {
         }
         assert!(chrono::NaiveTime::from_repr((86_400, 0)).is_err());
         assert!(chrono::NaiveTime::from_repr((0, 2_000_000_000)).is_err());
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn time_values_keep_nanoseconds_and_refuse_what_they_cannot_hold() {
+        use time::{Date, Month, OffsetDateTime, PrimitiveDateTime, Time, UtcOffset};
+        let date = Date::from_calendar_date(2026, Month::October, 10).unwrap();
+        let t = PrimitiveDateTime::new(date, Time::from_hms_nano(13, 5, 9, 123_456_789).unwrap());
+        assert_eq!(PrimitiveDateTime::from_repr(t.to_repr()), Ok(t));
+        // An offset is not part of the key: the instant comes back (in UTC), equal as an instant.
+        let zoned = t.assume_offset(UtcOffset::from_hms(5, 45, 0).unwrap());
+        let back = OffsetDateTime::from_repr(zoned.to_repr()).unwrap();
+        assert_eq!(back, zoned);
+        assert_eq!(back.offset(), UtcOffset::UTC);
+        assert_eq!(zoned.to_repr(), back.to_repr());
+        for d in [Date::MIN, Date::MAX, date] {
+            assert_eq!(Date::from_repr(d.to_repr()), Ok(d));
+        }
+        assert!(Date::from_repr(Date::MAX.to_repr() + 1).is_err());
+        assert!(Date::from_repr(i32::MAX).is_err());
+        for (h, m, s, n) in [
+            (0, 0, 0, 0),
+            (0, 0, 0, 1),
+            (23, 59, 59, 999_999_999),
+            (12, 34, 56, 500_000),
+        ] {
+            let v = Time::from_hms_nano(h, m, s, n).unwrap();
+            assert_eq!(Time::from_repr(v.to_repr()), Ok(v));
+        }
+        assert!(Time::from_repr((86_400, 0)).is_err());
+        assert!(Time::from_repr((0, 1_000_000_000)).is_err());
+        assert!(PrimitiveDateTime::from_repr((i64::MAX, 0)).is_err());
+        assert!(PrimitiveDateTime::from_repr((0, 1_000_000_000)).is_err());
+    }
+
+    #[cfg(feature = "time")]
+    #[test]
+    fn time_of_day_refuses_the_fractions_diesel_does_not_bind() {
+        let t = |nanos| time::Time::from_hms_nano(12, 0, 0, nanos).unwrap();
+        let ok = |v: time::Time, b| v.check_bind(b).is_ok();
+        for b in [
+            BackendKind::Postgres,
+            BackendKind::Sqlite,
+            BackendKind::Mysql,
+        ] {
+            assert!(ok(t(0), b), "{b:?}");
+        }
+        // 1 to 999 ns: Diesel writes whole seconds on SQLite.
+        for nanos in [1, 500, 999] {
+            assert!(!ok(t(nanos), BackendKind::Sqlite));
+            assert!(!ok(t(nanos), BackendKind::Mysql));
+            assert!(ok(t(nanos), BackendKind::Postgres));
+        }
+        // Any fraction on MySQL; microseconds and more are written on SQLite.
+        for nanos in [1_000, 1_500, 250_000_000, 999_999_999] {
+            assert!(ok(t(nanos), BackendKind::Sqlite));
+            assert!(!ok(t(nanos), BackendKind::Mysql));
+        }
+        assert!(Some(t(500)).check_bind(BackendKind::Sqlite).is_err());
+        assert!(None::<time::Time>.check_bind(BackendKind::Mysql).is_ok());
+        assert_eq!(
+            (1i64, t(1_000))
+                .check_bind(BackendKind::Mysql)
+                .map_err(|(i, _)| i),
+            Err(1)
+        );
+    }
+
+    /// Each `time` type has its chrono counterpart's tag and representation, value for value,
+    /// so a token of one decodes into the other as the same SQL value.
+    #[cfg(all(feature = "time", feature = "chrono"))]
+    #[test]
+    fn time_and_chrono_counterparts_share_tags_and_representations() {
+        let chrono_ts = chrono::DateTime::from_timestamp(-62_135_596_800 + 86_399, 1).unwrap();
+        for c in [
+            chrono_ts,
+            chrono::DateTime::from_timestamp(0, 0).unwrap(),
+            chrono::DateTime::from_timestamp(1_760_097_602, 123_456_789).unwrap(),
+            chrono::DateTime::from_timestamp(253_402_300_799, 999_999_999).unwrap(),
+        ] {
+            let t = time::OffsetDateTime::from_repr(c.to_repr()).unwrap();
+            assert_eq!(t.to_repr(), c.to_repr());
+            use chrono::{Datelike, Timelike};
+            assert_eq!(
+                (
+                    t.year(),
+                    u32::from(t.ordinal()),
+                    u32::from(t.hour()),
+                    t.nanosecond()
+                ),
+                (c.year(), c.ordinal(), c.hour(), c.nanosecond())
+            );
+            let p = time::PrimitiveDateTime::from_repr(c.naive_utc().to_repr()).unwrap();
+            assert_eq!(p.to_repr(), c.naive_utc().to_repr());
+            let d = time::Date::from_repr(c.date_naive().to_repr()).unwrap();
+            assert_eq!(d.to_repr(), c.date_naive().to_repr());
+            assert_eq!(
+                (d.year(), u32::from(d.month() as u8), u32::from(d.day())),
+                (c.year(), c.month(), c.day())
+            );
+            let tm = time::Time::from_repr(c.time().to_repr()).unwrap();
+            assert_eq!(tm.to_repr(), c.time().to_repr());
+        }
+        assert_eq!(
+            time::OffsetDateTime::type_tag(),
+            chrono::DateTime::<chrono::Utc>::type_tag()
+        );
+        assert_eq!(
+            time::PrimitiveDateTime::type_tag(),
+            chrono::NaiveDateTime::type_tag()
+        );
+        assert_eq!(time::Date::type_tag(), chrono::NaiveDate::type_tag());
+        assert_eq!(time::Time::type_tag(), chrono::NaiveTime::type_tag());
     }
 
     #[test]

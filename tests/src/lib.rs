@@ -155,6 +155,8 @@ macro_rules! backend_suite {
             page_size_zero_is_a_typed_error => queries::page_size_zero_is_a_typed_error,
             every_key_type_pages_exactly_at_the_database_precision
                 => typed::every_key_type_pages_exactly,
+            every_time_crate_key_type_pages_exactly_at_the_database_precision
+                => typed::every_time_key_type_pages_exactly,
             nan_cursor_is_a_typed_error_before_any_sql => typed::nan_cursor_is_a_typed_error,
             c29_edge_pages_keep_their_relay_cursors_for_tailing
                 => edges::edge_pages_keep_their_relay_cursors,

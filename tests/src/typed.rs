@@ -538,3 +538,293 @@ typed_backend! {
         [U32Desc desc id desc];
     k_u64 -> Unsigned<BigInt>: u64 = u64s(), step 4, [U64Asc asc id asc, U64Desc desc id desc];
 }
+
+// ---------------------------------------------------------------------------------------------
+// The `time` crate's key types, over `time_rows` (written by the time crate's own Diesel
+// encoding).
+
+/// `time::PrimitiveDateTime`s 1 µs apart, a second apart, at fractions SQLite text writes with
+/// one, two and six digits (`.5`, `.25`, `.000001`: the time crate trims trailing zeros), and
+/// across midnight.
+pub fn primitive_datetimes() -> Vec<time::PrimitiveDateTime> {
+    let base = time::PrimitiveDateTime::new(
+        time::Date::from_calendar_date(2026, time::Month::October, 10).expect("valid date"),
+        time::Time::from_hms(12, 0, 0).expect("valid time"),
+    );
+    [
+        (0, 0),
+        (0, 1),
+        (0, 2),
+        (0, 999_999),
+        (0, 500_000),
+        (0, 250_000),
+        (0, 50_000),
+        (1, 0),
+        (43_200, 0),
+        (-43_200, 123_456),
+    ]
+    .iter()
+    .map(|&(secs, micros)| {
+        base + time::Duration::seconds(secs) + time::Duration::microseconds(micros)
+    })
+    .collect()
+}
+
+/// The instants of [`primitive_datetimes`] at offsets UTC, +05:45 and -08:00 in turn: the
+/// offset is not part of the key, the instant is.
+pub fn offset_datetimes() -> Vec<time::OffsetDateTime> {
+    let offsets = [(0, 0), (5, 45), (-8, 0)];
+    primitive_datetimes()
+        .into_iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let (h, m) = offsets[i % offsets.len()];
+            let offset = time::UtcOffset::from_hms(h, m, 0).expect("valid offset");
+            t.assume_utc().to_offset(offset)
+        })
+        .collect()
+}
+
+/// `time::Date`s a day apart, a year apart and far apart.
+pub fn time_dates() -> Vec<time::Date> {
+    [
+        (1970, 1, 1),
+        (2026, 10, 10),
+        (2026, 10, 11),
+        (1999, 12, 31),
+        (1000, 1, 1),
+    ]
+    .iter()
+    .map(|&(y, m, d)| {
+        let month = time::Month::try_from(m).expect("valid month");
+        time::Date::from_calendar_date(y, month, d).expect("valid date")
+    })
+    .collect()
+}
+
+/// `time::Time`s 1 µs apart, at fractions of one and two digits, at both ends of the day.
+pub fn time_times() -> Vec<time::Time> {
+    primitive_datetimes()
+        .into_iter()
+        .map(|t| t.time())
+        .chain([
+            time::Time::MIDNIGHT,
+            time::Time::from_hms_micro(23, 59, 59, 999_999).expect("valid time"),
+        ])
+        .collect()
+}
+
+/// The whole seconds of [`time_times`], without repeats.
+pub fn whole_second_times() -> Vec<time::Time> {
+    let mut times: Vec<time::Time> = time_times()
+        .into_iter()
+        .map(|t| t.replace_nanosecond(0).expect("0 ns is valid"))
+        .collect();
+    times.sort();
+    times.dedup();
+    times
+}
+
+/// Rows in `time_rows` for [`every_time_key_type_pages_exactly`].
+pub const TIME_ROWS: i64 = 60;
+
+/// The values of `time_rows` by id: `(t_ts, t_tstz, t_date, t_time)`.
+pub type TimeValues = Vec<(
+    time::PrimitiveDateTime,
+    time::OffsetDateTime,
+    time::Date,
+    time::Time,
+)>;
+
+/// A backend with a `time_rows` table and its `time` models.
+pub trait TimeKeys: crate::TestDb {
+    /// Inserts [`TIME_ROWS`] rows of tenant 0 (columns picked with their own steps, so they vary
+    /// independently, with ties); returns the values written, by id.
+    fn insert_time_rows(&mut self) -> TimeValues;
+    /// Runs [`check_typed`] for every `time` model of this backend.
+    fn check_every_time_model(&mut self);
+    /// The stored values, by id.
+    fn stored_time_values(&mut self) -> TimeValues;
+}
+
+/// Every `time` key type pages exactly, walked with several page sizes, boxed and not, through
+/// tokens, against the database's own `ORDER BY`; the values come back as written (to the
+/// microsecond; `OffsetDateTime` as the same instant).
+pub fn every_time_key_type_pages_exactly<C: TimeKeys>() {
+    let mut db = C::open();
+    let written = db.insert_time_rows();
+    db.check_every_time_model();
+    assert_eq!(db.stored_time_values(), written, "time values as written");
+}
+
+/// Walks `M` (tenant 0) forward at page size 1 until a page fails: the ids delivered before,
+/// and the error. Panics when the walk ends without one.
+pub fn walk_until_error<M, C>(conn: &mut C) -> (Vec<i64>, diesel::result::Error)
+where
+    M: crate::models::Walk<C, Filter = i32> + crate::models::Oracle,
+{
+    let mut walked = Vec::new();
+    let mut cursor = None;
+    loop {
+        match M::page(conn, &0, cursor.take(), 1, false) {
+            Ok(page) => {
+                walked.extend(page.items.iter().map(M::id));
+                cursor = Some(page.next_cursor.expect("the walk fails before its end"));
+            }
+            Err(error) => return (walked, error),
+        }
+    }
+}
+
+/// A `time::Time` key Diesel 2.3 cannot bind on this backend (`update_sql` writes such values,
+/// `refused_sql` selects their ids): the walk delivers every row up to and including the first
+/// such row exactly as `ORDER BY` does, and the next page is refused before any SQL runs with
+/// `KeysetError::InvalidCursorKey` naming `t_time`, instead of a seek from another value.
+pub fn unbindable_time_cursor_is_a_typed_error<M, C>(update_sql: &str, refused_sql: &str)
+where
+    M: crate::models::Walk<C, Filter = i32> + crate::models::Oracle,
+    C: TimeKeys,
+{
+    use keyset_diesel::KeysetError;
+    let mut db = C::open();
+    db.insert_time_rows();
+    db.exec(update_sql);
+    let refused = db.ids(refused_sql);
+    assert!(!refused.is_empty(), "the update wrote unbindable values");
+    let expected = db.ids(&crate::oracle::oracle_sql::<M, C>("0"));
+    let first = expected
+        .iter()
+        .position(|id| refused.contains(id))
+        .expect("a refused row in the walk");
+    let (walked, error) = walk_until_error::<M, C>(&mut db);
+    assert_eq!(walked, expected[..=first], "the rows before the refusal");
+    assert!(
+        matches!(
+            KeysetError::from_diesel(&error),
+            Some(KeysetError::InvalidCursorKey {
+                column: "t_time",
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+}
+
+/// Declares, in module `$module` behind feature `$feature`, the `time_rows` table, its models
+/// (`key_model!`) and [`TimeKeys`] for `$conn`; `$tstz` is the SQL type of `t_tstz`, `$times`
+/// the values of `t_time`.
+macro_rules! time_backend {
+    ($module:ident, $feature:literal, $conn:ty, $tstz:ident, $times:expr) => {
+        #[doc = concat!("`time_rows` and its `time` models on ", $feature, ".")]
+        #[cfg(feature = $feature)]
+        pub mod $module {
+            #[allow(unused_imports)]
+            use super::*;
+
+            diesel::table! {
+                time_rows (id) {
+                    id -> BigInt,
+                    tenant -> Integer,
+                    t_ts -> Timestamp,
+                    t_tstz -> $tstz,
+                    t_date -> Date,
+                    t_time -> Time,
+                }
+            }
+
+            /// A row of `time_rows`.
+            #[derive(diesel::Insertable)]
+            #[diesel(table_name = time_rows)]
+            pub struct NewTimeRow {
+                pub id: i64,
+                pub tenant: i32,
+                pub t_ts: time::PrimitiveDateTime,
+                pub t_tstz: time::OffsetDateTime,
+                pub t_date: time::Date,
+                pub t_time: time::Time,
+            }
+
+            $crate::key_model!(TsAsc, time_rows, t_ts: time::PrimitiveDateTime => asc, id asc, $feature, $conn);
+            $crate::key_model!(TsDesc, time_rows, t_ts: time::PrimitiveDateTime => desc, id asc, $feature, $conn);
+            $crate::key_model!(TstzAsc, time_rows, t_tstz: time::OffsetDateTime => asc, id desc, $feature, $conn);
+            $crate::key_model!(TstzDesc, time_rows, t_tstz: time::OffsetDateTime => desc, id desc, $feature, $conn);
+            $crate::key_model!(DateAsc, time_rows, t_date: time::Date => asc, id asc, $feature, $conn);
+            $crate::key_model!(DateDesc, time_rows, t_date: time::Date => desc, id desc, $feature, $conn);
+            $crate::key_model!(TimeAsc, time_rows, t_time: time::Time => asc, id desc, $feature, $conn);
+            $crate::key_model!(TimeDesc, time_rows, t_time: time::Time => desc, id asc, $feature, $conn);
+
+            impl TimeKeys for $conn {
+                fn insert_time_rows(&mut self) -> TimeValues {
+                    use diesel::RunQueryDsl;
+                    let rows: Vec<NewTimeRow> = (0..TIME_ROWS)
+                        .map(|id| NewTimeRow {
+                            id,
+                            tenant: 0,
+                            t_ts: pick(&primitive_datetimes(), id, 3),
+                            t_tstz: pick(&offset_datetimes(), id, 7),
+                            t_date: pick(&time_dates(), id, 2),
+                            t_time: pick(&$times, id, 5),
+                        })
+                        .collect();
+                    diesel::insert_into(time_rows::table)
+                        .values(&rows)
+                        .execute(self)
+                        .expect("insert time rows");
+                    rows.iter()
+                        .map(|r| (r.t_ts, r.t_tstz, r.t_date, r.t_time))
+                        .collect()
+                }
+
+                fn check_every_time_model(&mut self) {
+                    let rows = TIME_ROWS as usize;
+                    check_typed::<TsAsc, _>(self, rows);
+                    check_typed::<TsDesc, _>(self, rows);
+                    check_typed::<TstzAsc, _>(self, rows);
+                    check_typed::<TstzDesc, _>(self, rows);
+                    check_typed::<DateAsc, _>(self, rows);
+                    check_typed::<DateDesc, _>(self, rows);
+                    check_typed::<TimeAsc, _>(self, rows);
+                    check_typed::<TimeDesc, _>(self, rows);
+                }
+
+                fn stored_time_values(&mut self) -> TimeValues {
+                    use diesel::prelude::*;
+                    time_rows::table
+                        .select((
+                            time_rows::t_ts,
+                            time_rows::t_tstz,
+                            time_rows::t_date,
+                            time_rows::t_time,
+                        ))
+                        .order(time_rows::id)
+                        .load(self)
+                        .expect("read the time columns")
+                }
+            }
+        }
+    };
+}
+
+time_backend!(
+    sqlite_time,
+    "sqlite",
+    diesel::SqliteConnection,
+    TimestamptzSqlite,
+    time_times()
+);
+time_backend!(
+    postgres_time,
+    "postgres",
+    diesel::PgConnection,
+    Timestamptz,
+    time_times()
+);
+// Whole seconds: Diesel 2.3 binds a `time::Time` on MySQL without its fraction, so it writes
+// none either (the cursor check refuses such keys: `time_time_fraction_diesel_drops_*`).
+time_backend!(
+    mysql_time,
+    "mysql",
+    diesel::MysqlConnection,
+    Datetime,
+    whole_second_times()
+);

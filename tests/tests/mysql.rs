@@ -294,3 +294,33 @@ fn async_chinook_walks_equal_order_by() {
 fn c31a_tinyint_holding_2_read_as_bool_is_a_typed_error() {
     keyset_tests::loud::bool_column_holding_2_is_a_typed_error::<diesel::MysqlConnection>();
 }
+
+/// `chrono::NaiveTime` over `time_rows.t_time`: the remedy the refusal below names.
+mod chrono_over_time_rows {
+    use keyset_tests::typed::mysql_time::time_rows;
+
+    keyset_tests::key_model!(ChronoTimeAsc, time_rows, t_time: chrono::NaiveTime => asc, id desc, "mysql", diesel::MysqlConnection);
+}
+
+/// Diesel 2.3 binds a `time::Time` on MySQL without its fraction of a second: a cursor holding
+/// one (a `TIME(6)` value written by other means) is refused with `InvalidCursorKey` before any
+/// SQL runs, instead of seeking from the whole second. The same column read as
+/// `chrono::NaiveTime` pages exactly.
+#[test]
+fn time_time_fraction_diesel_drops_is_a_typed_error_before_any_sql() {
+    let update = "UPDATE time_rows SET t_time = '12:00:00.250000' WHERE id % 4 = 0";
+    keyset_tests::typed::unbindable_time_cursor_is_a_typed_error::<
+        keyset_tests::typed::mysql_time::TimeAsc,
+        diesel::MysqlConnection,
+    >(
+        update,
+        "SELECT id FROM time_rows WHERE MICROSECOND(t_time) <> 0",
+    );
+    let mut db = diesel::MysqlConnection::open();
+    keyset_tests::typed::TimeKeys::insert_time_rows(&mut *db);
+    db.exec(update);
+    keyset_tests::typed::check_typed::<chrono_over_time_rows::ChronoTimeAsc, _>(
+        &mut *db,
+        keyset_tests::typed::TIME_ROWS as usize,
+    );
+}

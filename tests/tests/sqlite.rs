@@ -264,3 +264,102 @@ fn c31a_bool_column_holding_2_is_a_typed_error() {
 fn c31b_real_in_an_integer_column_is_a_typed_error_not_an_endless_walk() {
     keyset_tests::loud::real_in_integer_column_is_a_typed_error::<diesel::SqliteConnection>();
 }
+
+/// `time::Time` models over `typed_rows.k_time`, which chrono writes.
+mod time_over_chrono_text {
+    use keyset_tests::typed::sqlite::typed_rows;
+
+    keyset_tests::key_model!(TimeOverChronoAsc, typed_rows, k_time: time::Time => asc, id asc, "sqlite", diesel::SqliteConnection);
+    keyset_tests::key_model!(TimeOverChronoDesc, typed_rows, k_time: time::Time => desc, id desc, "sqlite", diesel::SqliteConnection);
+}
+
+/// The README's limit "SQLite timestamps are text": chrono and the time crate write fractions of
+/// a second differently (`00:00:00.500` and `00:00:00.5`), so a `time::Time` key over a column
+/// chrono wrote binds other text than the stored text of the same value. Ascending, the page
+/// after the first such row fetches that row again: `CursorRowReturned`, a typed error, not an
+/// endless walk. Descending, the rest of each such tie group compares neither below nor equal
+/// to the bound text and is skipped without an error; the test pins exactly which rows (the
+/// stored text with a trailing zero, but the first row of its group), so a change in this
+/// behaviour is seen.
+#[test]
+fn time_key_over_chrono_written_text_is_loud_ascending_and_loses_ties_descending() {
+    use keyset_diesel::KeysetError;
+    use keyset_tests::models::Walk;
+    use keyset_tests::oracle::oracle_sql;
+    use keyset_tests::typed::TypedKeys;
+    use time_over_chrono_text::{TimeOverChronoAsc, TimeOverChronoDesc};
+    let mut db = diesel::SqliteConnection::open();
+    db.insert_typed_rows();
+    let conn: &mut diesel::SqliteConnection = &mut db;
+    let mut cursor: Option<Cursor<TimeOverChronoAsc>> = None;
+    let mut pages = 0;
+    let error = loop {
+        match TimeOverChronoAsc::page(conn, &0, cursor.take(), 1, false) {
+            Ok(page) => {
+                pages += 1;
+                cursor = Some(page.next_cursor.expect("the walk meets the mismatch first"));
+            }
+            Err(error) => break error,
+        }
+    };
+    assert!(
+        matches!(
+            KeysetError::from_diesel(&error),
+            Some(KeysetError::CursorRowReturned)
+        ),
+        "{error:?}"
+    );
+    // The rows before the first trailing-zero value were paged.
+    let before = conn.ids(
+        "SELECT id FROM typed_rows WHERE k_time < (SELECT MIN(k_time) FROM typed_rows \
+         WHERE k_time LIKE '%.%0')",
+    );
+    assert_eq!(
+        pages,
+        before.len() + 1,
+        "failed on the page after the group's first row"
+    );
+
+    let mut walked = Vec::new();
+    let mut cursor: Option<Cursor<TimeOverChronoDesc>> = None;
+    loop {
+        let page = TimeOverChronoDesc::page(conn, &0, cursor.take(), 1, false)
+            .expect("the descending walk raises no error");
+        walked.extend(page.items.iter().map(|r| r.id));
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    let expected = conn.ids(&oracle_sql::<TimeOverChronoDesc, diesel::SqliteConnection>(
+        "0",
+    ));
+    let mut lost: Vec<i64> = expected
+        .iter()
+        .copied()
+        .filter(|id| !walked.contains(id))
+        .collect();
+    lost.sort_unstable();
+    let trailing_zero_but_first = conn.ids(
+        "SELECT id FROM typed_rows WHERE k_time LIKE '%.%0' AND id NOT IN \
+         (SELECT MAX(id) FROM typed_rows WHERE k_time LIKE '%.%0' GROUP BY k_time) ORDER BY id",
+    );
+    assert!(!lost.is_empty());
+    assert_eq!(lost, trailing_zero_but_first);
+    assert_eq!(walked.len() + lost.len(), expected.len(), "nothing twice");
+}
+
+/// Diesel 2.3 writes a `time::Time` whose microseconds are 0 as whole seconds, dropping 1 to
+/// 999 ns: a cursor holding such a value (read from text chrono wrote, `12:00:00.000000500`)
+/// is refused with `InvalidCursorKey` before any SQL runs, instead of seeking from
+/// `12:00:00`.
+#[test]
+fn time_time_fraction_diesel_drops_is_a_typed_error_before_any_sql() {
+    keyset_tests::typed::unbindable_time_cursor_is_a_typed_error::<
+        keyset_tests::typed::sqlite_time::TimeAsc,
+        diesel::SqliteConnection,
+    >(
+        "UPDATE time_rows SET t_time = '12:00:00.000000500' WHERE id % 4 = 0",
+        "SELECT id FROM time_rows WHERE t_time = '12:00:00.000000500'",
+    );
+}

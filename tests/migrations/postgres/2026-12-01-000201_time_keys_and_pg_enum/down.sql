@@ -1,0 +1,3 @@
+DROP TABLE stage_rows;
+DROP TYPE stage;
+DROP TABLE time_rows;
