@@ -104,3 +104,34 @@ impl<K: Keyset> Serialize for Cursor<K> {
         s.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::token::fixtures::ById;
+
+    #[test]
+    fn cursors_are_equal_only_with_the_same_key_and_direction() {
+        let after = Cursor::<ById>::after((7,));
+        assert_eq!(after, Cursor::after((7,)));
+        assert_ne!(after, Cursor::after((8,)), "another key");
+        assert_ne!(after, Cursor::before((7,)), "another direction");
+        assert_ne!(after, Cursor::before((8,)), "both");
+        assert_eq!(Cursor::after_row(&ById(7)), after);
+    }
+
+    #[test]
+    fn debug_and_json_show_the_key_and_the_direction() {
+        let before = Cursor::<ById>::before((7,));
+        assert_eq!(
+            format!("{before:?}"),
+            "Cursor { key: (7,), direction: Backward }"
+        );
+        assert_eq!(
+            serde_json::to_string(&before).unwrap(),
+            r#"{"key":[7],"direction":"backward"}"#
+        );
+        assert_eq!(Direction::Forward.reversed(), Direction::Backward);
+        assert_eq!(Direction::Backward.reversed(), Direction::Forward);
+    }
+}

@@ -175,3 +175,29 @@ impl<T: Serialize, K: Keyset> Serialize for Page<T, K> {
         s.end()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::token::fixtures::ById;
+
+    #[test]
+    fn len_and_is_empty_count_the_items() {
+        let page = |items: Vec<ById>| Page::<ById> {
+            items,
+            has_more: false,
+            next_cursor: None,
+            page_size: 5,
+            direction: Direction::Forward,
+            has_previous_page: false,
+            has_next_page: false,
+            start_cursor: None,
+            end_cursor: None,
+            total_count: None,
+        };
+        let two = page(vec![ById(1), ById(2)]);
+        assert_eq!((two.len(), two.is_empty()), (2, false));
+        let none = page(vec![]);
+        assert_eq!((none.len(), none.is_empty()), (0, true));
+    }
+}
