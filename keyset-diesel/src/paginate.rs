@@ -15,7 +15,7 @@ use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
 
-use crate::backend::{dialect, KeysetBackend};
+use crate::backend::{keyset_dialect, KeysetBackend};
 use crate::checks::{KeysetTableInQuery, NoDistinctOn, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::counted::Counted;
 use crate::cursor::{Cursor, Direction};
@@ -442,7 +442,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         Q: PageSource<K>,
     {
         let deferred = self.deferred.unwrap_or(DB::DEFERRED_JOIN);
-        self.build(deferred, dialect::<DB>())
+        self.build(deferred, keyset_dialect::<DB, K>())
     }
 
     /// Decides the page's shape, once: the first page, one statement after the cursor
@@ -749,6 +749,7 @@ where
     K: Keyset,
     F: QuerySource + AppearsInFromClause<K::Table>,
     F::Count: KeysetTableInQuery<K, K::Table, F>,
+    K::Columns: diesel::AppearsOnTable<F>,
     D: NoDistinctOn,
     O: NoOrderByYet,
     L: NoLimitYet,
@@ -764,6 +765,7 @@ where
     K: Keyset,
     QS: QuerySource + AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
+    K::Columns: diesel::AppearsOnTable<QS>,
     DB: Backend + Default,
     DB::QueryBuilder: Default,
 {

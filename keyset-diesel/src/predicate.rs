@@ -18,7 +18,7 @@ use diesel::query_source::AppearsInFromClause;
 use diesel::sql_types::Bool;
 use diesel::QueryResult;
 
-use crate::backend::{dialect, KeysetBackend};
+use crate::backend::{dialect, keyset_dialect, KeysetBackend};
 use crate::checks::KeysetTableInQuery;
 use crate::cursor::Direction;
 use crate::keyset::{column_index_error, Keyset, KeysetSql};
@@ -106,7 +106,7 @@ impl<K: Keyset> SeekPredicate<K> {
             &mut pass,
             &sql::terms(K::COLUMNS, self.walk),
             &|i| KeyTuple::is_null(key, i),
-            dialect::<DB>(),
+            keyset_dialect::<DB, K>(),
             self.plan,
             part,
         )
@@ -146,6 +146,7 @@ where
     Self: Expression,
     QS: AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
+    K::Columns: AppearsOnTable<QS>,
 {
 }
 
@@ -224,6 +225,7 @@ where
     Self: Expression,
     QS: AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
+    K::Columns: AppearsOnTable<QS>,
 {
 }
 
