@@ -749,7 +749,6 @@ where
     K: Keyset,
     F: QuerySource + AppearsInFromClause<K::Table>,
     F::Count: KeysetTableInQuery<K, K::Table, F>,
-    K::Columns: diesel::AppearsOnTable<F>,
     D: NoDistinctOn,
     O: NoOrderByYet,
     L: NoLimitYet,
@@ -765,7 +764,6 @@ where
     K: Keyset,
     QS: QuerySource + AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
-    K::Columns: diesel::AppearsOnTable<QS>,
     DB: Backend + Default,
     DB::QueryBuilder: Default,
 {

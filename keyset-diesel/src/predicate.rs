@@ -137,16 +137,15 @@ impl<K: Keyset> Expression for SeekPredicate<K> {
     type SqlType = Bool;
 }
 
-/// Every key column is a column of `K::Table`, so "the key columns appear on `QS`" is "`K::Table`
-/// appears once in `QS`", said with the marker trait whose message names the fix (the same
-/// predicate as `PageSource`'s, so a query on the wrong table gets that message, not Diesel's
-/// type mismatch on `AppearsInFromClause::Count`).
+/// "The key columns appear on `QS`" is "`K::Table` appears once in `QS`, and then every key
+/// column (a joined table's too) appears on `QS`", said with the marker trait whose message
+/// names the fix (the same predicate as `PageSource`'s, so a query on the wrong table gets
+/// that message, not Diesel's type mismatch on `AppearsInFromClause::Count`).
 impl<K: Keyset, QS> AppearsOnTable<QS> for SeekPredicate<K>
 where
     Self: Expression,
     QS: AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
-    K::Columns: AppearsOnTable<QS>,
 {
 }
 
@@ -225,7 +224,6 @@ where
     Self: Expression,
     QS: AppearsInFromClause<K::Table>,
     QS::Count: KeysetTableInQuery<K, K::Table, QS>,
-    K::Columns: AppearsOnTable<QS>,
 {
 }
 
