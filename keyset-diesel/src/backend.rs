@@ -40,10 +40,14 @@ pub(crate) fn dialect<DB: KeysetBackend>() -> Dialect {
 
 /// The capabilities of `DB` for keyset `K`: [`dialect`], without row values where the backend
 /// does not seek on a row value holding an expression and a key column of `K` is one (its
-/// name, the expression's Rust text, holds a call's parentheses; a column's name never does).
+/// name is the expression's Rust text, which holds a character no column path has).
 pub(crate) fn keyset_dialect<DB: KeysetBackend, K: crate::keyset::Keyset>() -> Dialect {
     let mut d = dialect::<DB>();
-    if !DB::EXPRESSION_ROW_VALUES && K::COLUMNS.iter().any(|c| c.name.contains('(')) {
+    if !DB::EXPRESSION_ROW_VALUES
+        && K::COLUMNS
+            .iter()
+            .any(|c| crate::keyset::is_expression_name(c.name))
+    {
         d.row_values = false;
     }
     d

@@ -252,6 +252,15 @@ fn unescape_debug_str(text: &str) -> Option<(String, usize)> {
     None
 }
 
+/// Whether a [`KeyColumn::name`] names a key on an SQL expression (the Rust text of a
+/// `select_expression` such as `lower(users::name)` or `users::a+users::b`) rather than a column
+/// or a column path (`occurred_at`, `authors::name`): it holds a character no Rust path has.
+pub(crate) fn is_expression_name(name: &str) -> bool {
+    !name
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+}
+
 /// SHA-256 of a sort signature under a version label, first 16 bytes: the digest tokens carry
 /// ([`Keyset::sort_signature_digest`]; the derive caches it).
 #[doc(hidden)]
@@ -297,7 +306,27 @@ pub fn column_index_error(index: usize) -> diesel::result::Error {
 
 #[cfg(test)]
 mod tests {
-    use super::sql_table_name_of;
+    use super::{is_expression_name, sql_table_name_of};
+
+    #[test]
+    fn expression_names_are_told_from_column_names() {
+        for name in [
+            "lower(users::name)",
+            "users::a+users::b",
+            "coalesce(a,b)",
+            "a as i64",
+        ] {
+            assert!(is_expression_name(name), "{name}");
+        }
+        for name in [
+            "occurred_at",
+            "authors::name",
+            "app::authors::id",
+            "événement",
+        ] {
+            assert!(!is_expression_name(name), "{name}");
+        }
+    }
 
     /// The SQL name is read from Diesel's `Debug` text of the table's static component.
     #[test]

@@ -399,7 +399,7 @@ impl KeysetShape {
 /// expression (`lower(users::name)`, named by its Rust text) a column the expression reads
 /// (`name`), or SQLite's `<expr>` for an index expression.
 fn names_column(condition: &str, name: &str) -> bool {
-    if !name.contains("::") && !name.contains('(') {
+    if !name.contains("::") && !crate::keyset::is_expression_name(name) {
         return mentions(condition, name);
     }
     condition.contains("<expr>")
