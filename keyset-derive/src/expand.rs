@@ -77,10 +77,16 @@ pub fn keyset(model: &Model) -> TokenStream {
 
     // One alias per key column: a column the table does not have is reported once, on the
     // field (or on its `column_name` value), and every later use of the alias stays silent.
+    // A field read through `select_expression` is keyed by that expression: its alias is the
+    // expression's type (written, or inferred as Diesel's `Selectable` infers it).
     let aliases = model.keys.iter().enumerate().map(|(i, k)| {
         let alias = column_alias(i);
-        let path = column_path(model, k);
+        let (path, errors) = match &k.field.expression {
+            Some(e) => expression_type(e),
+            None => (column_path(model, k), TokenStream::new()),
+        };
         quote! {
+            #errors
             #[allow(non_camel_case_types)]
             type #alias = #path;
         }
@@ -100,9 +106,16 @@ pub fn keyset(model: &Model) -> TokenStream {
             Some(NullsOrder::Last) => quote!(::core::option::Option::Some(#p::NullsOrder::Last)),
             None => quote!(::core::option::Option::None),
         };
+        let name = match &k.field.expression {
+            Some(e) => {
+                let text = expression_text(e.expr.to_token_stream());
+                quote!(#text)
+            }
+            None => quote!(<#col as #diesel::Column>::NAME),
+        };
         quote! {
             #p::KeyColumn {
-                name: <#col as #diesel::Column>::NAME,
+                name: #name,
                 field: #field,
                 direction: #direction,
                 nulls: #nulls,
@@ -126,11 +139,25 @@ pub fn keyset(model: &Model) -> TokenStream {
             __DB: #diesel::sql_types::HasSqlType<#diesel::dsl::SqlTypeOf<#col>>,
         }
     });
-    let walk_columns = columns.iter().zip(&indexes).map(|(col, i)| {
+    let walk_columns = columns.iter().zip(&indexes).zip(&model.keys).map(|((col, i), k)| {
         let n = i.index as usize;
-        quote! {
+        match &k.field.expression {
+            // `walk_ast` needs the expression for as long as the pass's binds: built once, kept
+            // in a static.
+            Some(e) => {
+                let expr = &e.expr;
+                quote! {
+                    #n => {
+                        static EXPRESSION: ::std::sync::OnceLock<#col> = ::std::sync::OnceLock::new();
+                        let expression: &'static #col = EXPRESSION.get_or_init(|| #expr);
+                        #diesel::query_builder::QueryFragment::<__DB>::walk_ast(expression, out)
+                    }
+                }
+            }
             // `&Column {}` is promoted to a `'static` constant, as `walk_ast` needs.
-            #n => #diesel::query_builder::QueryFragment::<__DB>::walk_ast(&#col {}, out),
+            None => quote! {
+                #n => #diesel::query_builder::QueryFragment::<__DB>::walk_ast(&#col {}, out),
+            },
         }
     });
     let walk_values = columns.iter().zip(&indexes).map(|(col, i)| {
@@ -268,6 +295,67 @@ fn table_name(model: &Model) -> String {
         .join("::")
 }
 
+/// The type of a key field's `select_expression`: `select_expression_type` when written, else
+/// inferred from the expression as Diesel's `Selectable` derive infers it (so the two agree),
+/// with the inference's errors as `compile_error!`s.
+fn expression_type(e: &crate::model::SelectExpression) -> (TokenStream, TokenStream) {
+    use dsl_auto_type::auto_type::expression_type_inference as inference;
+    let settings = inference::InferrerSettings::builder()
+        .dsl_path(syn::parse_quote!(::keyset_diesel::__private::diesel::dsl))
+        .function_types_case(dsl_auto_type::Case::DoNotChange)
+        .method_types_case(dsl_auto_type::Case::UpperCamel)
+        .build();
+    let (ty, errors) = inference::infer_expression_type(&e.expr, e.ty.as_ref(), &settings);
+    let errors = errors.into_iter().map(|e| e.to_compile_error()).collect();
+    (ty.to_token_stream(), errors)
+}
+
+/// A stable text of an expression's tokens, the key column's name in the sort signature and in
+/// errors: no spaces except between two words (`lower(users::name)`, `coalesce(a,b)`), so it
+/// does not depend on how the compiler prints tokens.
+fn expression_text(tokens: TokenStream) -> String {
+    fn write(tokens: TokenStream, out: &mut String, last_word: &mut bool) {
+        for tt in tokens {
+            match tt {
+                TokenTree::Group(g) => {
+                    let (open, close) = match g.delimiter() {
+                        proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                        proc_macro2::Delimiter::Brace => ("{", "}"),
+                        proc_macro2::Delimiter::Bracket => ("[", "]"),
+                        proc_macro2::Delimiter::None => ("", ""),
+                    };
+                    out.push_str(open);
+                    *last_word = false;
+                    write(g.stream(), out, last_word);
+                    out.push_str(close);
+                    *last_word = false;
+                }
+                TokenTree::Punct(p) => {
+                    out.push(p.as_char());
+                    *last_word = false;
+                }
+                TokenTree::Ident(i) => {
+                    if *last_word {
+                        out.push(' ');
+                    }
+                    out.push_str(&i.to_string());
+                    *last_word = true;
+                }
+                TokenTree::Literal(l) => {
+                    if *last_word {
+                        out.push(' ');
+                    }
+                    out.push_str(&l.to_string());
+                    *last_word = true;
+                }
+            }
+        }
+    }
+    let mut out = String::new();
+    write(tokens, &mut out, &mut false);
+    out
+}
+
 /// `table::column` for a key field, spanned on the column's name as the user wrote it (the
 /// `column_name` value, or the field), so a column the table lacks is reported there.
 fn column_path(model: &Model, key: &KeyField) -> TokenStream {
@@ -360,5 +448,31 @@ fn checks(model: &Model) -> TokenStream {
             #preds
         {
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expression_text;
+
+    /// The signature text of an expression: spaces only between two words, whatever the
+    /// source's spacing.
+    #[test]
+    fn expression_text_is_compact_and_stable() {
+        let text = |e: syn::Expr| expression_text(quote::ToTokens::to_token_stream(&e));
+        assert_eq!(
+            text(syn::parse_quote!(lower(users::name))),
+            "lower(users::name)"
+        );
+        assert_eq!(
+            text(syn::parse_quote!(coalesce(users::nick, users::name))),
+            "coalesce(users::nick,users::name)"
+        );
+        assert_eq!(
+            text(syn::parse_quote!(users::name.concat(" x"))),
+            "users::name.concat(\" x\")"
+        );
+        assert_eq!(text(syn::parse_quote!(a as i64)), "a as i64");
+        assert_eq!(text(syn::parse_quote!(authors::id)), "authors::id");
     }
 }

@@ -108,6 +108,26 @@ mod snapshot_tests {
         }));
     }
 
+    /// Keys read through `select_expression`: a function of a column (type inferred), a
+    /// column of a joined table (type written), then the model table's primary key.
+    #[test]
+    fn expression_and_joined_keys() {
+        insta::assert_snapshot!(expand(quote::quote! {
+            #[derive(Keyset)]
+            #[diesel(table_name = books)]
+            struct Book {
+                #[keyset(asc)]
+                #[diesel(select_expression = lower(authors::name))]
+                author: String,
+                #[keyset(desc)]
+                #[diesel(select_expression = authors::id, select_expression_type = authors::id)]
+                author_id: i64,
+                #[keyset(asc)]
+                id: i64,
+            }
+        }));
+    }
+
     /// A model with mistakes: every error, and a stub `Keyset` / `KeysetSql` so the model's
     /// use sites add none of their own.
     #[test]

@@ -46,7 +46,18 @@ pub struct Field {
     pub ty: Type,
     /// The Diesel column ident (from `column_name` or the field name).
     pub column: Option<Ident>,
+    /// `#[diesel(select_expression = ..)]`: the SQL expression the field is read through,
+    /// which a key field is then ordered and sought by instead of its column.
+    pub expression: Option<SelectExpression>,
     pub span: Span,
+}
+
+/// A field's `#[diesel(select_expression = .., select_expression_type = ..)]`.
+#[derive(Clone)]
+pub struct SelectExpression {
+    pub expr: syn::Expr,
+    /// The type, when written; inferred from `expr` otherwise (as Diesel's `Selectable` does).
+    pub ty: Option<Type>,
 }
 
 /// A field marked `#[keyset(..)]`.

@@ -6,7 +6,7 @@ use syn::spanned::Spanned as _;
 use syn::{Attribute, Data, DeriveInput, Fields, Ident, Path};
 
 use crate::errors::Errors;
-use crate::model::{Field, KeyField, Model, NullsOrder, SortDirection, Spanned};
+use crate::model::{Field, KeyField, Model, NullsOrder, SelectExpression, SortDirection, Spanned};
 
 /// Every option `#[keyset(..)]` accepts.
 pub const OPTIONS: &[&str] = &["asc", "desc", "unique", "nulls_first", "nulls_last"];
@@ -37,7 +37,7 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
     let mut keys = Vec::new();
     let named = matches!(fields, Fields::Named(_));
     for (index, f) in fields.iter().enumerate() {
-        let (column, expression_options) = column_name(&f.attrs, errors);
+        let (column, expression, expression_options) = column_name(&f.attrs, errors);
         let (member, name) = match &f.ident {
             Some(ident) => (quote!(#ident), ident.to_string()),
             None => {
@@ -51,6 +51,7 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
             name,
             ty: f.ty.clone(),
             column,
+            expression,
             span: f.ident.as_ref().map_or_else(|| f.ty.span(), |i| i.span()),
         };
         let mut key: Option<KeyField> = None;
@@ -76,14 +77,16 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
                     *span,
                     format!(
                         "`{option}` on key field `{}`: the seek predicate and ORDER BY compare \
-                         the column itself, not what you read it through, so pages would be \
-                         wrong; key on a plain column (for an expression such as lower(name), \
-                         add a generated column and key on it)",
+                         the field's SQL expression, not the Rust value it is converted to or \
+                         from, so pages would be wrong; key on a column, or on an SQL \
+                         expression with #[diesel(select_expression = ..)] (e.g. \
+                         `select_expression = lower(users::name)`), whose SQL type the field \
+                         reads directly",
                         k.field.name
                     ),
                 ));
             }
-            if !named && k.field.column.is_none() {
+            if !named && k.field.column.is_none() && k.field.expression.is_none() {
                 errors.push(k.attr_error(
                     "a key field of a tuple struct needs #[diesel(column_name = ..)] to name its column",
                 ));
@@ -421,23 +424,27 @@ fn table_name(input: &DeriveInput, errors: &mut Errors) -> Path {
     })
 }
 
-/// Diesel field options that read a field through something other than its column.
-const EXPRESSION_OPTIONS: &[&str] = &[
-    "select_expression",
-    "select_expression_type",
-    "deserialize_as",
-    "serialize_as",
-    "embed",
-];
+/// Diesel field options that read a key field through something the seek cannot compare:
+/// a conversion in Rust (`deserialize_as`, `serialize_as`) or a nested model (`embed`).
+/// `select_expression_type` alone (without `select_expression`) is one too.
+const EXPRESSION_OPTIONS: &[&str] = &["deserialize_as", "serialize_as", "embed"];
 
-/// `#[diesel(column_name = ident)]` on a field, and the options of [`EXPRESSION_OPTIONS`] it
-/// carries (with their spans).
+/// `#[diesel(column_name = ident)]` on a field, its `select_expression` (with
+/// `select_expression_type`, if given), and the options of [`EXPRESSION_OPTIONS`] it carries
+/// (with their spans).
+#[allow(clippy::type_complexity)]
 fn column_name(
     attrs: &[Attribute],
     errors: &mut Errors,
-) -> (Option<Ident>, Vec<(String, proc_macro2::Span)>) {
+) -> (
+    Option<Ident>,
+    Option<SelectExpression>,
+    Vec<(String, proc_macro2::Span)>,
+) {
     let mut found = None;
     let mut expression_options = Vec::new();
+    let mut expr: Option<syn::Expr> = None;
+    let mut expr_type: Option<(syn::Type, Span)> = None;
     for attr in attrs.iter().filter(|a| a.path().is_ident("diesel")) {
         let result = attr.parse_nested_meta(|meta| {
             if meta.path.is_ident("column_name") {
@@ -448,6 +455,11 @@ fn column_name(
                 } else {
                     found = Some(value.call(Ident::parse_any_ident)?);
                 }
+            } else if meta.path.is_ident("select_expression") {
+                expr = Some(meta.value()?.parse()?);
+            } else if meta.path.is_ident("select_expression_type") {
+                let span = meta.path.span();
+                expr_type = Some((meta.value()?.parse()?, span));
             } else {
                 if let Some(option) = EXPRESSION_OPTIONS.iter().find(|o| meta.path.is_ident(o)) {
                     expression_options.push((option.to_string(), meta.path.span()));
@@ -460,7 +472,18 @@ fn column_name(
             errors.push(e);
         }
     }
-    (found, expression_options)
+    let expression = match (expr, expr_type) {
+        (Some(expr), ty) => Some(SelectExpression {
+            expr,
+            ty: ty.map(|(t, _)| t),
+        }),
+        (None, Some((_, span))) => {
+            expression_options.push(("select_expression_type".to_string(), span));
+            None
+        }
+        (None, None) => None,
+    };
+    (found, expression, expression_options)
 }
 
 /// Diesel's own options we do not read (`check_for_backend(..)`, `embed`,

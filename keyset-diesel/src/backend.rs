@@ -24,6 +24,12 @@ pub trait KeysetBackend: Backend + private::Sealed {
     /// comparisons other than `=` and `IN` do not use an index, so there every keyset gets the
     /// expanded form `a >= $1 AND (a > $1 OR (a = $1 AND b > $2))` instead.
     const ROW_VALUES: bool;
+    /// A row value holding an SQL expression (`(lower(name), id) > (?, ?)`, a key read through
+    /// `select_expression`) starts an index range on an expression index. False for SQLite,
+    /// which reads such a row value as a `SCAN` of the index `(lower(name), id)` from its
+    /// start (the expanded form is a `SEARCH` of it), so there a keyset with an expression
+    /// key gets the expanded form.
+    const EXPRESSION_ROW_VALUES: bool;
     /// `NULLS FIRST` / `NULLS LAST` is valid in `ORDER BY` (PostgreSQL; SQLite 3.30+). On MySQL
     /// the placement is a leading `col IS NULL` sort term instead.
     const NULLS_ORDER_SYNTAX: bool;
@@ -46,6 +52,21 @@ pub(crate) fn dialect<DB: KeysetBackend>() -> Dialect {
     }
 }
 
+/// The capabilities of `DB` for keyset `K`: [`dialect`], without row values where the backend
+/// does not seek on a row value holding an expression and a key column of `K` is one (its
+/// name is the expression's Rust text, which holds a character no column path has).
+pub(crate) fn keyset_dialect<DB: KeysetBackend, K: crate::keyset::Keyset>() -> Dialect {
+    let mut d = dialect::<DB>();
+    if !DB::EXPRESSION_ROW_VALUES
+        && K::COLUMNS
+            .iter()
+            .any(|c| crate::keyset::is_expression_name(c.name))
+    {
+        d.row_values = false;
+    }
+    d
+}
+
 mod private {
     pub trait Sealed {}
 }
@@ -55,6 +76,7 @@ impl private::Sealed for diesel::pg::Pg {}
 #[cfg(feature = "postgres")]
 impl KeysetBackend for diesel::pg::Pg {
     const ROW_VALUES: bool = true;
+    const EXPRESSION_ROW_VALUES: bool = true;
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
     const PARENTHESIZED_UNION: bool = true;
@@ -66,6 +88,7 @@ impl private::Sealed for diesel::sqlite::Sqlite {}
 #[cfg(feature = "sqlite")]
 impl KeysetBackend for diesel::sqlite::Sqlite {
     const ROW_VALUES: bool = true;
+    const EXPRESSION_ROW_VALUES: bool = false;
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
     const PARENTHESIZED_UNION: bool = false;
@@ -77,6 +100,7 @@ impl private::Sealed for diesel::mysql::Mysql {}
 #[cfg(feature = "mysql")]
 impl KeysetBackend for diesel::mysql::Mysql {
     const ROW_VALUES: bool = false;
+    const EXPRESSION_ROW_VALUES: bool = false;
     const NULLS_ORDER_SYNTAX: bool = false;
     const DEFERRED_JOIN: bool = true;
     const PARENTHESIZED_UNION: bool = true;

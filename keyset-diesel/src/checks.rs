@@ -179,7 +179,15 @@ impl<D> NoDistinctOn for D where
 )]
 pub trait KeysetTableInQuery<K, T, QS> {}
 
-impl<K, T, QS> KeysetTableInQuery<K, T, QS> for Once {}
+/// Once the model's table is there, every key column must be readable from `QS` too: a key on
+/// a joined table's column (`select_expression = authors::name`) needs that table in the
+/// `FROM` as well. Checked here, behind the table check, so a query on the wrong table gets the
+/// message above alone, and a query missing a joined key's table gets Diesel's
+/// `AppearsOnTable` error naming the column.
+impl<K: crate::keyset::Keyset, T, QS> KeysetTableInQuery<K, T, QS> for Once where
+    K::Columns: diesel::AppearsOnTable<QS>
+{
+}
 
 // ---------------------------------------------------------------------------------------------
 // The stub a model with derive errors gets, so its use sites add no errors of their own.

@@ -59,7 +59,9 @@ impl NullsOrder {
 /// One column of a keyset, as declared on the model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct KeyColumn {
-    /// The SQL column name (Diesel's `Column::NAME`).
+    /// The SQL column name (Diesel's `Column::NAME`); for a key field read through
+    /// `#[diesel(select_expression = ..)]`, the expression's Rust text without spaces
+    /// (`lower(users::name)`, `authors::name`), so the sort signature names it.
     pub name: &'static str,
     /// The Rust field it is read from.
     pub field: &'static str,
@@ -99,11 +101,15 @@ pub struct KeyColumn {
 /// * `ORDER BY` and the seek predicate are both generated from [`Keyset::COLUMNS`], so they
 ///   cannot disagree.
 pub trait Keyset: Sized {
-    /// The table every key column belongs to.
+    /// The model's table (`#[diesel(table_name = ..)]`): it must appear once in the query's
+    /// `FROM` clause, and a tie-breaker that is its primary key needs no `unique`.
     type Table: diesel::Table;
-    /// The key columns as a tuple of Diesel column types, in key order. Used for the
-    /// compile-time checks that the keyset's table is in the query's `FROM` clause.
-    type Columns: Copy + Default + Send + Sync + 'static;
+    /// The key columns as a tuple of Diesel expression types, in key order: a column of
+    /// [`Keyset::Table`] (`events::occurred_at`), or the `#[diesel(select_expression = ..)]`
+    /// a key field is read through (`lower<users::name>`, a column of a joined table such as
+    /// `authors::name`). Used for the compile-time checks that every key column can be read
+    /// from the query's `FROM` clause.
+    type Columns: Send + Sync + 'static;
     /// The row's key: a tuple of the key fields' Rust types, in key order.
     type Key: KeyTuple;
     /// The key columns in key order; the last one is the unique tie-breaker.
@@ -246,6 +252,15 @@ fn unescape_debug_str(text: &str) -> Option<(String, usize)> {
     None
 }
 
+/// Whether a [`KeyColumn::name`] names a key on an SQL expression (the Rust text of a
+/// `select_expression` such as `lower(users::name)` or `users::a+users::b`) rather than a column
+/// or a column path (`occurred_at`, `authors::name`): it holds a character no Rust path has.
+pub(crate) fn is_expression_name(name: &str) -> bool {
+    !name
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+}
+
 /// SHA-256 of a sort signature under a version label, first 16 bytes: the digest tokens carry
 /// ([`Keyset::sort_signature_digest`]; the derive caches it).
 #[doc(hidden)]
@@ -291,7 +306,27 @@ pub fn column_index_error(index: usize) -> diesel::result::Error {
 
 #[cfg(test)]
 mod tests {
-    use super::sql_table_name_of;
+    use super::{is_expression_name, sql_table_name_of};
+
+    #[test]
+    fn expression_names_are_told_from_column_names() {
+        for name in [
+            "lower(users::name)",
+            "users::a+users::b",
+            "coalesce(a,b)",
+            "a as i64",
+        ] {
+            assert!(is_expression_name(name), "{name}");
+        }
+        for name in [
+            "occurred_at",
+            "authors::name",
+            "app::authors::id",
+            "événement",
+        ] {
+            assert!(!is_expression_name(name), "{name}");
+        }
+    }
 
     /// The SQL name is read from Diesel's `Debug` text of the table's static component.
     #[test]

@@ -15,7 +15,7 @@ use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
 
-use crate::backend::{dialect, BackendKind, KeysetBackend};
+use crate::backend::{keyset_dialect, BackendKind, KeysetBackend};
 use crate::checks::{KeysetTableInQuery, NoDistinctOn, NoLimitYet, NoOffsetYet, NoOrderByYet};
 use crate::counted::Counted;
 use crate::cursor::{Cursor, Direction};
@@ -442,7 +442,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         Q: PageSource<K>,
     {
         let deferred = self.deferred.unwrap_or(DB::DEFERRED_JOIN);
-        self.build(deferred, dialect::<DB>(), DB::KIND)
+        self.build(deferred, keyset_dialect::<DB, K>(), DB::KIND)
     }
 
     /// Decides the page's shape, once: the first page, one statement after the cursor

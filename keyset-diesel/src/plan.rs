@@ -391,8 +391,28 @@ impl KeysetShape {
         self.columns.first().map_or("", |c| c.name)
     }
     fn names_key_column(&self, condition: &str) -> bool {
-        self.columns.iter().any(|c| mentions(condition, c.name))
+        self.columns.iter().any(|c| names_column(condition, c.name))
     }
+}
+
+/// Whether a plan's `condition` names key column `name`: the column itself, or for a key on an
+/// expression (`lower(users::name)`, named by its Rust text) a column the expression reads
+/// (`name`), or SQLite's `<expr>` for an index expression.
+fn names_column(condition: &str, name: &str) -> bool {
+    if !name.contains("::") && !crate::keyset::is_expression_name(name) {
+        return mentions(condition, name);
+    }
+    condition.contains("<expr>")
+        || name
+            .split("::")
+            .skip(1)
+            .filter_map(|part| {
+                let end = part
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(part.len());
+                (end > 0).then(|| &part[..end])
+            })
+            .any(|column| mentions(condition, column))
 }
 
 /// A backend whose plans [`explain`] reads. Sealed: PostgreSQL, SQLite, MySQL/MariaDB.
@@ -604,8 +624,8 @@ fn index_recipe(
     equality: &[String],
     style: IndexStyle,
 ) -> String {
-    let mut names: Vec<&str> = equality.iter().map(String::as_str).collect();
-    names.extend(shape.columns.iter().map(|c| c.name));
+    let mut names: Vec<String> = equality.to_vec();
+    names.extend(shape.columns.iter().map(|c| recipe_name(c.name)));
     let mut parts: Vec<String> = equality.to_vec();
     let mixed = shape
         .columns
@@ -616,7 +636,7 @@ fn index_recipe(
             IndexStyle::DescendingOnlyWhenMixed if !mixed => String::new(),
             _ => format!(" {}", c.direction.keyword()),
         };
-        let mut part = format!("{}{direction}", c.name);
+        let mut part = format!("{}{direction}", recipe_column(c.name));
         if style == IndexStyle::DirectionsAndNulls {
             // PostgreSQL's default placement (ASC: NULLS LAST, DESC: NULLS FIRST) is written
             // only when the keyset's differs.
@@ -640,6 +660,38 @@ fn index_recipe(
         names.join("_"),
         parts.join(", ")
     )
+}
+
+/// A key column as a recipe writes it: the column, or for a key on an expression (named by
+/// its Rust text) that text without table paths, `lower(users::name)` -> `lower(name)` (the
+/// SQL of a function call; a sketch for other Rust expressions).
+fn recipe_column(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(at) = rest.find("::") {
+        let head = &rest[..at];
+        // Drop the identifier just before `::` (the table, or a schema module).
+        let keep = head.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+        out.push_str(keep);
+        rest = &rest[at + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A key column's part of a recipe's index name: [`recipe_column`] with every run of other
+/// characters than letters, digits and `_` made one `_` (`lower(name)` -> `lower_name`).
+fn recipe_name(name: &str) -> String {
+    let column = recipe_column(name);
+    let mut out = String::with_capacity(column.len());
+    for c in column.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_string()
 }
 
 fn empty_report(plan: String, reads: Vec<TableRead>, sorts: Vec<String>) -> PlanReport {
@@ -720,7 +772,7 @@ impl PlanBackend for diesel::pg::Pg {
         let mut not_a_seek = check_reads(&reads, shape, is_index, |r| {
             r.condition
                 .as_deref()
-                .is_some_and(|c| mentions(c, shape.leading()))
+                .is_some_and(|c| names_column(c, shape.leading()))
         });
         not_a_seek.extend(
             unbounded_sorts
@@ -878,7 +930,7 @@ impl PlanBackend for diesel::sqlite::Sqlite {
             |r| {
                 r.condition
                     .as_deref()
-                    .is_some_and(|c| mentions(c, shape.leading()))
+                    .is_some_and(|c| names_column(c, shape.leading()))
             },
         );
         reasons.append(&mut not_a_seek);
@@ -1018,6 +1070,53 @@ mod tests {
             columns: KEY,
             had_cursor: true,
         }
+    }
+
+    /// A key on an expression is named by its Rust text: plans name the column it reads
+    /// (PostgreSQL) or `<expr>` (SQLite), and a recipe writes it without table paths.
+    #[test]
+    fn expression_keys_in_plans_and_recipes() {
+        let pg = "(ROW(lower((name)::text), id) > ROW('bob'::text, '10371'::bigint))";
+        assert!(names_column(pg, "lower(users::name)"));
+        assert!(!names_column(pg, "lower(users::nick)"));
+        assert!(names_column("(<expr>>?)", "lower(users::name)"));
+        assert!(!names_column("(<expr>>?)", "name"));
+        assert!(names_column("(name > $1)", "authors::name"));
+        assert!(!names_column("(surname > $1)", "authors::name"));
+        assert_eq!(recipe_column("lower(users::name)"), "lower(name)");
+        assert_eq!(
+            recipe_column("coalesce(app::users::nick,users::name)"),
+            "coalesce(nick,name)"
+        );
+        assert_eq!(recipe_column("occurred_at"), "occurred_at");
+        assert_eq!(recipe_name("lower(users::name)"), "lower_name");
+        assert_eq!(
+            recipe_name("coalesce(users::nick,users::name)"),
+            "coalesce_nick_name"
+        );
+        const EXPR: &[KeyColumn] = &[
+            KeyColumn {
+                name: "lower(people::name)",
+                field: "folded",
+                direction: SortDirection::Asc,
+                nulls: None,
+            },
+            KeyColumn {
+                name: "id",
+                field: "id",
+                direction: SortDirection::Asc,
+                nulls: None,
+            },
+        ];
+        let shape = KeysetShape {
+            relation: "people".into(),
+            columns: EXPR,
+            had_cursor: true,
+        };
+        assert_eq!(
+            index_recipe("people", &shape, &[], IndexStyle::Directions),
+            "CREATE INDEX people_lower_name_id ON people (lower(name) ASC, id ASC)"
+        );
     }
 
     #[test]

@@ -18,7 +18,7 @@ use diesel::query_source::AppearsInFromClause;
 use diesel::sql_types::Bool;
 use diesel::QueryResult;
 
-use crate::backend::{dialect, KeysetBackend};
+use crate::backend::{dialect, keyset_dialect, KeysetBackend};
 use crate::checks::KeysetTableInQuery;
 use crate::cursor::Direction;
 use crate::keyset::{column_index_error, Keyset, KeysetSql};
@@ -106,7 +106,7 @@ impl<K: Keyset> SeekPredicate<K> {
             &mut pass,
             &sql::terms(K::COLUMNS, self.walk),
             &|i| KeyTuple::is_null(key, i),
-            dialect::<DB>(),
+            keyset_dialect::<DB, K>(),
             self.plan,
             part,
         )
@@ -137,10 +137,10 @@ impl<K: Keyset> Expression for SeekPredicate<K> {
     type SqlType = Bool;
 }
 
-/// Every key column is a column of `K::Table`, so "the key columns appear on `QS`" is "`K::Table`
-/// appears once in `QS`", said with the marker trait whose message names the fix (the same
-/// predicate as `PageSource`'s, so a query on the wrong table gets that message, not Diesel's
-/// type mismatch on `AppearsInFromClause::Count`).
+/// "The key columns appear on `QS`" is "`K::Table` appears once in `QS`, and then every key
+/// column (a joined table's too) appears on `QS`", said with the marker trait whose message
+/// names the fix (the same predicate as `PageSource`'s, so a query on the wrong table gets
+/// that message, not Diesel's type mismatch on `AppearsInFromClause::Count`).
 impl<K: Keyset, QS> AppearsOnTable<QS> for SeekPredicate<K>
 where
     Self: Expression,

@@ -13,6 +13,7 @@ pub mod concurrent;
 pub mod count;
 pub mod db;
 pub mod edges;
+pub mod expr_keys;
 pub mod faults;
 pub mod feed_http;
 pub mod joins;
@@ -178,6 +179,10 @@ macro_rules! backend_suite {
                 => count::c34_grouped_and_distinct_totals_count_groups_and_distinct_rows,
             ordering_version_refuses_tokens_of_another_version
                 => cases::ordering_version_refuses_tokens_of_another_version,
+            c18_expression_keys_walk_as_order_by_of_the_same_expression
+                => expr_keys::expression_keys_walk_as_order_by,
+            joined_keys_walk_as_order_by_over_the_join
+                => expr_keys::joined_keys_walk_as_order_by,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {

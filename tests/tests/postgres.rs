@@ -836,4 +836,34 @@ fn c19_token_of_another_enum_is_a_sort_mismatch() {
     );
     let back = codec.decode::<StageRow>(&token, &"stages").expect("decode");
     assert_eq!(back.key, (Stage::Doing, 3));
+
+/// C18 / issue 11 §1: a key on `lower(name)` seeks on the expression index
+/// `(lower(name), id)`: the page after a row 12,345 deep in 20,000 reads that index, whose
+/// `Index Cond` carries the seek on the expression, with no `Filter` and no sort.
+#[test]
+fn c18_expression_key_seeks_on_an_expression_index() {
+    let report = keyset_tests::expr_keys::lower_name_plan::<diesel::PgConnection>(
+        "CREATE INDEX expr_people_lower_id ON expr_people (lower(name), id)",
+        "ANALYZE expr_people",
+    );
+    eprintln!("{report:#?}");
+    assert!(report.sorts.is_empty(), "{report:#?}");
+    assert_eq!(report.reads.len(), 1, "{report:#?}");
+    let read = &report.reads[0];
+    assert!(
+        matches!(read.access.as_str(), "Index Scan" | "Index Only Scan"),
+        "{report:#?}"
+    );
+    assert_eq!(read.index.as_deref(), Some("expr_people_lower_id"));
+    let cond = read.condition.as_deref().expect("an Index Cond");
+    assert!(
+        cond.contains("lower("),
+        "the seek is on the expression: {cond}"
+    );
+    assert!(read.filter.is_none(), "{report:#?}");
+    assert!(report.seeks(), "{}", report.failure());
+    assert_eq!(
+        report.index_recipe,
+        "CREATE INDEX expr_people_lower_name_id ON expr_people (lower(name) ASC, id ASC)"
+    );
 }

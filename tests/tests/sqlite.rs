@@ -361,5 +361,27 @@ fn time_time_fraction_diesel_drops_is_a_typed_error_before_any_sql() {
     >(
         "UPDATE time_rows SET t_time = '12:00:00.000000500' WHERE id % 4 = 0",
         "SELECT id FROM time_rows WHERE t_time = '12:00:00.000000500'",
+
+/// C18 / issue 11 §1: a key on `lower(name)` seeks on the expression index
+/// `(lower(name), id)`: the page after a row 12,345 deep in 20,000 is a `SEARCH` of that index
+/// with the seek in its constraint, and no temp B-tree sorts the rows.
+#[test]
+fn c18_expression_key_seeks_on_an_expression_index() {
+    let report = keyset_tests::expr_keys::lower_name_plan::<diesel::SqliteConnection>(
+        "CREATE INDEX expr_people_lower_id ON expr_people (lower(name), id)",
+        "ANALYZE",
+    );
+    eprintln!("{report:#?}");
+    assert!(report.sorts.is_empty(), "{report:#?}");
+    assert_eq!(report.reads.len(), 1, "{report:#?}");
+    let read = &report.reads[0];
+    assert_eq!(read.access, "SEARCH", "{report:#?}");
+    assert_eq!(read.index.as_deref(), Some("expr_people_lower_id"));
+    let cond = read.condition.as_deref().expect("a constraint");
+    assert!(cond.contains('>'), "the seek is an index range: {cond}");
+    assert!(report.seeks(), "{}", report.failure());
+    assert_eq!(
+        report.index_recipe,
+        "CREATE INDEX expr_people_lower_name_id ON expr_people (lower(name) ASC, id ASC)"
     );
 }

@@ -1,23 +1,31 @@
-// A key field read through an expression (C18: ordering by lower(name)): the seek predicate
-// and ORDER BY compare the column, so the derive refuses it on the option.
-use diesel::prelude::*;
+// A key field read through a conversion in Rust or a nested model (C18): the seek predicate
+// and ORDER BY compare the field's SQL expression, not the value it is converted to or from, so
+// the derive refuses `deserialize_as`, `serialize_as`, `embed`, and a `select_expression_type`
+// without its `select_expression`, on the option. (`select_expression` itself is a key on that
+// expression: see fail_key_expression_type_mismatch.rs and pass_valid_models.rs.)
 use keyset_diesel::Keyset;
 
 diesel::table! {
     companies (id) {
         id -> BigInt,
         name -> Text,
+        code -> Text,
+        rank -> Integer,
     }
 }
 
-diesel::define_sql_function!(fn lower(x: diesel::sql_types::Text) -> diesel::sql_types::Text);
-
-#[derive(Queryable, Selectable, Keyset)]
+#[derive(Keyset)]
 #[diesel(table_name = companies)]
 struct Company {
     #[keyset(asc)]
-    #[diesel(select_expression = lower(companies::name), select_expression_type = lower<companies::name>)]
+    #[diesel(deserialize_as = String)]
     name: String,
+    #[keyset(asc)]
+    #[diesel(serialize_as = String)]
+    code: String,
+    #[keyset(asc)]
+    #[diesel(select_expression_type = companies::rank)]
+    rank: i32,
     #[keyset(asc, unique)]
     id: i64,
 }
