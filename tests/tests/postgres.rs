@@ -836,6 +836,7 @@ fn c19_token_of_another_enum_is_a_sort_mismatch() {
     );
     let back = codec.decode::<StageRow>(&token, &"stages").expect("decode");
     assert_eq!(back.key, (Stage::Doing, 3));
+}
 
 /// C18 / issue 11 §1: a key on `lower(name)` seeks on the expression index
 /// `(lower(name), id)`: the page after a row 12,345 deep in 20,000 reads that index, whose

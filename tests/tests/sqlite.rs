@@ -361,6 +361,8 @@ fn time_time_fraction_diesel_drops_is_a_typed_error_before_any_sql() {
     >(
         "UPDATE time_rows SET t_time = '12:00:00.000000500' WHERE id % 4 = 0",
         "SELECT id FROM time_rows WHERE t_time = '12:00:00.000000500'",
+    );
+}
 
 /// C18 / issue 11 §1: a key on `lower(name)` seeks on the expression index
 /// `(lower(name), id)`: the page after a row 12,345 deep in 20,000 is a `SEARCH` of that index
