@@ -2,19 +2,8 @@
 
 use diesel::backend::Backend;
 
+pub use crate::kind::BackendKind;
 use crate::sql::Dialect;
-
-/// Which backend a key value is bound on ([`KeyValue::check_bind`](crate::query::KeyValue::check_bind)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum BackendKind {
-    /// PostgreSQL (`diesel::pg::Pg`).
-    Postgres,
-    /// SQLite (`diesel::sqlite::Sqlite`).
-    Sqlite,
-    /// MySQL / MariaDB (`diesel::mysql::Mysql`).
-    Mysql,
-}
 
 /// A Diesel backend keyset pagination knows how to write SQL for. Sealed: implemented for
 /// `Pg` (feature `postgres`), `Sqlite` (feature `sqlite`) and `Mysql` (feature `mysql`).

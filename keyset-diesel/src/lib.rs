@@ -98,6 +98,7 @@ mod error;
 #[cfg(feature = "export")]
 mod export;
 mod keyset;
+mod kind;
 mod page;
 mod page_size;
 mod paginate;

@@ -7,7 +7,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
-use crate::backend::BackendKind;
+use crate::kind::BackendKind;
 
 /// A key value a token cannot turn back into its Rust type (for example a timestamp out of
 /// chrono's range, or decimal text that does not parse).
