@@ -545,19 +545,36 @@ pub(crate) mod tests {
         SeekPlan::new(&terms(spec), &|i| nulls.contains(&i), dialect, per_level)
     }
 
-    /// `part` of the seek as the page query plans it (not per level).
-    fn part(spec: &str, nulls: &[usize], dialect: Dialect, part: Part) -> String {
+    /// `part` of the seek planned as `plan`.
+    fn written(
+        spec: &str,
+        nulls: &[usize],
+        dialect: Dialect,
+        plan: SeekPlan,
+        part: Part,
+    ) -> String {
         let mut t = Text::default();
         write_part(
             &mut t,
             &terms(spec),
             &|i| nulls.contains(&i),
             dialect,
-            plan(spec, nulls, dialect, false),
+            plan,
             part,
         )
         .unwrap();
         t.0
+    }
+
+    /// `part` of the seek as the page query plans it (not per level).
+    fn part(spec: &str, nulls: &[usize], dialect: Dialect, part: Part) -> String {
+        written(
+            spec,
+            nulls,
+            dialect,
+            plan(spec, nulls, dialect, false),
+            part,
+        )
     }
 
     /// Every arm of the per-level plan.
@@ -760,17 +777,7 @@ pub(crate) mod tests {
     /// The seek written whole in one condition ([`SeekPlan::Single`] whatever the key), as
     /// the public `SeekPredicate::new` and a window's far bound write it.
     fn whole(spec: &str, nulls: &[usize], dialect: Dialect) -> String {
-        let mut t = Text::default();
-        write_part(
-            &mut t,
-            &terms(spec),
-            &|i| nulls.contains(&i),
-            dialect,
-            SeekPlan::Single,
-            Part::Arm(0),
-        )
-        .unwrap();
-        t.0
+        written(spec, nulls, dialect, SeekPlan::Single, Part::Arm(0))
     }
 
     #[test]
