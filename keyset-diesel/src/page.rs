@@ -200,4 +200,31 @@ mod tests {
         let none = page(vec![]);
         assert_eq!((none.len(), none.is_empty()), (0, true));
     }
+
+    #[test]
+    fn debug_shows_the_items_flags_and_cursors() {
+        let page = Page::<ById> {
+            items: vec![ById(4)],
+            has_more: true,
+            next_cursor: Some(Cursor::after((4,))),
+            page_size: 1,
+            direction: Direction::Forward,
+            has_previous_page: false,
+            has_next_page: true,
+            start_cursor: Some(Cursor::before((4,))),
+            end_cursor: Some(Cursor::after((4,))),
+            total_count: Some(9),
+        };
+        let text = format!("{page:?}");
+        for field in [
+            "items: [ById(4)]",
+            "has_more: true",
+            "page_size: 1",
+            "has_next_page: true",
+            "start_cursor: Some(Cursor { key: (4,), direction: Backward })",
+            "total_count: Some(9)",
+        ] {
+            assert!(text.contains(field), "{field} in {text}");
+        }
+    }
 }
