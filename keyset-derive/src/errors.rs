@@ -10,6 +10,11 @@ impl Errors {
         self.errors.push(e);
     }
 
+    /// Adds `other`'s errors after these.
+    pub fn append(&mut self, other: Errors) {
+        self.errors.extend(other.errors);
+    }
+
     /// All errors as one `syn::Error` (each keeps its own span), or `None`.
     pub fn into_error(self) -> Option<syn::Error> {
         self.errors.into_iter().reduce(|mut all, e| {

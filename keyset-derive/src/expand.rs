@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{DeriveInput, Ident, Index};
 
-use crate::model::{KeyField, Model, NullsOrder, SortDirection};
+use crate::model::{KeyField, Model, NamedSort, NullsOrder, SortDirection};
 
 /// `::keyset_diesel::__private`, spanned.
 fn private(span: Span) -> TokenStream {
@@ -68,8 +68,27 @@ fn column_alias(i: usize) -> Ident {
     format_ident!("__KeysetColumn{}", i)
 }
 
-pub fn keyset(model: &Model) -> TokenStream {
-    let ident = &model.ident;
+/// Everything a checked model expands to: its own keyset (when its fields mark key columns),
+/// and for its named sorts their row types and the enum that chooses one.
+pub fn model(model: &Model) -> TokenStream {
+    let mut out = TokenStream::new();
+    if !model.keys.is_empty() {
+        let ident = &model.ident;
+        out.extend(keyset(model, &quote!(#ident), &quote!(self), &model.keys));
+    }
+    for sort in &model.sorts {
+        let row = model.sort_row(sort);
+        out.extend(sort_row(model, sort));
+        out.extend(keyset(model, &quote!(#row), &quote!(self.0), &sort.keys));
+    }
+    out.extend(sort_enum(model));
+    out
+}
+
+/// The `Keyset` and `KeysetSql` impls of one keyset of `model` on type `ty` (the model, or a
+/// named sort's row type), its key columns `keys` read from `access` (`self`, `self.0`).
+fn keyset(model: &Model, ty: &TokenStream, access: &TokenStream, keys: &[KeyField]) -> TokenStream {
+    let ident = ty;
     let table = &model.table;
     let table_name = table_name(model);
     let p = private(Span::call_site());
@@ -79,7 +98,7 @@ pub fn keyset(model: &Model) -> TokenStream {
     // field (or on its `column_name` value), and every later use of the alias stays silent.
     // A field read through `select_expression` is keyed by that expression: its alias is the
     // expression's type (written, or inferred as Diesel's `Selectable` infers it).
-    let aliases = model.keys.iter().enumerate().map(|(i, k)| {
+    let aliases = keys.iter().enumerate().map(|(i, k)| {
         let alias = column_alias(i);
         let (path, errors) = match &k.field.expression {
             Some(e) => expression_type(e),
@@ -91,11 +110,11 @@ pub fn keyset(model: &Model) -> TokenStream {
             type #alias = #path;
         }
     });
-    let columns: Vec<Ident> = (0..model.keys.len()).map(column_alias).collect();
-    let key_types: Vec<&syn::Type> = model.keys.iter().map(|k| &k.field.ty).collect();
-    let members: Vec<&TokenStream> = model.keys.iter().map(|k| &k.field.member).collect();
-    let indexes: Vec<Index> = (0..model.keys.len()).map(Index::from).collect();
-    let key_columns = model.keys.iter().zip(&columns).map(|(k, col)| {
+    let columns: Vec<Ident> = (0..keys.len()).map(column_alias).collect();
+    let key_types: Vec<&syn::Type> = keys.iter().map(|k| &k.field.ty).collect();
+    let members: Vec<&TokenStream> = keys.iter().map(|k| &k.field.member).collect();
+    let indexes: Vec<Index> = (0..keys.len()).map(Index::from).collect();
+    let key_columns = keys.iter().zip(&columns).map(|(k, col)| {
         let field = &k.field.name;
         let direction = match k.direction.map(|d| d.value) {
             Some(SortDirection::Desc) => quote!(#p::SortDirection::Desc),
@@ -123,7 +142,7 @@ pub fn keyset(model: &Model) -> TokenStream {
         }
     });
 
-    let checks = checks(model);
+    let checks = checks(model, keys);
     // Only when written: a model without the attribute keeps the trait's default (1), and so
     // the signature it always had.
     let version = model.version.map(|v| {
@@ -131,7 +150,7 @@ pub fn keyset(model: &Model) -> TokenStream {
         quote!(const VERSION: u32 = #n;)
     });
 
-    let sql_bounds = model.keys.iter().zip(&columns).map(|(k, col)| {
+    let sql_bounds = keys.iter().zip(&columns).map(|(k, col)| {
         let ty = &k.field.ty;
         quote! {
             #col: #diesel::query_builder::QueryFragment<__DB>,
@@ -139,7 +158,7 @@ pub fn keyset(model: &Model) -> TokenStream {
             __DB: #diesel::sql_types::HasSqlType<#diesel::dsl::SqlTypeOf<#col>>,
         }
     });
-    let walk_columns = columns.iter().zip(&indexes).zip(&model.keys).map(|((col, i), k)| {
+    let walk_columns = columns.iter().zip(&indexes).zip(keys).map(|((col, i), k)| {
         let n = i.index as usize;
         match &k.field.expression {
             // `walk_ast` needs the expression for as long as the pass's binds: built once, kept
@@ -180,7 +199,7 @@ pub fn keyset(model: &Model) -> TokenStream {
                 #version
 
                 fn key(&self) -> Self::Key {
-                    (#(::core::clone::Clone::clone(&self.#members),)*)
+                    (#(::core::clone::Clone::clone(&#access.#members),)*)
                 }
 
                 // The SQL name Diesel writes (schema-qualified when the `table!` names a schema),
@@ -231,17 +250,36 @@ pub fn keyset(model: &Model) -> TokenStream {
 }
 
 /// What a model with errors expands to, besides the errors: impls of `Keyset` and `KeysetSql`
-/// that type-check at every use site (same table, a hidden placeholder key), so the user sees
-/// only the real mistakes, not "`Event: Keyset` is not satisfied" wherever the model is used.
-/// Nothing in it can run: the crate does not compile while the errors stand.
+/// that type-check at every use site (same table, a hidden placeholder key), and the named
+/// sorts' row types and enum, so the user sees only the real mistakes, not "`Event: Keyset` is
+/// not satisfied" wherever the model is used. Nothing in it can run: the crate does not compile
+/// while the errors stand.
 pub fn stub(input: &DeriveInput, model: &Model) -> TokenStream {
     let ident = &input.ident;
-    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let mut out = TokenStream::new();
+    if !model.keys.is_empty() || model.sorts.is_empty() {
+        out.extend(stub_keyset(model, &input.generics, &quote!(#ident)));
+    }
+    if input.generics.params.is_empty() {
+        for sort in &model.sorts {
+            let row = model.sort_row(sort);
+            out.extend(sort_row(model, sort));
+            out.extend(stub_keyset(model, &syn::Generics::default(), &quote!(#row)));
+        }
+        out.extend(sort_enum(model));
+    }
+    out
+}
+
+/// The placeholder `Keyset` and `KeysetSql` impls of [`stub`] on type `ty`.
+fn stub_keyset(model: &Model, input_generics: &syn::Generics, ty: &TokenStream) -> TokenStream {
+    let ident = ty;
+    let (impl_generics, ty_generics, where_clause) = input_generics.split_for_impl();
     let p = private(Span::call_site());
     let diesel = quote!(#p::diesel);
     let table = &model.table;
     let table_name = table_name(model);
-    let mut generics = input.generics.clone();
+    let mut generics = input_generics.clone();
     generics.params.push(syn::parse_quote!(__DB));
     let (sql_impl_generics, _, _) = generics.split_for_impl();
     let where_preds = where_clause.map(|w| &w.predicates);
@@ -277,6 +315,279 @@ pub fn stub(input: &DeriveInput, model: &Model) -> TokenStream {
                     _out: #diesel::query_builder::AstPass<'_, '__b, __DB>,
                 ) -> #diesel::QueryResult<()> {
                     ::core::result::Result::Err(#p::__invalid_keyset())
+                }
+            }
+        };
+    }
+}
+
+/// The row type of a named sort, `<Model>By<Name>`: the model in a transparent wrapper that
+/// loads, selects, derefs and serializes as the model, so that the sort is a keyset of its own
+/// (`K` of `paginate_after::<K>`, `Page<K>`, `Cursor<K>`).
+///
+/// Debug, Clone, PartialEq, Eq, Hash and Serialize are the model's, when it has them: each
+/// impl's bound is on the model behind a `for<'__k>` binder, which the compiler checks where the
+/// impl is used rather than where it is written, so a model without `Clone` gets a row type
+/// without `Clone` instead of an error.
+fn sort_row(model: &Model, sort: &NamedSort) -> TokenStream {
+    let ident = &model.ident;
+    let vis = &model.vis;
+    let row = model.sort_row(sort);
+    let name = &sort.name;
+    let sort_enum = model.sort_enum();
+    let p = private(Span::call_site());
+    let diesel = quote!(#p::diesel);
+    let columns: Vec<String> = sort
+        .keys
+        .iter()
+        .map(|k| {
+            let mut c = format!(
+                "`{}` {}",
+                k.field.name,
+                match k.direction.map(|d| d.value) {
+                    Some(SortDirection::Desc) => "desc",
+                    _ => "asc",
+                }
+            );
+            match k.nulls.map(|n| n.value) {
+                Some(NullsOrder::First) => c.push_str(" nulls first"),
+                Some(NullsOrder::Last) => c.push_str(" nulls last"),
+                None => {}
+            }
+            c
+        })
+        .collect();
+    let doc = format!(
+        "[`{ident}`] in its named sort `{name}` ([`{sort_enum}::{name}`]): {}. A keyset of its \
+         own: paginate with `.select({row}::as_select())`, load `Page<{row}>`, and take the \
+         model out with `into_inner` (or `Page::map`). Generated by `#[derive(Keyset)]`.",
+        columns.join(", ")
+    );
+    quote! {
+        #[doc = #doc]
+        #[repr(transparent)]
+        #vis struct #row(#vis #ident);
+
+        const _: () = {
+            impl #row {
+                /// The model.
+                #[allow(dead_code)]
+                #vis fn into_inner(self) -> #ident {
+                    self.0
+                }
+            }
+
+            impl ::core::convert::From<#ident> for #row {
+                fn from(model: #ident) -> Self {
+                    Self(model)
+                }
+            }
+
+            impl ::core::convert::From<#row> for #ident {
+                fn from(row: #row) -> Self {
+                    row.0
+                }
+            }
+
+            impl ::core::ops::Deref for #row {
+                type Target = #ident;
+                fn deref(&self) -> &#ident {
+                    &self.0
+                }
+            }
+
+            impl ::core::ops::DerefMut for #row {
+                fn deref_mut(&mut self) -> &mut #ident {
+                    &mut self.0
+                }
+            }
+
+            impl ::core::convert::AsRef<#ident> for #row {
+                fn as_ref(&self) -> &#ident {
+                    &self.0
+                }
+            }
+
+            impl ::core::fmt::Debug for #row
+            where
+                for<'__k> #ident: ::core::fmt::Debug,
+            {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.debug_tuple(::core::stringify!(#row)).field(&self.0).finish()
+                }
+            }
+
+            impl ::core::clone::Clone for #row
+            where
+                for<'__k> #ident: ::core::clone::Clone,
+            {
+                fn clone(&self) -> Self {
+                    Self(::core::clone::Clone::clone(&self.0))
+                }
+            }
+
+            impl ::core::cmp::PartialEq for #row
+            where
+                for<'__k> #ident: ::core::cmp::PartialEq,
+            {
+                fn eq(&self, other: &Self) -> bool {
+                    self.0 == other.0
+                }
+            }
+
+            impl ::core::cmp::Eq for #row where for<'__k> #ident: ::core::cmp::Eq {}
+
+            impl ::core::hash::Hash for #row
+            where
+                for<'__k> #ident: ::core::hash::Hash,
+            {
+                fn hash<__H: ::core::hash::Hasher>(&self, state: &mut __H) {
+                    ::core::hash::Hash::hash(&self.0, state)
+                }
+            }
+
+            impl #p::serde::Serialize for #row
+            where
+                for<'__k> #ident: #p::serde::Serialize,
+            {
+                fn serialize<__S: #p::serde::Serializer>(
+                    &self,
+                    serializer: __S,
+                ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                    #p::serde::Serialize::serialize(&self.0, serializer)
+                }
+            }
+
+            // Loads as the model loads (any SQL type the model's `Queryable` reads)...
+            impl<__ST, __DB> #diesel::deserialize::Queryable<__ST, __DB> for #row
+            where
+                __DB: #diesel::backend::Backend,
+                #ident: #diesel::deserialize::Queryable<__ST, __DB>,
+            {
+                type Row = <#ident as #diesel::deserialize::Queryable<__ST, __DB>>::Row;
+
+                fn build(row: Self::Row) -> #diesel::deserialize::Result<Self> {
+                    <#ident as #diesel::deserialize::Queryable<__ST, __DB>>::build(row).map(Self)
+                }
+            }
+
+            // ... and selects the model's columns, so `.select(<row>::as_select())` loads it.
+            impl<__DB> #diesel::Selectable<__DB> for #row
+            where
+                __DB: #diesel::backend::Backend,
+                #ident: #diesel::Selectable<__DB>,
+            {
+                type SelectExpression = <#ident as #diesel::Selectable<__DB>>::SelectExpression;
+
+                fn construct_selection() -> Self::SelectExpression {
+                    <#ident as #diesel::Selectable<__DB>>::construct_selection()
+                }
+            }
+        };
+    }
+}
+
+/// The enum of a model's named sorts, `<Model>Sort`, one variant per sort in declaration order
+/// (the first is the default), named on the wire in snake case (`MostLiked` is
+/// `"most_liked"`): what a request chooses, through `FromStr` or serde.
+fn sort_enum(model: &Model) -> TokenStream {
+    if model.sorts.is_empty() {
+        return TokenStream::new();
+    }
+    let ident = &model.ident;
+    let vis = &model.vis;
+    let sort_enum = model.sort_enum();
+    let p = private(Span::call_site());
+    let variants: Vec<&Ident> = model.sorts.iter().map(|s| &s.name).collect();
+    let rows: Vec<Ident> = model.sorts.iter().map(|s| model.sort_row(s)).collect();
+    let names: Vec<String> = model
+        .sorts
+        .iter()
+        .map(|s| crate::parse::snake_case(&s.name.to_string()))
+        .collect();
+    let docs: Vec<String> = model
+        .sorts
+        .iter()
+        .zip(&names)
+        .zip(&rows)
+        .map(|((s, wire), row)| {
+            format!(
+                "`{wire}`: [`{ident}`] by sort `{}`, paginated as [`{row}`].",
+                s.name
+            )
+        })
+        .collect();
+    let first = variants[0];
+    let rest = &variants[1..];
+    let first_doc = &docs[0];
+    let rest_docs = &docs[1..];
+    let doc = format!(
+        "The named sorts of [`{ident}`], one of which a request chooses (`?sort={}`). Parsed \
+         from its name with `FromStr` or serde (an unknown name is `keyset_diesel::UnknownSort`, \
+         naming the choices); each variant pages through its own row type, and a token of one \
+         sort is refused by another (`CursorError::SortMismatch`). Generated by \
+         `#[derive(Keyset)]`.",
+        names.join("|")
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        #vis enum #sort_enum {
+            #[doc = #first_doc]
+            #[default]
+            #first,
+            #(
+                #[doc = #rest_docs]
+                #rest,
+            )*
+        }
+
+        const _: () = {
+            impl #p::SortChoice for #sort_enum {
+                const ALL: &'static [Self] = &[#(Self::#variants),*];
+                const NAMES: &'static [&'static str] = &[#(#names),*];
+
+                fn name(self) -> &'static str {
+                    match self {
+                        #(Self::#variants => #names,)*
+                    }
+                }
+
+                fn sort_signature(self) -> ::std::string::String {
+                    match self {
+                        #(Self::#variants => <#rows as #p::Keyset>::sort_signature(),)*
+                    }
+                }
+            }
+
+            impl ::core::str::FromStr for #sort_enum {
+                type Err = #p::UnknownSort;
+
+                fn from_str(name: &str) -> ::core::result::Result<Self, #p::UnknownSort> {
+                    <Self as #p::SortChoice>::from_name(name)
+                }
+            }
+
+            impl ::core::fmt::Display for #sort_enum {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(#p::SortChoice::name(*self))
+                }
+            }
+
+            impl #p::serde::Serialize for #sort_enum {
+                fn serialize<__S: #p::serde::Serializer>(
+                    &self,
+                    serializer: __S,
+                ) -> ::core::result::Result<__S::Ok, __S::Error> {
+                    serializer.serialize_str(#p::SortChoice::name(*self))
+                }
+            }
+
+            impl<'__de> #p::serde::Deserialize<'__de> for #sort_enum {
+                fn deserialize<__D: #p::serde::Deserializer<'__de>>(
+                    deserializer: __D,
+                ) -> ::core::result::Result<Self, __D::Error> {
+                    #p::deserialize_sort(deserializer)
                 }
             }
         };
@@ -369,15 +680,15 @@ fn column_path(model: &Model, key: &KeyField) -> TokenStream {
 /// Non-generic functions whose `where` clauses hold exactly when the model is right (the
 /// technique of Diesel's `check_for_backend`): the compiler reports each failing predicate on
 /// its span, with the message of the marker trait in `keyset_diesel::__private`.
-fn checks(model: &Model) -> TokenStream {
+fn checks(model: &Model, keys: &[KeyField]) -> TokenStream {
     let diesel_at = |span: Span| {
         let p = private(span);
         quote_spanned!(span=> #p::diesel)
     };
     let table = &model.table;
     let mut preds = TokenStream::new();
-    let last = model.keys.len().saturating_sub(1);
-    for (i, k) in model.keys.iter().enumerate() {
+    let last = keys.len().saturating_sub(1);
+    for (i, k) in keys.iter().enumerate() {
         let col = column_alias(i);
         let ty = &k.field.ty;
         let ty_start = ty
@@ -426,7 +737,7 @@ fn checks(model: &Model) -> TokenStream {
             end,
         ));
     }
-    if let Some(key) = model.keys.last() {
+    if let Some(key) = keys.last() {
         if key.unique.is_none() {
             let col = column_alias(last);
             let (start, end) = (key.attr_start(), key.attr_end());

@@ -47,7 +47,7 @@ fn derive_keyset_inner(input: proc_macro2::TokenStream) -> syn::Result<proc_macr
         check::model(model, &mut errors);
     }
     Ok(match (&model, errors.into_error()) {
-        (Some(model), None) => expand::keyset(model),
+        (Some(model), None) => expand::model(model),
         (model, Some(e)) => {
             let mut out = e.into_compile_error();
             if let Some(model) = model {

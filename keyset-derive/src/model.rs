@@ -28,12 +28,39 @@ pub struct Spanned<T> {
 /// The struct as a whole.
 pub struct Model {
     pub ident: Ident,
+    /// The struct's visibility, given to the types generated for its named sorts.
+    pub vis: syn::Visibility,
     /// `#[diesel(table_name = ..)]`, or Diesel's default (snake case plural of the struct name).
     pub table: Path,
-    /// Key columns, in key order.
+    /// The model's own key columns (fields marked `#[keyset(..)]`), in key order; empty when
+    /// the model has only named sorts.
     pub keys: Vec<KeyField>,
-    /// `#[keyset(version = N)]` on the struct: the ordering version (1 when absent).
+    /// `#[keyset(version = N)]` on the struct: the ordering version (1 when absent), of every
+    /// keyset of the model.
     pub version: Option<Spanned<u32>>,
+    /// `#[keyset(sort(Name, field(asc), ..))]` on the struct, in declaration order.
+    pub sorts: Vec<NamedSort>,
+}
+
+/// A named sort: another keyset of the same model, `#[keyset(sort(Newest, created_at(desc),
+/// id(desc)))]`, paginated through its own row type `<Model>By<Name>`.
+pub struct NamedSort {
+    /// The sort's name, the variant of the generated `<Model>Sort` enum.
+    pub name: Ident,
+    /// Key columns, in the order the attribute lists them.
+    pub keys: Vec<KeyField>,
+}
+
+impl Model {
+    /// The generated enum of the named sorts: `<Model>Sort`.
+    pub fn sort_enum(&self) -> Ident {
+        quote::format_ident!("{}Sort", self.ident)
+    }
+
+    /// The generated row type of named sort `sort`: `<Model>By<Name>`.
+    pub fn sort_row(&self, sort: &NamedSort) -> Ident {
+        quote::format_ident!("{}By{}", self.ident, sort.name)
+    }
 }
 
 /// A field of the struct, with its column.
@@ -49,6 +76,9 @@ pub struct Field {
     /// `#[diesel(select_expression = ..)]`: the SQL expression the field is read through,
     /// which a key field is then ordered and sought by instead of its column.
     pub expression: Option<SelectExpression>,
+    /// Diesel options that read the field through a Rust conversion (`deserialize_as`, ..),
+    /// with their spans: refused on a key field.
+    pub refused: Vec<(String, Span)>,
     pub span: Span,
 }
 
@@ -67,23 +97,33 @@ pub struct KeyField {
     pub nulls: Option<Spanned<NullsOrder>>,
     /// `unique`: a flag, so its value is `()` and only the span of the word matters.
     pub unique: Option<Spanned<()>>,
-    /// The `#[keyset(..)]` attribute, for errors that cover all of it.
-    pub attr: syn::Attribute,
+    /// Where the column is declared, for errors that cover all of it: the field's
+    /// `#[keyset(..)]` attribute, or a named sort's `field(..)` entry.
+    pub site: TokenStream,
 }
 
 impl KeyField {
-    /// Span of the attribute's `#`: with [`KeyField::attr_end`], the whole attribute.
+    /// Span of the declaration's first token (the attribute's `#`, the entry's field name):
+    /// with [`KeyField::attr_end`], the whole declaration.
     pub fn attr_start(&self) -> Span {
-        self.attr.pound_token.span
+        self.site
+            .clone()
+            .into_iter()
+            .next()
+            .map_or(self.field.span, |t| t.span())
     }
 
-    /// Span of the attribute's closing `]`.
+    /// Span of the declaration's last token (the attribute's `]`, the entry's `)`).
     pub fn attr_end(&self) -> Span {
-        self.attr.bracket_token.span.close()
+        match self.site.clone().into_iter().last() {
+            Some(proc_macro2::TokenTree::Group(g)) => g.span_close(),
+            Some(t) => t.span(),
+            None => self.field.span,
+        }
     }
 
-    /// An error covering the whole `#[keyset(..)]` attribute.
+    /// An error covering the whole declaration.
     pub fn attr_error(&self, message: impl std::fmt::Display) -> syn::Error {
-        syn::Error::new_spanned(&self.attr, message)
+        syn::Error::new_spanned(&self.site, message)
     }
 }

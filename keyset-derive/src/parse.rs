@@ -6,7 +6,9 @@ use syn::spanned::Spanned as _;
 use syn::{Attribute, Data, DeriveInput, Fields, Ident, Path};
 
 use crate::errors::Errors;
-use crate::model::{Field, KeyField, Model, NullsOrder, SelectExpression, SortDirection, Spanned};
+use crate::model::{
+    Field, KeyField, Model, NamedSort, NullsOrder, SelectExpression, SortDirection, Spanned,
+};
 
 /// Every option `#[keyset(..)]` accepts.
 pub const OPTIONS: &[&str] = &["asc", "desc", "unique", "nulls_first", "nulls_last"];
@@ -17,10 +19,6 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
             input.generics.span(),
             "#[derive(Keyset)] does not support generic structs: derive it on a concrete model",
         ));
-    }
-    let mut version: Option<Spanned<u32>> = None;
-    for attr in input.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
-        struct_options(attr, &input.ident, &mut version, errors);
     }
     let fields = match &input.data {
         Data::Struct(s) => &s.fields,
@@ -34,10 +32,14 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
     };
     let table = table_name(input, errors);
 
+    // The fields are read first (a named sort on the struct names them), but their mistakes
+    // are reported after the struct's, in source order.
+    let mut field_errors = Errors::default();
     let mut keys = Vec::new();
+    let mut all_fields = Vec::new();
     let named = matches!(fields, Fields::Named(_));
     for (index, f) in fields.iter().enumerate() {
-        let (column, expression, expression_options) = column_name(&f.attrs, errors);
+        let (column, expression, refused) = column_name(&f.attrs, &mut field_errors);
         let (member, name) = match &f.ident {
             Some(ident) => (quote!(#ident), ident.to_string()),
             None => {
@@ -52,6 +54,7 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
             ty: f.ty.clone(),
             column,
             expression,
+            refused,
             span: f.ident.as_ref().map_or_else(|| f.ty.span(), |i| i.span()),
         };
         let mut key: Option<KeyField> = None;
@@ -66,81 +69,137 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
                     ),
                 );
                 e.combine(first.attr_error("the first #[keyset(..)] of this field is here"));
-                errors.push(e);
+                field_errors.push(e);
                 continue;
             }
-            key = Some(key_options(attr, field.clone(), errors));
+            key = Some(key_options(attr, field.clone(), &mut field_errors));
         }
         if let Some(k) = key {
-            for (option, span) in &expression_options {
-                errors.push(syn::Error::new(
-                    *span,
-                    format!(
-                        "`{option}` on key field `{}`: the seek predicate and ORDER BY compare \
-                         the field's SQL expression, not the Rust value it is converted to or \
-                         from, so pages would be wrong; key on a column, or on an SQL \
-                         expression with #[diesel(select_expression = ..)] (e.g. \
-                         `select_expression = lower(users::name)`), whose SQL type the field \
-                         reads directly",
-                        k.field.name
-                    ),
-                ));
-            }
             if !named && k.field.column.is_none() && k.field.expression.is_none() {
-                errors.push(k.attr_error(
+                field_errors.push(k.attr_error(
                     "a key field of a tuple struct needs #[diesel(column_name = ..)] to name its column",
                 ));
             }
             keys.push(k);
         }
+        all_fields.push(field);
+    }
+
+    let mut struct_attrs = StructAttrs {
+        model: &input.ident,
+        fields: &all_fields,
+        named,
+        version: None,
+        sorts: Vec::new(),
+    };
+    for attr in input.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
+        struct_attrs.read(attr, errors);
+    }
+    let StructAttrs { version, sorts, .. } = struct_attrs;
+    errors.append(field_errors);
+
+    // A key field read through a Rust conversion: reported once per field, however many
+    // keysets use it.
+    let mut reported = std::collections::HashSet::new();
+    let used = keys.iter().chain(sorts.iter().flat_map(|s| &s.keys));
+    for k in used {
+        if !reported.insert(k.field.name.clone()) {
+            continue;
+        }
+        for (option, span) in &k.field.refused {
+            errors.push(syn::Error::new(
+                *span,
+                format!(
+                    "`{option}` on key field `{}`: the seek predicate and ORDER BY compare \
+                     the field's SQL expression, not the Rust value it is converted to or \
+                     from, so pages would be wrong; key on a column, or on an SQL \
+                     expression with #[diesel(select_expression = ..)] (e.g. \
+                     `select_expression = lower(users::name)`), whose SQL type the field \
+                     reads directly",
+                    k.field.name
+                ),
+            ));
+        }
     }
     Some(Model {
         ident: input.ident.clone(),
+        vis: input.vis.clone(),
         table,
         keys,
         version,
+        sorts,
     })
 }
 
-/// `#[keyset(..)]` on the struct: only `version = N` (the ordering version, a positive
-/// integer). Every mistake is pushed to `errors`; a valid value sets `version` once.
-fn struct_options(
-    attr: &Attribute,
-    model: &Ident,
-    version: &mut Option<Spanned<u32>>,
-    errors: &mut Errors,
-) {
-    if !matches!(attr.meta, syn::Meta::List(_)) {
-        errors.push(syn::Error::new_spanned(
-            attr,
-            "#[keyset] on the struct takes the ordering version, e.g. #[keyset(version = 2)]; \
-             the key columns are marked on fields with #[keyset(asc)] or #[keyset(desc)]",
-        ));
-        return;
-    }
-    let result = attr.parse_nested_meta(|meta| {
-        let span = meta.path.span();
-        let word = meta.path.to_token_stream().to_string();
-        if word != "version" {
-            skip_meta_value(&meta)?;
-            let message = if OPTIONS.contains(&word.as_str()) {
-                format!(
-                    "`{word}` goes on a field, not on the struct: put #[keyset(asc)] (or `desc`) \
-                     on each sort column of `{model}`, in order, and `unique` on the tie-breaker"
-                )
-            } else {
-                format!(
-                    "unknown keyset option `{word}` on the struct: the struct takes only the \
-                     ordering version, e.g. #[keyset(version = 2)]; column options ({}) go on \
-                     fields",
-                    OPTIONS.join(", ")
-                )
-            };
-            errors.push(syn::Error::new(span, message));
-            return Ok(());
+/// What `#[keyset(..)]` attributes on the struct declare: the ordering version and the named
+/// sorts, read against the struct's fields.
+struct StructAttrs<'a> {
+    model: &'a Ident,
+    fields: &'a [Field],
+    /// Whether the struct has named fields (a named sort names its columns by field).
+    named: bool,
+    version: Option<Spanned<u32>>,
+    sorts: Vec<NamedSort>,
+}
+
+impl StructAttrs<'_> {
+    /// One `#[keyset(..)]` on the struct: `version = N` and `sort(..)` entries. Every
+    /// mistake is pushed to `errors`.
+    fn read(&mut self, attr: &Attribute, errors: &mut Errors) {
+        if !matches!(attr.meta, syn::Meta::List(_)) {
+            errors.push(syn::Error::new_spanned(
+                attr,
+                "#[keyset] on the struct takes the ordering version or a named sort, e.g. \
+                 #[keyset(version = 2)] or #[keyset(sort(Newest, created_at(desc), id(desc)))]; \
+                 the key columns of the model itself are marked on fields with #[keyset(asc)] \
+                 or #[keyset(desc)]",
+            ));
+            return;
         }
+        let result = attr.parse_nested_meta(|meta| {
+            let span = meta.path.span();
+            let word = meta.path.to_token_stream().to_string();
+            match word.as_str() {
+                "version" => self.version(&meta, span, errors),
+                "sort" => self.sort(&meta, span, errors),
+                _ => {
+                    skip_meta_value(&meta)?;
+                    let message = if OPTIONS.contains(&word.as_str()) {
+                        format!(
+                            "`{word}` goes on a field, not on the struct: put #[keyset(asc)] (or \
+                             `desc`) on each sort column of `{}`, in order, and `unique` on the \
+                             tie-breaker, or list the columns of a named sort, e.g. \
+                             #[keyset(sort(Newest, created_at(desc), id(desc)))]",
+                            self.model
+                        )
+                    } else {
+                        format!(
+                            "unknown keyset option `{word}` on the struct: the struct takes the \
+                             ordering version, e.g. #[keyset(version = 2)], and named sorts, e.g. \
+                             #[keyset(sort(Newest, created_at(desc), id(desc)))]; column options \
+                             ({}) go on fields",
+                            OPTIONS.join(", ")
+                        )
+                    };
+                    errors.push(syn::Error::new(span, message));
+                    Ok(())
+                }
+            }
+        });
+        if let Err(e) = result {
+            errors.push(e);
+        }
+    }
+
+    /// `version = N`: a valid value sets the version once.
+    fn version(
+        &mut self,
+        meta: &syn::meta::ParseNestedMeta<'_>,
+        span: Span,
+        errors: &mut Errors,
+    ) -> syn::Result<()> {
         if !meta.input.peek(syn::Token![=]) {
-            skip_meta_value(&meta)?;
+            skip_meta_value(meta)?;
             errors.push(syn::Error::new(
                 span,
                 "`version` needs a value: write #[keyset(version = 2)] (a positive integer, \
@@ -150,8 +209,8 @@ fn struct_options(
         }
         let expr: syn::Expr = meta.value()?.parse()?;
         match version_value(&expr) {
-            Ok(value) => match version {
-                None => *version = Some(Spanned { value, span }),
+            Ok(value) => match &self.version {
+                None => self.version = Some(Spanned { value, span }),
                 Some(first) => {
                     let mut e = syn::Error::new(
                         expr.span(),
@@ -167,9 +226,168 @@ fn struct_options(
             Err(e) => errors.push(e),
         }
         Ok(())
-    });
-    if let Err(e) = result {
-        errors.push(e);
+    }
+
+    /// `sort(Name, field(options), ..)`: a named sort, its name first, then its key columns
+    /// in key order, each a field of the struct with the options a field's `#[keyset(..)]`
+    /// takes.
+    fn sort(
+        &mut self,
+        meta: &syn::meta::ParseNestedMeta<'_>,
+        span: Span,
+        errors: &mut Errors,
+    ) -> syn::Result<()> {
+        const EXAMPLE: &str = "#[keyset(sort(Newest, created_at(desc), id(desc)))]";
+        if !meta.input.peek(syn::token::Paren) {
+            skip_meta_value(meta)?;
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "`sort` takes the sort's name and its key columns in parentheses, e.g. \
+                     {EXAMPLE}"
+                ),
+            ));
+            return Ok(());
+        }
+        if !self.named {
+            skip_meta_value(meta)?;
+            errors.push(syn::Error::new(
+                span,
+                "a named sort lists its key columns by field name: give the struct named \
+                 fields, or mark the columns of a tuple struct with #[keyset(..)] on its fields",
+            ));
+            return Ok(());
+        }
+        let mut name: Option<Ident> = None;
+        let mut keys: Vec<KeyField> = Vec::new();
+        meta.parse_nested_meta(|entry| {
+            let entry_span = entry.path.span();
+            let Some(ident) = entry.path.get_ident().cloned() else {
+                skip_meta_value(&entry)?;
+                errors.push(syn::Error::new(
+                    entry_span,
+                    format!("a named sort lists its name and field names, e.g. {EXAMPLE}"),
+                ));
+                return Ok(());
+            };
+            if entry.input.peek(syn::token::Paren) {
+                let group: proc_macro2::TokenTree = entry.input.fork().parse()?;
+                let site = quote!(#ident #group);
+                let Some(field) = self.fields.iter().find(|f| ident == f.name.as_str()) else {
+                    skip_meta_value(&entry)?;
+                    let names: Vec<String> = self
+                        .fields
+                        .iter()
+                        .map(|f| format!("`{}`", f.name))
+                        .collect();
+                    errors.push(syn::Error::new(
+                        entry_span,
+                        format!(
+                            "`{ident}` is not a field of `{}`: a named sort's key columns are \
+                             its fields ({}), each with its options, e.g. `id(desc)`",
+                            self.model,
+                            names.join(", ")
+                        ),
+                    ));
+                    return Ok(());
+                };
+                if let Some(first) = keys.iter().find(|k| k.field.name == field.name) {
+                    skip_meta_value(&entry)?;
+                    let mut e = syn::Error::new(
+                        entry_span,
+                        format!(
+                            "field `{ident}` is listed twice in this sort: a key column decides \
+                             the order once, remove the second"
+                        ),
+                    );
+                    e.combine(first.attr_error("the first is here"));
+                    errors.push(e);
+                    return Ok(());
+                }
+                let mut key = KeyField {
+                    field: field.clone(),
+                    direction: None,
+                    nulls: None,
+                    unique: None,
+                    site,
+                };
+                let mut unknown = false;
+                entry.parse_nested_meta(|option| {
+                    key_option(&option, &mut key, &mut unknown, errors);
+                    Ok(())
+                })?;
+                if key.direction.is_none() && !unknown {
+                    errors.push(key.attr_error(format!(
+                        "key column `{ident}` needs a direction: write `{ident}(asc)` or \
+                         `{ident}({})`",
+                        needs_direction_example(&key, "desc").join(", ")
+                    )));
+                }
+                keys.push(key);
+                return Ok(());
+            }
+            skip_meta_value(&entry)?;
+            if name.is_none() && keys.is_empty() {
+                name = Some(ident);
+            } else if self.fields.iter().any(|f| ident == f.name.as_str()) {
+                errors.push(syn::Error::new(
+                    entry_span,
+                    format!(
+                        "key column `{ident}` needs a direction: write `{ident}(asc)` or \
+                         `{ident}(desc)`"
+                    ),
+                ));
+            } else {
+                errors.push(syn::Error::new(
+                    entry_span,
+                    format!(
+                        "`{ident}`: a named sort has one name, written first, then its key \
+                         columns with their options, e.g. {EXAMPLE}"
+                    ),
+                ));
+            }
+            Ok(())
+        })?;
+        let Some(name) = name else {
+            errors.push(syn::Error::new(
+                span,
+                format!(
+                    "a named sort needs a name, written first (it becomes a variant of `{}Sort` \
+                     and the row type `{}By<Name>`), e.g. {EXAMPLE}",
+                    self.model, self.model
+                ),
+            ));
+            return Ok(());
+        };
+        let wire = snake_case(&name.to_string());
+        if let Some(first) = self
+            .sorts
+            .iter()
+            .find(|s| snake_case(&s.name.to_string()) == wire)
+        {
+            let mut e = syn::Error::new(
+                name.span(),
+                format!(
+                    "two sorts are named `{wire}`: each named sort needs its own name (a variant \
+                     of `{}Sort`)",
+                    self.model
+                ),
+            );
+            e.combine(syn::Error::new(first.name.span(), "the first is here"));
+            errors.push(e);
+            return Ok(());
+        }
+        if keys.is_empty() {
+            errors.push(syn::Error::new(
+                name.span(),
+                format!(
+                    "sort `{name}` has no key column: list its columns in order after the name, \
+                     the last one the unique tie-breaker, e.g. {EXAMPLE}"
+                ),
+            ));
+        }
+        self.sorts.push(NamedSort { name, keys });
+        Ok(())
     }
 }
 
@@ -250,7 +468,7 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
         direction: None,
         nulls: None,
         unique: None,
-        attr: attr.clone(),
+        site: attr.to_token_stream(),
     };
     if let syn::Meta::Path(_) = attr.meta {
         errors.push(syn::Error::new_spanned(
@@ -263,81 +481,106 @@ fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -> KeyField 
     // repeat that error.
     let mut unknown = false;
     let result = attr.parse_nested_meta(|meta| {
-        let span = meta.path.span();
-        let word = meta
-            .path
-            .get_ident()
-            .map(Ident::to_string)
-            .unwrap_or_default();
-        if word == "version" {
-            skip_meta_value(&meta)?;
-            errors.push(syn::Error::new(
-                span,
-                "`version` is an option of the whole keyset, not of a column: move it to an \
-                 attribute on the struct, e.g. #[keyset(version = 2)] above `struct ..`",
-            ));
-            return Ok(());
-        }
-        if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
-            return Err(meta.error(format!(
-                "`{}` takes no value: write it as a bare word, e.g. #[keyset(asc, unique)]",
-                meta.path.to_token_stream()
-            )));
-        }
-        use {NullsOrder::*, SortDirection::*};
-        let set = match word.as_str() {
-            "asc" => set_once(&mut key.direction, Asc, &word, span, TWO_DIRECTIONS),
-            "desc" => set_once(&mut key.direction, Desc, &word, span, TWO_DIRECTIONS),
-            "nulls_first" => set_once(&mut key.nulls, First, &word, span, TWO_NULLS),
-            "nulls_last" => set_once(&mut key.nulls, Last, &word, span, TWO_NULLS),
-            // A flag has one value (`()`), so it can be repeated but never contradicted.
-            "unique" => set_once(&mut key.unique, (), &word, span, "unreachable"),
-            _ => {
-                unknown = true;
-                let given = meta.path.to_token_stream().to_string();
-                let hint = match closest(&given) {
-                    Some(best) => format!("did you mean `{best}`? "),
-                    None => String::new(),
-                };
-                Err(syn::Error::new(
-                    span,
-                    format!(
-                        "unknown keyset option `{given}`: {hint}valid options are {}",
-                        OPTIONS.join(", ")
-                    ),
-                ))
-            }
-        };
-        // Reported, not returned: returning would stop at the first mistake of the attribute.
-        if let Err(e) = set {
-            errors.push(e);
-        }
+        key_option(&meta, &mut key, &mut unknown, errors);
         Ok(())
     });
     if let Err(e) = result {
         errors.push(e);
     }
     if key.direction.is_none() && !unknown {
-        // The example keeps the options already written: #[keyset(unique)] -> #[keyset(asc, unique)].
-        let mut example = vec!["asc"];
-        if key.unique.is_some() {
-            example.push("unique");
-        }
-        match key.nulls.map(|n| n.value) {
-            Some(NullsOrder::First) => example.push("nulls_first"),
-            Some(NullsOrder::Last) => example.push("nulls_last"),
-            None => {}
-        }
         errors.push(syn::Error::new_spanned(
             attr,
             format!(
                 "key column `{}` needs a direction: add `asc` or `desc`, e.g. #[keyset({})]",
                 key.field.name,
-                example.join(", ")
+                needs_direction_example(&key, "asc").join(", ")
             ),
         ));
     }
     key
+}
+
+/// The options already written on a key column without a direction, after `direction`:
+/// `unique` -> `asc, unique`, so the example in the message keeps them.
+fn needs_direction_example(key: &KeyField, direction: &'static str) -> Vec<&'static str> {
+    let mut example = vec![direction];
+    if key.unique.is_some() {
+        example.push("unique");
+    }
+    match key.nulls.map(|n| n.value) {
+        Some(NullsOrder::First) => example.push("nulls_first"),
+        Some(NullsOrder::Last) => example.push("nulls_last"),
+        None => {}
+    }
+    example
+}
+
+/// One option of a key column (a word of a field's `#[keyset(..)]`, or of a named sort's
+/// `field(..)`), set on `key`; a mistake is pushed to `errors` (not returned, which would stop
+/// at the first mistake of the attribute). `unknown` is set for a word that is no option.
+fn key_option(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    key: &mut KeyField,
+    unknown: &mut bool,
+    errors: &mut Errors,
+) {
+    let span = meta.path.span();
+    let word = meta
+        .path
+        .get_ident()
+        .map(Ident::to_string)
+        .unwrap_or_default();
+    if word == "version" {
+        if let Err(e) = skip_meta_value(meta) {
+            errors.push(e);
+        }
+        errors.push(syn::Error::new(
+            span,
+            "`version` is an option of the whole keyset, not of a column: move it to an \
+             attribute on the struct, e.g. #[keyset(version = 2)] above `struct ..`",
+        ));
+        return;
+    }
+    if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+        let given = meta.path.to_token_stream();
+        if let Err(e) = skip_meta_value(meta) {
+            errors.push(e);
+        }
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "`{given}` takes no value: write it as a bare word, e.g. #[keyset(asc, unique)]"
+            ),
+        ));
+        return;
+    }
+    use {NullsOrder::*, SortDirection::*};
+    let set = match word.as_str() {
+        "asc" => set_once(&mut key.direction, Asc, &word, span, TWO_DIRECTIONS),
+        "desc" => set_once(&mut key.direction, Desc, &word, span, TWO_DIRECTIONS),
+        "nulls_first" => set_once(&mut key.nulls, First, &word, span, TWO_NULLS),
+        "nulls_last" => set_once(&mut key.nulls, Last, &word, span, TWO_NULLS),
+        // A flag has one value (`()`), so it can be repeated but never contradicted.
+        "unique" => set_once(&mut key.unique, (), &word, span, "unreachable"),
+        _ => {
+            *unknown = true;
+            let given = meta.path.to_token_stream().to_string();
+            let hint = match closest(&given) {
+                Some(best) => format!("did you mean `{best}`? "),
+                None => String::new(),
+            };
+            Err(syn::Error::new(
+                span,
+                format!(
+                    "unknown keyset option `{given}`: {hint}valid options are {}",
+                    OPTIONS.join(", ")
+                ),
+            ))
+        }
+    };
+    if let Err(e) = set {
+        errors.push(e);
+    }
 }
 
 /// `asc` and `desc` on one key column.
@@ -522,7 +765,7 @@ impl ParseAnyIdent for Ident {
     }
 }
 
-fn snake_case(name: &str) -> String {
+pub fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for (i, ch) in name.chars().enumerate() {
         if ch.is_uppercase() {
@@ -655,7 +898,7 @@ mod tests {
             "must fit in a u32",
             "`version` needs a value",
             "`asc` goes on a field, not on the struct",
-            "unknown keyset option `sort` on the struct",
+            "`sort` takes the sort's name and its key columns in parentheses",
             "`version` is given twice: keep one, e.g. #[keyset(version = 5)]",
             "the first `version` is here",
             "`version` is an option of the whole keyset, not of a column",

@@ -107,6 +107,7 @@ pub mod plan;
 mod predicate;
 mod problem;
 mod snapshot;
+mod sort;
 mod sql;
 mod statement;
 mod token;
@@ -125,6 +126,7 @@ pub use crate::page_size::{PageSizeError, PageSizePolicy};
 pub use crate::paginate::{LoadPage, PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
 pub use crate::problem::{PageParams, PageRequest, PageRequestError, Problem};
 pub use crate::snapshot::with_read_snapshot;
+pub use crate::sort::{SortChoice, SortRow, UnknownSort};
 pub use crate::token::{
     scope_digest, Clock, CodecConfigError, CursorCodec, CursorCodecBuilder, CursorError,
     DecodedToken, EncodeError, EnvKeyError, PageResponse, SecretKey, SystemClock, Unordered,
@@ -216,9 +218,12 @@ pub mod __private {
     pub use crate::query::{
         BackendKind, KeyColumn, KeyValue, KeysetSql, NullsOrder, SortDirection,
     };
+    pub use crate::sort::deserialize_sort;
     pub use crate::value::InvalidKeyValue;
     pub use crate::Keyset;
+    pub use crate::{SortChoice, UnknownSort};
     pub use diesel;
+    pub use serde;
 }
 
 /// The crate's front page, as a test: the root holds what a handler names, the `query` module
@@ -230,8 +235,8 @@ pub mod __private {
 ///     scope_digest, Clock, CodecConfigError, Cursor, CursorCodec, CursorCodecBuilder,
 ///     CursorError, DecodedToken, Direction, EncodeError, EnvKeyError, Keyset, KeysetBackend,
 ///     KeysetError, LoadPage, Page, PageParams, PageRequest, PageRequestError, PageResponse,
-///     PageSizeError, PageSizePolicy, PaginateDsl, Paginated, Problem, SecretKey, SystemClock,
-///     Unordered, Walk, DEFAULT_MAX_TOKEN_LEN, DEFAULT_PAGE_SIZE, DEFAULT_TTL, MIN_SECRET_LEN,
+///     PageSizeError, PageSizePolicy, PaginateDsl, Paginated, Problem, SecretKey, SortChoice,
+///     SortRow, SystemClock, UnknownSort, Unordered, Walk, DEFAULT_MAX_TOKEN_LEN, DEFAULT_PAGE_SIZE, DEFAULT_TTL, MIN_SECRET_LEN,
 /// };
 /// use keyset_diesel::with_read_snapshot;
 /// # #[cfg(feature = "export")]
