@@ -128,6 +128,25 @@ mod snapshot_tests {
         }));
     }
 
+    /// Named sorts beside the model's own keyset: each sort's row type with its keyset, and the
+    /// enum of the sorts.
+    #[test]
+    fn named_sorts() {
+        insta::assert_snapshot!(expand(quote::quote! {
+            #[derive(Keyset)]
+            #[diesel(table_name = posts)]
+            #[keyset(sort(Newest, created_at(desc), id(desc)))]
+            #[keyset(sort(MostLiked, likes(desc), title(asc, nulls_last), id(asc)))]
+            pub struct Post {
+                #[keyset(asc)]
+                id: i64,
+                likes: i32,
+                title: Option<String>,
+                created_at: chrono::NaiveDateTime,
+            }
+        }));
+    }
+
     /// A model with mistakes: every error, and a stub `Keyset` / `KeysetSql` so the model's
     /// use sites add none of their own.
     #[test]

@@ -910,6 +910,91 @@ mod tests {
         assert_eq!(model.expect("a struct").version.map(|v| v.value), Some(2));
     }
 
+    /// A named sort's columns are the fields it lists, in its order, with their options; the
+    /// model's own keyset is its marked fields.
+    #[test]
+    fn named_sorts_are_read_from_the_struct_in_their_own_order() {
+        let (model, errors) = messages(syn::parse_quote! {
+            #[keyset(sort(Top, likes(desc), title(nulls_first, asc), id(desc, unique)))]
+            #[keyset(version = 2, sort(MostRecent, created(desc), id(desc)))]
+            struct Post {
+                #[keyset(asc)]
+                id: i64,
+                created: i32,
+                title: Option<String>,
+                likes: i32,
+            }
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+        let model = model.expect("a struct");
+        assert_eq!(model.keys.len(), 1);
+        assert_eq!(model.version.map(|v| v.value), Some(2));
+        let sorts: Vec<(String, Vec<(String, Option<SortDirection>, Option<NullsOrder>, bool)>)> =
+            model
+                .sorts
+                .iter()
+                .map(|s| {
+                    let keys = s
+                        .keys
+                        .iter()
+                        .map(|k| {
+                            (
+                                k.field.name.clone(),
+                                k.direction.map(|d| d.value),
+                                k.nulls.map(|n| n.value),
+                                k.unique.is_some(),
+                            )
+                        })
+                        .collect();
+                    (s.name.to_string(), keys)
+                })
+                .collect();
+        use {NullsOrder::First, SortDirection::*};
+        assert_eq!(
+            sorts,
+            [
+                (
+                    "Top".to_string(),
+                    vec![
+                        ("likes".to_string(), Some(Desc), None, false),
+                        ("title".to_string(), Some(Asc), Some(First), false),
+                        ("id".to_string(), Some(Desc), None, true),
+                    ]
+                ),
+                (
+                    "MostRecent".to_string(),
+                    vec![
+                        ("created".to_string(), Some(Desc), None, false),
+                        ("id".to_string(), Some(Desc), None, false),
+                    ]
+                ),
+            ]
+        );
+        assert_eq!(model.sort_row(&model.sorts[1]), "PostByMostRecent");
+        assert_eq!(model.sort_enum(), "PostSort");
+        assert_eq!(snake_case("MostRecent"), "most_recent");
+    }
+
+    /// A tuple struct cannot name its fields in a sort; a model with only named sorts needs
+    /// no field marked.
+    #[test]
+    fn named_sorts_need_named_fields_and_stand_alone() {
+        let (_, errors) = messages(syn::parse_quote! {
+            #[keyset(sort(Top, id(desc)))]
+            struct Post(#[diesel(column_name = id)] i64);
+        });
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].contains("give the struct named fields"), "{errors:?}");
+        let (model, errors) = messages(syn::parse_quote! {
+            #[keyset(sort(Top, id(desc)))]
+            struct Post {
+                id: i64,
+            }
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+        assert!(model.expect("a struct").keys.is_empty());
+    }
+
     #[test]
     fn default_table_name_is_snake_case_plural() {
         assert_eq!(snake_case("ActivityEvent") + "s", "activity_events");
