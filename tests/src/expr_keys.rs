@@ -288,7 +288,7 @@ fn create_books<C: TestDb>(db: &mut C) {
 }
 
 /// The token codec of these walks.
-fn codec() -> CursorCodec {
+pub(crate) fn codec() -> CursorCodec {
     let key = SecretKey::new(1, b"keyset tests: not a real secret!").expect("key");
     CursorCodec::builder()
         .signing_key(key)
@@ -298,7 +298,7 @@ fn codec() -> CursorCodec {
 
 /// Every page of a walk through tokens (encoded, then decoded for the next request), the ids
 /// in display order: forward as read, backward with the pages put back in order.
-fn token_walk<K: Keyset>(
+pub(crate) fn token_walk<K: Keyset>(
     codec: &CursorCodec,
     how: Read,
     mut read: impl FnMut(Option<Cursor<K>>, Read) -> QueryResult<Page<K>>,

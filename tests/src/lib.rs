@@ -19,6 +19,7 @@ pub mod feed_http;
 pub mod joins;
 pub mod loud;
 pub mod models;
+pub mod named_sorts;
 pub mod oracle;
 pub mod pinned;
 pub mod plans;
@@ -183,6 +184,8 @@ macro_rules! backend_suite {
                 => expr_keys::expression_keys_walk_as_order_by,
             joined_keys_walk_as_order_by_over_the_join
                 => expr_keys::joined_keys_walk_as_order_by,
+            named_sorts_walk_as_order_by_and_refuse_each_others_tokens
+                => named_sorts::named_sorts_walk_as_order_by_and_refuse_each_others_tokens,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {
