@@ -169,12 +169,23 @@ pub mod query {
 ///   the table's single-column primary key);
 /// * `nulls_first` / `nulls_last`: where NULLs sort, required on a nullable column.
 ///
-/// Struct attribute:
+/// Struct attributes:
 /// * `#[keyset(version = N)]`: the ordering version ([`Keyset::VERSION`](trait@Keyset), an
-///   integer from 1, default 1). Raise it when the order changes in a way the columns, types
-///   and directions do not show (a collation migrated): tokens of another version are then
-///   refused with [`CursorError::SortMismatch`]. A model without it (version 1) keeps the
-///   sort signature, and the tokens, it always had.
+///   integer from 1, default 1), of every keyset of the model. Raise it when the order changes
+///   in a way the columns, types and directions do not show (a collation migrated): tokens of
+///   another version are then refused with [`CursorError::SortMismatch`]. A model without it
+///   (version 1) keeps the sort signature, and the tokens, it always had.
+/// * `#[keyset(sort(Name, field(options), ..))]`: a named sort, another keyset of the same
+///   model: its name, then its key columns in key order, each a field of the struct with the
+///   options a field's `#[keyset(..)]` takes (`created_at(desc)`, `title(asc, nulls_last)`,
+///   `slug(asc, unique)`), checked as those are. Each named sort generates a row type
+///   `<Model>By<Name>` (the model in a transparent wrapper that loads and selects the model's
+///   columns, derefs to it, converts with `From`/`into_inner`, and has the model's `Debug`,
+///   `Clone`, `PartialEq`, `Eq`, `Hash` and `Serialize` where the model has them), which is the
+///   sort's [`Keyset`](trait@Keyset); and the model gets one enum `<Model>Sort` of its sorts
+///   ([`SortChoice`]), named on the wire in snake case, that a request chooses from. A function
+///   generic over [`SortRow`] serves every sort (see [`SortRow`] and the README's "Several sorts
+///   for one model"). A model may have its own keyset, named sorts, or both.
 ///
 /// ```
 /// # use diesel::prelude::*;
@@ -196,13 +207,14 @@ pub mod query {
 /// `#[diesel(table_name = ..)]` on the struct and `#[diesel(column_name = ..)]` on fields are
 /// honoured as in Diesel's own derives.
 ///
-/// A keyset that cannot page correctly does not compile: no key column, a last key column that
-/// is neither `unique` nor the single-column primary key, `unique` before the last column, a
-/// nullable column without a NULL placement (or a placement on a NOT NULL column), a field type
-/// that does not match its column, a column the table does not have, an ordering version
-/// that is not an integer from 1 (or is given twice). Each error is reported on
-/// the field or option concerned and names the fix, all mistakes of a model in one compile,
-/// each pinned by a compile-fail test.
+/// A keyset that cannot page correctly does not compile (a named sort's as a field's): no key
+/// column, a last key column that is neither `unique` nor the single-column primary key,
+/// `unique` before the last column, a nullable column without a NULL placement (or a placement
+/// on a NOT NULL column), a field type that does not match its column, a column the table does
+/// not have, an ordering version that is not an integer from 1 (or is given twice), a named
+/// sort without a name or columns, naming a field the struct lacks or one field twice. Each
+/// error is reported on the field or option concerned and names the fix, all mistakes of a
+/// model in one compile, each pinned by a compile-fail test.
 pub use keyset_derive::Keyset;
 
 /// The names most code needs: `use keyset_diesel::prelude::*;`.
