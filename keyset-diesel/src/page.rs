@@ -181,6 +181,64 @@ mod tests {
     use super::*;
     use crate::token::fixtures::ById;
 
+    /// The serialized shape token by token, with the struct's field count, which a
+    /// length-prefixed format (CBOR, MessagePack) writes before the fields: 9, or 10 with the
+    /// total count.
+    #[test]
+    fn serialize_announces_the_fields_it_writes() {
+        use serde_test::{assert_ser_tokens, Token};
+        let page = |total_count| Page::<u8, ById> {
+            items: vec![7],
+            has_more: false,
+            next_cursor: None,
+            page_size: 5,
+            direction: Direction::Backward,
+            has_previous_page: true,
+            has_next_page: false,
+            start_cursor: None,
+            end_cursor: None,
+            total_count,
+        };
+        let tokens = |len: usize, total: &[Token]| {
+            let mut t = vec![
+                Token::Struct { name: "Page", len },
+                Token::Str("items"),
+                Token::Seq { len: Some(1) },
+                Token::U8(7),
+                Token::SeqEnd,
+                Token::Str("has_more"),
+                Token::Bool(false),
+                Token::Str("next_cursor"),
+                Token::None,
+                Token::Str("page_size"),
+                Token::U32(5),
+                Token::Str("direction"),
+            ];
+            t.push(Token::UnitVariant {
+                name: "Direction",
+                variant: "backward",
+            });
+            t.extend([
+                Token::Str("has_previous_page"),
+                Token::Bool(true),
+                Token::Str("has_next_page"),
+                Token::Bool(false),
+                Token::Str("start_cursor"),
+                Token::None,
+                Token::Str("end_cursor"),
+                Token::None,
+            ]);
+            t.extend_from_slice(total);
+            t.push(Token::StructEnd);
+            t
+        };
+        assert_ser_tokens(&page(None), &tokens(9, &[]));
+        assert_ser_tokens(
+            &page(Some(42)),
+            &tokens(10, &[Token::Str("total_count"), Token::I64(42)]),
+        );
+    }
+
     #[test]
     fn len_and_is_empty_count_the_items() {
         let page = |items: Vec<ById>| Page::<ById> {
