@@ -74,7 +74,7 @@ impl<Col> TieBreakerMustBeNotNull<Col> for NotNull {}
 #[diagnostic::on_unimplemented(
     message = "the field type `{Self}` does not match key column `{Col}`, whose SQL type is `{ST}`",
     label = "expected the Rust type Diesel reads `{ST}` into",
-    note = "Diesel's mapping: `Text` -> `String`, `Integer` -> `i32`, `BigInt` -> `i64`, `SmallInt` -> `i16`, `Bool` -> `bool`, `Double` -> `f64`, `Float` -> `f32`, `Binary` -> `Vec<u8>`, `Timestamp` -> `chrono::NaiveDateTime`, `Timestamptz` -> `chrono::DateTime<Utc>`, `Date` -> `chrono::NaiveDate`, `Time` -> `chrono::NaiveTime`, MySQL's `TinyInt` -> `i8` and `Unsigned<BigInt>` -> `u64` (`u8`, `u16`, `u32` likewise), `Nullable<T>` -> `Option<_>`"
+    note = "Diesel's mapping: `Text` -> `String`, `Integer` -> `i32`, `BigInt` -> `i64`, `SmallInt` -> `i16`, `Bool` -> `bool`, `Double` -> `f64`, `Float` -> `f32`, `Binary` -> `Vec<u8>`, `Timestamp` -> `chrono::NaiveDateTime` (or `time::PrimitiveDateTime`), `Timestamptz` -> `chrono::DateTime<Utc>` (or `time::OffsetDateTime`), `Date` -> `chrono::NaiveDate` (or `time::Date`), `Time` -> `chrono::NaiveTime` (or `time::Time`; the `time` types need the feature `time`), MySQL's `TinyInt` -> `i8` and `Unsigned<BigInt>` -> `u64` (`u8`, `u16`, `u32` likewise), `Nullable<T>` -> `Option<_>`"
 )]
 pub trait KeyFieldMatchesColumn<Col, ST> {}
 
@@ -104,7 +104,7 @@ impl<T, Col> NullableColumnNeedsOptionField<Col, IsNullable> for Option<T> {}
 #[diagnostic::on_unimplemented(
     message = "this query already has an ORDER BY, and `paginate_after` writes the keyset's own",
     label = "remove `.order(..)` / `.then_order_by(..)` from the query given to `paginate_after`",
-    note = "a page is ordered by the model's #[keyset(..)] columns, in their declared directions; to page in another order, declare it there (or on another model)"
+    note = "a page is ordered by the model's #[keyset(..)] columns, in their declared directions; to page in another order, declare it there, or as a named sort of the model (`#[keyset(sort(Name, field(desc), ..))]` on the struct, paginated through its row type `<Model>By<Name>`)"
 )]
 pub trait NoOrderByYet {}
 
