@@ -13,7 +13,7 @@ pub fn model(model: &Model, errors: &mut Errors) {
                 "`{}` has no key column: mark its sort columns in order with #[keyset(asc)] or \
                  #[keyset(desc)], the last one the unique tie-breaker, e.g. \
                  #[keyset(asc, unique)] on the primary key (or declare named sorts on the \
-                 struct, e.g. #[keyset(sort(Newest, created_at(desc), id(desc)))])",
+                 struct, e.g. #[keyset(sort(Newest(created_at(desc), id(desc))))])",
                 model.ident
             ),
         ));

@@ -135,8 +135,8 @@ mod snapshot_tests {
         insta::assert_snapshot!(expand(quote::quote! {
             #[derive(Keyset)]
             #[diesel(table_name = posts)]
-            #[keyset(sort(Newest, created_at(desc), id(desc)))]
-            #[keyset(sort(MostLiked, likes(desc), title(asc, nulls_last), id(asc)))]
+            #[keyset(sort(Newest(created_at(desc), id(desc))))]
+            #[keyset(sort(MostLiked(likes(desc), title(asc, nulls_last), id(asc))))]
             pub struct Post {
                 #[keyset(asc)]
                 id: i64,

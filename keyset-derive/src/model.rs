@@ -38,12 +38,12 @@ pub struct Model {
     /// `#[keyset(version = N)]` on the struct: the ordering version (1 when absent), of every
     /// keyset of the model.
     pub version: Option<Spanned<u32>>,
-    /// `#[keyset(sort(Name, field(asc), ..))]` on the struct, in declaration order.
+    /// `#[keyset(sort(Name(field(asc), ..)))]` on the struct, in declaration order.
     pub sorts: Vec<NamedSort>,
 }
 
-/// A named sort: another keyset of the same model, `#[keyset(sort(Newest, created_at(desc),
-/// id(desc)))]`, paginated through its own row type `<Model>By<Name>`.
+/// A named sort: another keyset of the same model, `#[keyset(sort(Newest(created_at(desc),
+/// id(desc))))]`, paginated through its own row type `<Model>By<Name>`.
 pub struct NamedSort {
     /// The sort's name, the variant of the generated `<Model>Sort` enum.
     pub name: Ident,

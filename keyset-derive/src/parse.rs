@@ -150,7 +150,7 @@ impl StructAttrs<'_> {
             errors.push(syn::Error::new_spanned(
                 attr,
                 "#[keyset] on the struct takes the ordering version or a named sort, e.g. \
-                 #[keyset(version = 2)] or #[keyset(sort(Newest, created_at(desc), id(desc)))]; \
+                 #[keyset(version = 2)] or #[keyset(sort(Newest(created_at(desc), id(desc))))]; \
                  the key columns of the model itself are marked on fields with #[keyset(asc)] \
                  or #[keyset(desc)]",
             ));
@@ -169,14 +169,14 @@ impl StructAttrs<'_> {
                             "`{word}` goes on a field, not on the struct: put #[keyset(asc)] (or \
                              `desc`) on each sort column of `{}`, in order, and `unique` on the \
                              tie-breaker, or list the columns of a named sort, e.g. \
-                             #[keyset(sort(Newest, created_at(desc), id(desc)))]",
+                             #[keyset(sort(Newest(created_at(desc), id(desc))))]",
                             self.model
                         )
                     } else {
                         format!(
                             "unknown keyset option `{word}` on the struct: the struct takes the \
                              ordering version, e.g. #[keyset(version = 2)], and named sorts, e.g. \
-                             #[keyset(sort(Newest, created_at(desc), id(desc)))]; column options \
+                             #[keyset(sort(Newest(created_at(desc), id(desc))))]; column options \
                              ({}) go on fields",
                             OPTIONS.join(", ")
                         )
@@ -228,23 +228,24 @@ impl StructAttrs<'_> {
         Ok(())
     }
 
-    /// `sort(Name, field(options), ..)`: a named sort, its name first, then its key columns
-    /// in key order, each a field of the struct with the options a field's `#[keyset(..)]`
-    /// takes.
+    /// `sort(Name(field(options), ..), ..)`: named sorts, each its name with its key columns in
+    /// key order in parentheses, each column a field of the struct with the options a field's
+    /// `#[keyset(..)]` takes. (The columns sit inside the name so that two sorts sharing a
+    /// column and option, `created(desc)`, are not the same attribute path to clippy's
+    /// `duplicated_attributes`.)
     fn sort(
         &mut self,
         meta: &syn::meta::ParseNestedMeta<'_>,
         span: Span,
         errors: &mut Errors,
     ) -> syn::Result<()> {
-        const EXAMPLE: &str = "#[keyset(sort(Newest, created_at(desc), id(desc)))]";
         if !meta.input.peek(syn::token::Paren) {
             skip_meta_value(meta)?;
             errors.push(syn::Error::new(
                 span,
                 format!(
-                    "`sort` takes the sort's name and its key columns in parentheses, e.g. \
-                     {EXAMPLE}"
+                    "`sort` takes named sorts in parentheses, each its name and its key \
+                     columns, e.g. {SORT_EXAMPLE}"
                 ),
             ));
             return Ok(());
@@ -258,107 +259,136 @@ impl StructAttrs<'_> {
             ));
             return Ok(());
         }
-        let mut name: Option<Ident> = None;
-        let mut keys: Vec<KeyField> = Vec::new();
+        if empty_parens(meta.input)? {
+            skip_meta_value(meta)?;
+            errors.push(syn::Error::new(
+                span,
+                format!("`sort()` declares no sort: write e.g. {SORT_EXAMPLE}"),
+            ));
+            return Ok(());
+        }
+        // After a sort written without parentheses the rest of the list is not sorts (the
+        // columns of that sort, most likely): one error, not one per word.
+        let mut broken = false;
         meta.parse_nested_meta(|entry| {
             let entry_span = entry.path.span();
-            let Some(ident) = entry.path.get_ident().cloned() else {
+            if broken {
+                return skip_meta_value(&entry);
+            }
+            let Some(name) = entry.path.get_ident().cloned() else {
                 skip_meta_value(&entry)?;
                 errors.push(syn::Error::new(
                     entry_span,
-                    format!("a named sort lists its name and field names, e.g. {EXAMPLE}"),
+                    format!("a named sort's name is one word, e.g. {SORT_EXAMPLE}"),
                 ));
                 return Ok(());
             };
-            if entry.input.peek(syn::token::Paren) {
-                let group: proc_macro2::TokenTree = entry.input.fork().parse()?;
-                let site = quote!(#ident #group);
-                let Some(field) = self.fields.iter().find(|f| ident == f.name.as_str()) else {
-                    skip_meta_value(&entry)?;
-                    let names: Vec<String> = self
-                        .fields
-                        .iter()
-                        .map(|f| format!("`{}`", f.name))
-                        .collect();
-                    errors.push(syn::Error::new(
-                        entry_span,
-                        format!(
-                            "`{ident}` is not a field of `{}`: a named sort's key columns are \
-                             its fields ({}), each with its options, e.g. `id(desc)`",
-                            self.model,
-                            names.join(", ")
-                        ),
-                    ));
-                    return Ok(());
-                };
-                if let Some(first) = keys.iter().find(|k| k.field.name == field.name) {
-                    skip_meta_value(&entry)?;
-                    let mut e = syn::Error::new(
-                        entry_span,
-                        format!(
-                            "field `{ident}` is listed twice in this sort: a key column decides \
-                             the order once, remove the second"
-                        ),
-                    );
-                    e.combine(first.attr_error("the first is here"));
-                    errors.push(e);
-                    return Ok(());
-                }
-                let mut key = KeyField {
-                    field: field.clone(),
-                    direction: None,
-                    nulls: None,
-                    unique: None,
-                    site,
-                };
-                let mut unknown = false;
-                entry.parse_nested_meta(|option| {
-                    key_option(&option, &mut key, &mut unknown, errors);
-                    Ok(())
-                })?;
-                if key.direction.is_none() && !unknown {
-                    errors.push(key.attr_error(format!(
-                        "key column `{ident}` needs a direction: write `{ident}(asc)` or \
-                         `{ident}({})`",
-                        needs_direction_example(&key, "desc").join(", ")
-                    )));
-                }
-                keys.push(key);
+            if !entry.input.peek(syn::token::Paren) {
+                skip_meta_value(&entry)?;
+                broken = true;
+                errors.push(syn::Error::new(
+                    entry_span,
+                    format!(
+                        "sort `{name}` needs its key columns in parentheses after its name, \
+                         in key order, the last one the unique tie-breaker, e.g. {SORT_EXAMPLE}"
+                    ),
+                ));
                 return Ok(());
             }
-            skip_meta_value(&entry)?;
-            if name.is_none() && keys.is_empty() {
-                name = Some(ident);
-            } else if self.fields.iter().any(|f| ident == f.name.as_str()) {
-                errors.push(syn::Error::new(
-                    entry_span,
-                    format!(
-                        "key column `{ident}` needs a direction: write `{ident}(asc)` or \
-                         `{ident}(desc)`"
-                    ),
-                ));
+            let mut keys: Vec<KeyField> = Vec::new();
+            if empty_parens(entry.input)? {
+                skip_meta_value(&entry)?;
             } else {
-                errors.push(syn::Error::new(
-                    entry_span,
-                    format!(
-                        "`{ident}`: a named sort has one name, written first, then its key \
-                         columns with their options, e.g. {EXAMPLE}"
-                    ),
-                ));
+                entry.parse_nested_meta(|column| self.sort_column(&column, &mut keys, errors))?;
             }
+            self.push_sort(name, keys, errors);
             Ok(())
-        })?;
-        let Some(name) = name else {
+        })
+    }
+
+    /// One key column of a named sort, `field(options)`, added to `keys`.
+    fn sort_column(
+        &self,
+        column: &syn::meta::ParseNestedMeta<'_>,
+        keys: &mut Vec<KeyField>,
+        errors: &mut Errors,
+    ) -> syn::Result<()> {
+        let column_span = column.path.span();
+        let field = column
+            .path
+            .get_ident()
+            .and_then(|ident| self.fields.iter().find(|f| ident == f.name.as_str()));
+        let Some(field) = field else {
+            skip_meta_value(column)?;
+            let names: Vec<String> = self
+                .fields
+                .iter()
+                .map(|f| format!("`{}`", f.name))
+                .collect();
             errors.push(syn::Error::new(
-                span,
+                column_span,
                 format!(
-                    "a named sort needs a name, written first (it becomes a variant of `{}Sort` \
-                     and the row type `{}By<Name>`), e.g. {EXAMPLE}",
-                    self.model, self.model
+                    "`{}` is not a field of `{}`: a named sort's key columns are its fields ({}), \
+                     each with its options, e.g. `id(desc)`",
+                    column.path.to_token_stream(),
+                    self.model,
+                    names.join(", ")
                 ),
             ));
             return Ok(());
         };
+        let ident = &field.name;
+        if !column.input.peek(syn::token::Paren) {
+            skip_meta_value(column)?;
+            errors.push(syn::Error::new(
+                column_span,
+                format!(
+                    "key column `{ident}` needs a direction: write `{ident}(asc)` or \
+                     `{ident}(desc)`"
+                ),
+            ));
+            return Ok(());
+        }
+        let group: proc_macro2::TokenTree = column.input.fork().parse()?;
+        let path = &column.path;
+        let site = quote!(#path #group);
+        if let Some(first) = keys.iter().find(|k| k.field.name == field.name) {
+            skip_meta_value(column)?;
+            let mut e = syn::Error::new(
+                column_span,
+                format!(
+                    "field `{ident}` is listed twice in this sort: a key column decides the \
+                     order once, remove the second"
+                ),
+            );
+            e.combine(first.attr_error("the first is here"));
+            errors.push(e);
+            return Ok(());
+        }
+        let mut key = KeyField {
+            field: field.clone(),
+            direction: None,
+            nulls: None,
+            unique: None,
+            site,
+        };
+        let mut unknown = false;
+        column.parse_nested_meta(|option| {
+            key_option(&option, &mut key, &mut unknown, errors);
+            Ok(())
+        })?;
+        if key.direction.is_none() && !unknown {
+            errors.push(key.attr_error(format!(
+                "key column `{ident}` needs a direction: write `{ident}(asc)` or `{ident}({})`",
+                needs_direction_example(&key, "desc").join(", ")
+            )));
+        }
+        keys.push(key);
+        Ok(())
+    }
+
+    /// A parsed named sort, unless its name is taken; an error for a sort without columns.
+    fn push_sort(&mut self, name: Ident, keys: Vec<KeyField>, errors: &mut Errors) {
         let wire = snake_case(&name.to_string());
         if let Some(first) = self
             .sorts
@@ -375,21 +405,29 @@ impl StructAttrs<'_> {
             );
             e.combine(syn::Error::new(first.name.span(), "the first is here"));
             errors.push(e);
-            return Ok(());
+            return;
         }
         if keys.is_empty() {
             errors.push(syn::Error::new(
                 name.span(),
                 format!(
-                    "sort `{name}` has no key column: list its columns in order after the name, \
-                     the last one the unique tie-breaker, e.g. {EXAMPLE}"
+                    "sort `{name}` has no key column: list its columns in order inside its \
+                     parentheses, the last one the unique tie-breaker, e.g. {SORT_EXAMPLE}"
                 ),
             ));
         }
         self.sorts.push(NamedSort { name, keys });
-        Ok(())
     }
 }
+
+/// Whether `input` starts with `()`: `parse_nested_meta` refuses an empty list.
+fn empty_parens(input: syn::parse::ParseStream<'_>) -> syn::Result<bool> {
+    let group: proc_macro2::TokenTree = input.fork().parse()?;
+    Ok(matches!(group, proc_macro2::TokenTree::Group(g) if g.stream().is_empty()))
+}
+
+/// A named sort as the messages show it.
+pub const SORT_EXAMPLE: &str = "#[keyset(sort(Newest(created_at(desc), id(desc))))]";
 
 /// The value of `version = <expr>`: an integer literal from 1 to `u32::MAX`. An error on the
 /// value's span otherwise, naming the fix.
@@ -898,7 +936,7 @@ mod tests {
             "must fit in a u32",
             "`version` needs a value",
             "`asc` goes on a field, not on the struct",
-            "`sort` takes the sort's name and its key columns in parentheses",
+            "`sort` takes named sorts in parentheses",
             "`version` is given twice: keep one, e.g. #[keyset(version = 5)]",
             "the first `version` is here",
             "`version` is an option of the whole keyset, not of a column",
@@ -915,8 +953,8 @@ mod tests {
     #[test]
     fn named_sorts_are_read_from_the_struct_in_their_own_order() {
         let (model, errors) = messages(syn::parse_quote! {
-            #[keyset(sort(Top, likes(desc), title(nulls_first, asc), id(desc, unique)))]
-            #[keyset(version = 2, sort(MostRecent, created(desc), id(desc)))]
+            #[keyset(sort(Top(likes(desc), title(nulls_first, asc), id(desc, unique))))]
+            #[keyset(version = 2, sort(MostRecent(created(desc), id(desc))))]
             struct Post {
                 #[keyset(asc)]
                 id: i64,
@@ -929,10 +967,9 @@ mod tests {
         let model = model.expect("a struct");
         assert_eq!(model.keys.len(), 1);
         assert_eq!(model.version.map(|v| v.value), Some(2));
-        let sorts: Vec<(
-            String,
-            Vec<(String, Option<SortDirection>, Option<NullsOrder>, bool)>,
-        )> = model
+        /// A key column: field, direction, NULL placement, `unique`.
+        type Column = (String, Option<SortDirection>, Option<NullsOrder>, bool);
+        let sorts: Vec<(String, Vec<Column>)> = model
             .sorts
             .iter()
             .map(|s| {
@@ -982,7 +1019,7 @@ mod tests {
     #[test]
     fn named_sorts_need_named_fields_and_stand_alone() {
         let (_, errors) = messages(syn::parse_quote! {
-            #[keyset(sort(Top, id(desc)))]
+            #[keyset(sort(Top(id(desc))))]
             struct Post(#[diesel(column_name = id)] i64);
         });
         assert_eq!(errors.len(), 1, "{errors:?}");
@@ -991,7 +1028,7 @@ mod tests {
             "{errors:?}"
         );
         let (model, errors) = messages(syn::parse_quote! {
-            #[keyset(sort(Top, id(desc)))]
+            #[keyset(sort(Top(id(desc))))]
             struct Post {
                 id: i64,
             }

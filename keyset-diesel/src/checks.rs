@@ -104,7 +104,7 @@ impl<T, Col> NullableColumnNeedsOptionField<Col, IsNullable> for Option<T> {}
 #[diagnostic::on_unimplemented(
     message = "this query already has an ORDER BY, and `paginate_after` writes the keyset's own",
     label = "remove `.order(..)` / `.then_order_by(..)` from the query given to `paginate_after`",
-    note = "a page is ordered by the model's #[keyset(..)] columns, in their declared directions; to page in another order, declare it there, or as a named sort of the model (`#[keyset(sort(Name, field(desc), ..))]` on the struct, paginated through its row type `<Model>By<Name>`)"
+    note = "a page is ordered by the model's #[keyset(..)] columns, in their declared directions; to page in another order, declare it there, or as a named sort of the model (`#[keyset(sort(Name(field(desc), ..)))]` on the struct, paginated through its row type `<Model>By<Name>`)"
 )]
 pub trait NoOrderByYet {}
 

@@ -175,7 +175,7 @@ pub mod query {
 ///   in a way the columns, types and directions do not show (a collation migrated): tokens of
 ///   another version are then refused with [`CursorError::SortMismatch`]. A model without it
 ///   (version 1) keeps the sort signature, and the tokens, it always had.
-/// * `#[keyset(sort(Name, field(options), ..))]`: a named sort, another keyset of the same
+/// * `#[keyset(sort(Name(field(options), ..)))]`: a named sort, another keyset of the same
 ///   model: its name, then its key columns in key order, each a field of the struct with the
 ///   options a field's `#[keyset(..)]` takes (`created_at(desc)`, `title(asc, nulls_last)`,
 ///   `slug(asc, unique)`), checked as those are. Each named sort generates a row type

@@ -1,6 +1,6 @@
 //! Named sorts: several keysets of one model, one of which a request chooses.
 //!
-//! `#[keyset(sort(Name, field(options), ..))]` on a model declares a named sort; the derive
+//! `#[keyset(sort(Name(field(options), ..)))]` on a model declares a named sort; the derive
 //! generates its row type `<Model>By<Name>` (a keyset of its own) and one enum `<Model>Sort`
 //! of all the model's named sorts, which implements [`SortChoice`].
 
@@ -60,8 +60,8 @@ pub trait SortChoice: Copy + Eq + fmt::Debug + Send + Sync + 'static {
 ///
 /// #[derive(Queryable, Selectable, Keyset)]
 /// #[diesel(table_name = events)]
-/// #[keyset(sort(Oldest, occurred_at(asc), event_id(asc)))]
-/// #[keyset(sort(Newest, occurred_at(desc), event_id(desc)))]
+/// #[keyset(sort(Oldest(occurred_at(asc), event_id(asc))))]
+/// #[keyset(sort(Newest(occurred_at(desc), event_id(desc))))]
 /// struct Item {
 ///     event_id: String,
 ///     workspace_id: String,

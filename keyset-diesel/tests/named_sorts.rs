@@ -13,12 +13,14 @@ use keyset_diesel::{
 
 diesel::table! { posts (id) { id -> BigInt, score -> Integer, created -> Integer, title -> Nullable<Text> } }
 
-/// Three sorts of one model; the model itself has no keyset of its own.
+/// Three sorts of one model; the model itself has no keyset of its own. Two sorts share
+/// `created(desc)` and `id(desc)`: clippy (`--all-targets -D warnings` in CI) must not take
+/// them for duplicated attributes.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset, serde::Serialize)]
 #[diesel(table_name = posts)]
-#[keyset(sort(Newest, created(desc), id(desc)))]
-#[keyset(sort(Top, score(desc), created(desc), id(desc)))]
-#[keyset(sort(Title, title(asc, nulls_last), id(asc)))]
+#[keyset(sort(Newest(created(desc), id(desc))))]
+#[keyset(sort(Top(score(desc), created(desc), id(desc))))]
+#[keyset(sort(Title(title(asc, nulls_last), id(asc))))]
 struct Post {
     id: i64,
     score: i32,

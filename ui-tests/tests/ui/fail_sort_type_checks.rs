@@ -13,9 +13,9 @@ diesel::table! {
 // placement on a NOT NULL column.
 #[derive(Keyset)]
 #[diesel(table_name = posts)]
-#[keyset(sort(Top, id(desc), score(desc)))]
-#[keyset(sort(Title, title(asc), id(asc)))]
-#[keyset(sort(Score, score(desc, nulls_last), id(asc)))]
+#[keyset(sort(Top(id(desc), score(desc))))]
+#[keyset(sort(Title(title(asc), id(asc))))]
+#[keyset(sort(Score(score(desc, nulls_last), id(asc))))]
 struct Post {
     id: i64,
     score: i32,

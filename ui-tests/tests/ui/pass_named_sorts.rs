@@ -12,8 +12,8 @@ diesel::table! {
 // A model with a keyset of its own and two named sorts, one through a unique non-key column.
 #[derive(Queryable, Selectable, Keyset)]
 #[diesel(table_name = posts)]
-#[keyset(sort(Top, score(desc), id(desc)))]
-#[keyset(sort(MostRecentFirst, id(desc)))]
+#[keyset(sort(Top(score(desc), id(desc))))]
+#[keyset(sort(MostRecentFirst(id(desc))))]
 pub struct Post {
     #[keyset(asc)]
     pub id: i64,
