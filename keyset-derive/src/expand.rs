@@ -366,6 +366,7 @@ fn sort_row(model: &Model, sort: &NamedSort) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[repr(transparent)]
+        #[allow(dead_code)] // a model's caller may page it by some of its sorts only
         #vis struct #row(#vis #ident);
 
         const _: () = {
@@ -532,6 +533,7 @@ fn sort_enum(model: &Model) -> TokenStream {
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        #[allow(dead_code)]
         #vis enum #sort_enum {
             #[doc = #first_doc]
             #[default]

@@ -389,7 +389,22 @@ impl StructAttrs<'_> {
 
     /// A parsed named sort, unless its name is taken; an error for a sort without columns.
     fn push_sort(&mut self, name: Ident, keys: Vec<KeyField>, errors: &mut Errors) {
-        let wire = snake_case(&name.to_string());
+        let text = name.to_string();
+        if !text.starts_with(|c: char| c.is_ascii_uppercase()) || text.contains('_') {
+            errors.push(syn::Error::new(
+                name.span(),
+                format!(
+                    "sort `{text}`: a sort's name is a variant of `{}Sort` and part of the type \
+                     `{}By<Name>`, so write it in UpperCamelCase (e.g. `{}`); requests name it \
+                     in snake case",
+                    self.model,
+                    self.model,
+                    upper_camel(&text)
+                ),
+            ));
+            return;
+        }
+        let wire = snake_case(&text);
         if let Some(first) = self
             .sorts
             .iter()
@@ -803,6 +818,20 @@ impl ParseAnyIdent for Ident {
     }
 }
 
+/// `most_liked` -> `MostLiked`, for the example in a message.
+fn upper_camel(name: &str) -> String {
+    name.split('_')
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let mut chars = part.chars();
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
 pub fn snake_case(name: &str) -> String {
     let mut out = String::with_capacity(name.len() + 4);
     for (i, ch) in name.chars().enumerate() {
@@ -1012,6 +1041,7 @@ mod tests {
         assert_eq!(model.sort_row(&model.sorts[1]), "PostByMostRecent");
         assert_eq!(model.sort_enum(), "PostSort");
         assert_eq!(snake_case("MostRecent"), "most_recent");
+        assert_eq!(upper_camel("most_recent"), "MostRecent");
     }
 
     /// A tuple struct cannot name its fields in a sort; a model with only named sorts needs

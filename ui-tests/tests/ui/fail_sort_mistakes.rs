@@ -20,6 +20,7 @@ diesel::table! {
 #[keyset(sort(Unique(score(desc, unique), id(desc))))]
 #[keyset(sort = Newest)]
 #[keyset(sort())]
+#[keyset(sort(most_liked(score(desc), id(desc))))]
 struct Post {
     id: i64,
     score: i32,
