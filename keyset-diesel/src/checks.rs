@@ -31,8 +31,8 @@ use crate::value::{InvalidKeyValue, KeyValue};
 #[diagnostic::on_unimplemented(
     message = "the last key column `{Col}` is not a unique tie-breaker: it is not marked `unique` and is not the table's primary key `{Self}`",
     label = "the last key column must name exactly one row",
-    note = "add the primary key as the final tie-breaker: a last key field marked `#[keyset(asc, unique)]` (or `desc`) whose column is `{Self}`",
-    note = "or, if `{Col}` itself is NOT NULL and has a UNIQUE constraint, write `unique` in this attribute, e.g. `#[keyset(desc, unique)]`"
+    note = "add the primary key as the final tie-breaker: a last key field marked `#[keyset(asc, unique)]` (or `desc`; in a named sort, a last entry such as `id(asc)`) whose column is `{Self}`",
+    note = "or, if `{Col}` itself is NOT NULL and has a UNIQUE constraint, write `unique` in this attribute, e.g. `#[keyset(desc, unique)]` (in a named sort: `column(desc, unique)`)"
 )]
 pub trait TieBreakerIsPrimaryKey<Col> {}
 
@@ -42,7 +42,7 @@ impl<Col> TieBreakerIsPrimaryKey<Col> for Col {}
 /// nullability.
 #[diagnostic::on_unimplemented(
     message = "key column `{Col}` is nullable, but its #[keyset(..)] does not say where NULLs sort",
-    label = "add `nulls_first` or `nulls_last` here, e.g. `#[keyset(asc, nulls_last)]`",
+    label = "add `nulls_first` or `nulls_last` here, e.g. `#[keyset(asc, nulls_last)]` (in a named sort: `column(asc, nulls_last)`)",
     note = "databases disagree on where NULLs sort by default, so the keyset writes the placement out in ORDER BY and in the seek predicate"
 )]
 pub trait NullableKeyColumnNeedsPlacement<Col> {}
