@@ -6,9 +6,9 @@
 //! `bash scripts/bench.sh instructions` (or `cargo bench -p keyset-bench --bench
 //! instructions`): loads a small table per backend (PostgreSQL schema `keyset_instr`, MariaDB
 //! database `keyset_instr`, SQLite file `<target>/keyset-bench/instructions.sqlite3`), then
-//! runs this same binary once per backend, shape and form under
-//! `valgrind --tool=callgrind --toggle-collect=*measured_*` (`case <backend> <shape> <form>`),
-//! and reads the inclusive count of each measured loop with `callgrind_annotate`.
+//! runs this same binary (`case <backend> <shape> <form>`) for each backend, shape, form and
+//! side under `valgrind --tool=callgrind --toggle-collect=*measured_<side>*`, and reads the
+//! inclusive count of the side's loop with `callgrind_annotate`.
 //! `KEYSET_BENCH_BACKENDS=sqlite,postgres` runs a subset.
 
 #[allow(dead_code)]
@@ -259,48 +259,62 @@ fn run_case(backend: &str, shape: &str, form: &str) {
     }
 }
 
-/// One measured case: instructions per page of each side.
+/// One side of one case, counted once: the loop's instructions, and those of them that built
+/// the statement's SQL text (Diesel's statement cache key).
+#[derive(Clone, Copy)]
+struct Count {
+    total: u64,
+    sql_text: u64,
+}
+
+/// One measured case: each side ([`SIDES`]) counted in each run.
 struct Counted {
     backend: &'static str,
     shape: &'static str,
     form: &'static str,
-    /// Instructions of the `PAGES` reads, by side ([`SIDES`]), per run.
-    runs: Vec<[u64; 3]>,
+    runs: Vec<[Count; 3]>,
 }
 
 impl Counted {
-    fn per_page(&self, side: usize) -> f64 {
-        self.runs[0][side] as f64 / f64::from(PAGES)
+    /// Instructions per page of `side` (first run), in all and for the SQL text.
+    fn per_page(&self, side: usize) -> (f64, f64) {
+        let c = self.runs[0][side];
+        let pages = f64::from(PAGES);
+        (c.total as f64 / pages, c.sql_text as f64 / pages)
     }
 }
 
-/// The inclusive instruction count of each side's loop in a callgrind output file.
-fn read_counts(out: &Path) -> [u64; 3] {
+/// Diesel's function that writes a statement's SQL text for the statement cache key (a query
+/// without a static query id, as the library's and the hand-written ones).
+const SQL_TEXT: &str = "QueryFragmentForCachedStatement<DB>>::construct_sql";
+
+/// The inclusive instruction count of the loop `side` and of the SQL text written inside it,
+/// from a callgrind output file that counted only that loop.
+fn read_count(out: &Path, side: &str) -> Count {
     let annotated = Command::new("callgrind_annotate")
-        .arg("--inclusive=yes")
+        .args(["--inclusive=yes", "--threshold=100"])
         .arg(out)
         .output()
         .expect("run callgrind_annotate");
     assert!(annotated.status.success(), "callgrind_annotate failed");
     let text = String::from_utf8_lossy(&annotated.stdout);
-    SIDES.map(|side| {
-        let suffix = format!("::{side}");
-        let counts: Vec<u64> = text
-            .lines()
-            .filter(|l| {
-                l.split_whitespace()
-                    .any(|w| w.ends_with(&suffix) || w.contains(&format!("{suffix}<")))
-            })
+    let count = |name: &str| -> Vec<u64> {
+        text.lines()
+            .filter(|l| l.contains(name))
             .filter_map(|l| l.split_whitespace().next()?.replace(',', "").parse().ok())
-            .collect();
-        assert_eq!(
-            counts.len(),
-            1,
-            "one line for {side} in callgrind_annotate's output of {}",
-            out.display()
-        );
-        counts[0]
-    })
+            .collect()
+    };
+    let total = count(&format!("::{side} ["));
+    assert_eq!(
+        total.len(),
+        1,
+        "one line for {side} in callgrind_annotate's output of {}",
+        out.display()
+    );
+    Count {
+        total: total[0],
+        sql_text: count(SQL_TEXT).into_iter().sum(),
+    }
 }
 
 fn valgrind_version() -> String {
@@ -383,7 +397,7 @@ fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> Stri
          checks that the hand-written statements have exactly the library's SQL text and \
          binds and read the same rows and page. `valgrind --tool=callgrind` counts the \
          instructions of this process inside each side's loop (`--toggle-collect`, read with \
-         `callgrind_annotate --inclusive=yes`): the client side only, since the PostgreSQL \
+         `callgrind_annotate --inclusive=yes`; a run per side): the client side only, since the PostgreSQL \
          and MariaDB servers are other processes; SQLite runs in the process, so its counts \
          include SQLite's own work, the same on both sides.\n",
         group(DEPTH as u64),
@@ -403,33 +417,67 @@ fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> Stri
     );
     let _ = writeln!(
         s,
-        "| backend | shape | form | library | prepared | library / prepared | by name | library / by name | target ≤ {TARGET} |"
+        "| backend | shape | form | library | prepared | library / prepared | target ≤ {TARGET} | by name | library / by name | SQL text: library | SQL text: prepared | library / prepared without SQL text |"
     );
-    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---|");
+    let _ = writeln!(
+        s,
+        "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"
+    );
+    let mut sql_share: Vec<f64> = Vec::new();
     for c in counted {
-        let (l, p, n) = (c.per_page(0), c.per_page(1), c.per_page(2));
+        let ((l, l_sql), (p, p_sql), (n, _)) = (c.per_page(0), c.per_page(1), c.per_page(2));
+        if l > p {
+            sql_share.push((l_sql - p_sql) / (l - p));
+        }
         let form = match (c.backend, c.form) {
             ("mysql", "default") => "deferred join (default)",
             ("mysql", _) => "direct",
             _ => "default",
         };
+        let count = |v: f64| group(v.round() as u64);
         let _ = writeln!(
             s,
-            "| {} | {} | {form} | {} | {} | {:.3} | {} | {:.3} | {} |",
+            "| {} | {} | {form} | {} | {} | {:.3} | {} | {} | {:.3} | {} | {} | {:.3} |",
             backend_title(c.backend),
             shape_title(c.shape),
-            group(l.round() as u64),
-            group(p.round() as u64),
+            count(l),
+            count(p),
             l / p,
-            group(n.round() as u64),
+            if l / p <= TARGET { "met" } else { "**missed**" },
+            count(n),
             l / n,
-            if l / p <= TARGET { "met" } else { "**missed**" }
+            count(l_sql),
+            count(p_sql),
+            (l - l_sql) / (p - p_sql)
         );
     }
     let _ = writeln!(
         s,
-        "\nInstructions per page: the loop's inclusive count over {PAGES}. The callgrind \
-         output files stay in `<target>/keyset-bench/instructions/` for \
+        "\nInstructions per page: the loop's inclusive count over {PAGES}; each side is \
+         counted in a run of its own (`--toggle-collect=*measured_<side>*`). \"SQL text\" is \
+         the part spent in Diesel's `construct_sql`: Diesel caches a statement whose query \
+         has no static query id (the library's page queries, whose SQL depends on the \
+         cursor, the direction and the form; and the hand-written statement) by its SQL text, \
+         so every call writes the text to look the statement up. For the library that is a \
+         walk of the whole query (Diesel's select list and `WHERE`, quoting every identifier, \
+         then the seek predicate and `ORDER BY`); the hand-written statement pushes its stored \
+         pieces."
+    );
+    if let (Some(lo), Some(hi)) = (
+        sql_share.iter().copied().reduce(f64::min),
+        sql_share.iter().copied().reduce(f64::max),
+    ) {
+        let _ = writeln!(
+            s,
+            "Of the library's extra instructions per page, {:.0}% to {:.0}% (by case) are that \
+             SQL text.",
+            lo * 100.0,
+            hi * 100.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        "The callgrind output files stay in `<target>/keyset-bench/instructions/` for \
          `callgrind_annotate` (per-function profiles)."
     );
     let _ = write!(s, "{}", section::END);
@@ -445,7 +493,7 @@ fn spread(counted: &[Counted], runs: usize) -> String {
         .iter()
         .flat_map(|c| {
             (0..3).map(move |side| {
-                let all: Vec<u64> = c.runs.iter().map(|r| r[side]).collect();
+                let all: Vec<u64> = c.runs.iter().map(|r| r[side].total).collect();
                 let (lo, hi) = (all.iter().min().unwrap(), all.iter().max().unwrap());
                 (hi - lo) as f64 / *lo as f64
             })
@@ -494,26 +542,31 @@ fn drive() {
                     runs: Vec::new(),
                 };
                 for run in 0..runs {
-                    let out = out_dir.join(format!("{backend}-{shape}-{form}-{run}.callgrind"));
                     let case_started = Instant::now();
-                    let status = Command::new("valgrind")
-                        .args(["--tool=callgrind", "--quiet"])
-                        .args(SIDES.map(|side| format!("--toggle-collect=*{side}*")))
-                        .arg(format!("--callgrind-out-file={}", out.display()))
-                        .arg(&exe)
-                        .args(["case", backend, shape, form])
-                        .status()
-                        .expect("run valgrind");
-                    assert!(
-                        status.success(),
-                        "{backend} {shape} {form}: the case failed"
-                    );
-                    let counts = read_counts(&out);
+                    let counts = SIDES.map(|side| {
+                        let out = out_dir
+                            .join(format!("{backend}-{shape}-{form}-{side}-{run}.callgrind"));
+                        let status = Command::new("valgrind")
+                            .args(["--tool=callgrind", "--quiet"])
+                            .arg(format!("--toggle-collect=*{side}*"))
+                            .arg(format!("--callgrind-out-file={}", out.display()))
+                            .arg(&exe)
+                            .args(["case", backend, shape, form])
+                            .status()
+                            .expect("run valgrind");
+                        assert!(
+                            status.success(),
+                            "{backend} {shape} {form}: the case failed"
+                        );
+                        read_count(&out, side)
+                    });
                     eprintln!(
-                        "[instructions] {backend} {shape} {form}: per page library {}, prepared {}, by name {} ({:.1?})",
-                        counts[0] / u64::from(PAGES),
-                        counts[1] / u64::from(PAGES),
-                        counts[2] / u64::from(PAGES),
+                        "[instructions] {backend} {shape} {form}: per page library {} (SQL text {}), prepared {} (SQL text {}), by name {} ({:.1?})",
+                        counts[0].total / u64::from(PAGES),
+                        counts[0].sql_text / u64::from(PAGES),
+                        counts[1].total / u64::from(PAGES),
+                        counts[1].sql_text / u64::from(PAGES),
+                        counts[2].total / u64::from(PAGES),
                         case_started.elapsed()
                     );
                     case.runs.push(counts);
