@@ -929,28 +929,26 @@ mod tests {
         let model = model.expect("a struct");
         assert_eq!(model.keys.len(), 1);
         assert_eq!(model.version.map(|v| v.value), Some(2));
-        let sorts: Vec<(
-            String,
-            Vec<(String, Option<SortDirection>, Option<NullsOrder>, bool)>,
-        )> = model
-            .sorts
-            .iter()
-            .map(|s| {
-                let keys = s
-                    .keys
-                    .iter()
-                    .map(|k| {
-                        (
-                            k.field.name.clone(),
-                            k.direction.map(|d| d.value),
-                            k.nulls.map(|n| n.value),
-                            k.unique.is_some(),
-                        )
-                    })
-                    .collect();
-                (s.name.to_string(), keys)
-            })
-            .collect();
+        let sorts: Vec<(String, Vec<(String, Option<SortDirection>, Option<NullsOrder>, bool)>)> =
+            model
+                .sorts
+                .iter()
+                .map(|s| {
+                    let keys = s
+                        .keys
+                        .iter()
+                        .map(|k| {
+                            (
+                                k.field.name.clone(),
+                                k.direction.map(|d| d.value),
+                                k.nulls.map(|n| n.value),
+                                k.unique.is_some(),
+                            )
+                        })
+                        .collect();
+                    (s.name.to_string(), keys)
+                })
+                .collect();
         use {NullsOrder::First, SortDirection::*};
         assert_eq!(
             sorts,
@@ -986,10 +984,7 @@ mod tests {
             struct Post(#[diesel(column_name = id)] i64);
         });
         assert_eq!(errors.len(), 1, "{errors:?}");
-        assert!(
-            errors[0].contains("give the struct named fields"),
-            "{errors:?}"
-        );
+        assert!(errors[0].contains("give the struct named fields"), "{errors:?}");
         let (model, errors) = messages(syn::parse_quote! {
             #[keyset(sort(Top, id(desc)))]
             struct Post {

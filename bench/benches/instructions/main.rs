@@ -19,6 +19,8 @@ mod dirs;
 #[allow(dead_code, unused_imports)]
 #[path = "../pagination/handwritten.rs"]
 mod handwritten;
+#[path = "../pagination/numbers.rs"]
+mod numbers;
 #[allow(dead_code)] // LongTies is not measured here.
 #[path = "../pagination/schema.rs"]
 mod schema;
@@ -32,6 +34,8 @@ use std::time::Instant;
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
+
+use crate::numbers::group;
 
 /// Rows per page.
 const PAGE: u32 = 20;
@@ -108,21 +112,40 @@ where
     }
 }
 
-/// The counted loops: one page read `pages` times by `page` (which returns the page's row
-/// count). Three functions, so that callgrind counts each side on its own.
+/// The counted loops: one page read `pages` times by `page`, each page kept from the optimizer
+/// (`black_box`); returns the rows read (`rows` of each page). Three functions, so that
+/// callgrind counts each side on its own.
 #[inline(never)]
-fn measured_library(pages: u32, mut page: impl FnMut() -> usize) -> usize {
-    (0..pages).map(|_| std::hint::black_box(page())).sum()
+fn measured_library<R, F: FnMut() -> R>(pages: u32, page: &mut F, rows: fn(&R) -> usize) -> usize {
+    (0..pages)
+        .map(|_| rows(&std::hint::black_box(page())))
+        .sum()
 }
 
 #[inline(never)]
-fn measured_prepared(pages: u32, mut page: impl FnMut() -> usize) -> usize {
-    (0..pages).map(|_| std::hint::black_box(page())).sum()
+fn measured_prepared<R, F: FnMut() -> R>(pages: u32, page: &mut F, rows: fn(&R) -> usize) -> usize {
+    (0..pages)
+        .map(|_| rows(&std::hint::black_box(page())))
+        .sum()
 }
 
 #[inline(never)]
-fn measured_by_name(pages: u32, mut page: impl FnMut() -> usize) -> usize {
-    (0..pages).map(|_| std::hint::black_box(page())).sum()
+fn measured_by_name<R, F: FnMut() -> R>(pages: u32, page: &mut F, rows: fn(&R) -> usize) -> usize {
+    (0..pages)
+        .map(|_| rows(&std::hint::black_box(page())))
+        .sum()
+}
+
+/// A counted loop: [`measured_library`] or another.
+type Measured<R, F> = fn(u32, &mut F, fn(&R) -> usize) -> usize;
+
+/// `page` read [`WARM_UP`] times uncounted (its statement prepared and cached), then
+/// [`PAGES`] times by the counted loop `measured`, every read a full page.
+fn counted<R, F: FnMut() -> R>(mut page: F, rows: fn(&R) -> usize, measured: Measured<R, F>) {
+    for _ in 0..WARM_UP {
+        page();
+    }
+    assert_eq!(measured(PAGES, &mut page, rows), (PAGES * PAGE) as usize);
 }
 
 /// One case, run under callgrind: checks that the three sides run the same SQL text with the
@@ -133,7 +156,7 @@ macro_rules! case {
         same_direction: $same:expr, deferred: $deferred:expr
     ) => {{
         use keyset_diesel::{Cursor, KeysetBackend, PaginateDsl};
-        use $crate::handwritten::{page_binds, seek_binds, sql_text, Bind, Prepared};
+        use $crate::handwritten::{page_binds, same_statement, seek_binds, Bind};
         use $crate::schema::bench_rows;
 
         let conn = $conn;
@@ -165,8 +188,6 @@ macro_rules! case {
         };
         // The library's SQL text and binds, written by hand.
         let query = paginated().into_query::<$db>().expect("page query");
-        let debug = diesel::debug_query::<$db, _>(&query).to_string();
-        let sql = sql_text(&debug);
         let row_value = <$db as KeysetBackend>::ROW_VALUES && $same;
         let binds = page_binds(
             TENANT,
@@ -174,11 +195,10 @@ macro_rules! case {
             i64::from(PAGE) + 1,
             deferred.unwrap_or(<$db as KeysetBackend>::DEFERRED_JOIN),
         );
-        let by_name = Prepared::new(&sql, &binds);
+        let (debug, by_name) = same_statement::<$db, _>(&query, &binds);
         let prepared = by_name
             .clone()
             .typed::<diesel::dsl::AsSelect<$model, $db>>();
-        assert_eq!(diesel::debug_query::<$db, _>(&by_name).to_string(), debug);
         assert_eq!(diesel::debug_query::<$db, _>(&prepared).to_string(), debug);
         // The same rows, and the same page.
         let hand_page = |mut rows: Vec<$model>| {
@@ -198,33 +218,21 @@ macro_rules! case {
         assert_eq!(by_name_rows, library.items);
         eprintln!("[instructions] checked: the same SQL, binds and rows: {debug}");
 
-        let mut page = || {
-            let page = paginated().load_page(&mut *conn).expect("page");
-            std::hint::black_box(&page);
-            page.items.len()
-        };
-        for _ in 0..WARM_UP {
-            page();
-        }
-        assert_eq!(measured_library(PAGES, &mut page), (PAGES * PAGE) as usize);
-        let mut page = || {
-            let page = hand_page(prepared.clone().load(&mut *conn).expect("prepared"));
-            std::hint::black_box(&page);
-            page.0.len()
-        };
-        for _ in 0..WARM_UP {
-            page();
-        }
-        assert_eq!(measured_prepared(PAGES, &mut page), (PAGES * PAGE) as usize);
-        let mut page = || {
-            let page = hand_page(by_name.clone().load(&mut *conn).expect("by name"));
-            std::hint::black_box(&page);
-            page.0.len()
-        };
-        for _ in 0..WARM_UP {
-            page();
-        }
-        assert_eq!(measured_by_name(PAGES, &mut page), (PAGES * PAGE) as usize);
+        counted(
+            || paginated().load_page(&mut *conn).expect("page"),
+            |page| page.items.len(),
+            measured_library,
+        );
+        counted(
+            || hand_page(prepared.clone().load(&mut *conn).expect("prepared")),
+            |page| page.0.len(),
+            measured_prepared,
+        );
+        counted(
+            || hand_page(by_name.clone().load(&mut *conn).expect("by name")),
+            |page| page.0.len(),
+            measured_by_name,
+        );
     }};
 }
 
@@ -352,18 +360,6 @@ fn shape_title(shape: &str) -> &'static str {
     }
 }
 
-fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
-}
-
 /// The target of issue 16: the library within 3% of the same statement prepared by hand.
 const TARGET: f64 = 1.03;
 
@@ -469,7 +465,7 @@ fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> Stri
     ) {
         let _ = writeln!(
             s,
-            "Of the library's extra instructions per page, {:.0}% to {:.0}% (by case) are that \
+            "\nOf the library's extra instructions per page, {:.0}% to {:.0}% (by case) are that \
              SQL text.",
             lo * 100.0,
             hi * 100.0
@@ -477,7 +473,7 @@ fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> Stri
     }
     let _ = writeln!(
         s,
-        "The callgrind output files stay in `<target>/keyset-bench/instructions/` for \
+        "\nThe callgrind output files stay in `<target>/keyset-bench/instructions/` for \
          `callgrind_annotate` (per-function profiles)."
     );
     let _ = write!(s, "{}", section::END);

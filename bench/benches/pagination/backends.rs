@@ -124,7 +124,7 @@ macro_rules! shape_benches {
         use keyset_diesel::{Cursor, KeysetBackend, PaginateDsl};
         use $crate::backends::{fast, slow, DEEP, DEPTHS, OVERHEAD_DEPTH, PAGE};
         use $crate::data::BIG_TENANT;
-        use $crate::handwritten::{page_binds, seek_binds, sql_text, Bind, Prepared};
+        use $crate::handwritten::{page_binds, same_statement, seek_binds, sql_text, Bind};
         use $crate::results::{DepthRow, Measure, OverheadRow, PlanEntry};
         use $crate::schema::bench_rows;
 
@@ -303,20 +303,14 @@ macro_rules! shape_benches {
                     }
                 };
                 let query = paginated().into_query::<$db>().expect("page query");
-                let debug = diesel::debug_query::<$db, _>(&query).to_string();
-                let sql = sql_text(&debug);
                 let binds = page_binds(
                     BIG_TENANT,
                     seek_binds(Bind::$lead_bind(row.$lead), row.id, row_value),
                     i64::from(PAGE) + 1,
                     deferred.unwrap_or(deferred_default),
                 );
-                let prepared = Prepared::new(&sql, &binds);
-                assert_eq!(
-                    diesel::debug_query::<$db, _>(&prepared).to_string(),
-                    debug,
-                    "the hand-written SQL and binds are the library's"
-                );
+                let (debug, prepared) = same_statement::<$db, _>(&query, &binds);
+                let sql = sql_text(&debug);
                 let library = paginated().load_page(conn).expect("library page");
                 let by_sql: Vec<$model> = $crate::handwritten::sql_query::<$db>(&sql, &binds)
                     .load(conn)

@@ -74,6 +74,31 @@ pub fn seek_binds(lead: Bind, id: i64, row_value: bool) -> Vec<Bind> {
     }
 }
 
+/// `query` written by hand: its SQL text (as `diesel::debug_query` prints it) with `binds`,
+/// checked to print exactly as `query` does (the same text and bind values). Returns the
+/// printed query and the statement.
+///
+/// # Panics
+/// When the statement does not print as `query`.
+pub fn same_statement<DB, Q>(query: &Q, binds: &[Bind]) -> (String, Prepared)
+where
+    DB: Backend + Default + HasSqlType<Integer> + HasSqlType<BigInt> + HasSqlType<Timestamp>,
+    DB::QueryBuilder: Default,
+    Q: QueryFragment<DB>,
+    i32: ToSql<Integer, DB>,
+    i64: ToSql<BigInt, DB>,
+    NaiveDateTime: ToSql<Timestamp, DB>,
+{
+    let debug = diesel::debug_query::<DB, _>(query).to_string();
+    let prepared = Prepared::new(&sql_text(&debug), binds);
+    assert_eq!(
+        diesel::debug_query::<DB, _>(&prepared).to_string(),
+        debug,
+        "the hand-written SQL and binds are the library's"
+    );
+    (debug, prepared)
+}
+
 /// A hand-written statement: its text split at the bind placeholders, and the binds. Diesel
 /// caches it as a prepared statement keyed by its SQL text. `ST` is its SQL type: `Untyped`
 /// (rows read by column name, `QueryableByName`), or with [`Prepared::typed`] the select

@@ -13,6 +13,7 @@ mod alloc;
 mod data;
 mod dirs;
 mod handwritten;
+mod numbers;
 mod report;
 mod report_notes;
 mod results;

@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use crate::backends::{DEEP, OVERHEAD_DEPTH, PAGE};
 use crate::data;
+use crate::numbers::group;
 use crate::results::{BackendRun, DepthRow, Measure, TokenRow};
 
 pub struct Inputs<'a> {
@@ -52,18 +53,6 @@ fn bytes(b: u64) -> String {
     } else {
         format!("{:.1} MiB", b as f64 / 1024.0 / 1024.0)
     }
-}
-
-fn group(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, ch) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(ch);
-    }
-    out
 }
 
 fn backend_title(name: &str) -> &'static str {
