@@ -122,7 +122,10 @@ where
                 walks_equal::<C, ListedByTop>(db, &expected);
             }
             ListedSort::Unfinished => {
-                let expected = order(db, "na IS NULL, na ASC, nb IS NOT NULL, nb DESC, id DESC");
+                let expected = order(
+                    db,
+                    "na IS NULL, na ASC, nb IS NOT NULL, nb DESC, id DESC",
+                );
                 walks_equal::<C, ListedByUnfinished>(db, &expected);
             }
         }
@@ -150,7 +153,9 @@ where
         match sort {
             ListedSort::Newest => codec.decode::<ListedByNewest>(token, &"expr").map(drop),
             ListedSort::Top => codec.decode::<ListedByTop>(token, &"expr").map(drop),
-            ListedSort::Unfinished => codec.decode::<ListedByUnfinished>(token, &"expr").map(drop),
+            ListedSort::Unfinished => codec
+                .decode::<ListedByUnfinished>(token, &"expr")
+                .map(drop),
         }
     };
     for (made_in, token) in [
