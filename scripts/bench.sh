@@ -1,11 +1,29 @@
 #!/usr/bin/env bash
 # The benchmark command (docs/PERFORMANCE.md is its output): set-up, then every benchmark on every
-# backend, then docs/PERFORMANCE.md written from that run. The data set (1,300,100 rows per
+# backend, then docs/PERFORMANCE.md written from that run, then section 2a (CPU instructions per
+# page, counted by valgrind) measured and written into it. The data set (1,300,100 rows per
 # backend) is loaded on the first run and reused afterwards. Extra arguments go to criterion
 # (e.g. a name filter); KEYSET_BENCH_BACKENDS=postgres,sqlite runs a subset.
+#
+#   bash scripts/bench.sh instructions   # only section 2a (a few minutes, load-independent)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/setup.sh
 
+# valgrind counts the instructions of section 2a.
+if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
+    echo "[bench] installing valgrind" >&2
+    sudo_if() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+    export DEBIAN_FRONTEND=noninteractive
+    sudo_if apt-get install -y --no-install-recommends valgrind >/dev/null \
+        || { sudo_if apt-get update >/dev/null && sudo_if apt-get install -y --no-install-recommends valgrind >/dev/null; }
+fi
+
+if [ "${1:-}" = "instructions" ]; then
+    cargo bench -p keyset-bench --bench instructions
+    exit
+fi
+
 cargo bench -p keyset-bench --bench pagination -- "$@"
+cargo bench -p keyset-bench --bench instructions

@@ -6,8 +6,6 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, SamplingMode};
 
-use crate::handwritten::Bind;
-
 /// Rows skipped before the page: 0 is the first page.
 pub const DEPTHS: &[u64] = &[0, 1_000, 10_000, 100_000, 1_000_000];
 /// Rows per page.
@@ -90,32 +88,6 @@ pub fn bench_slow<O>(
     measure.manual = Some(median);
 }
 
-/// The binds of the library's page query, in the order its SQL uses them: the tenant filter
-/// (twice in a deferred join: outer query and seek), the seek, the limit (twice in a deferred
-/// join).
-pub fn page_binds(tenant: i32, seek: Vec<Bind>, limit: i64, deferred: bool) -> Vec<Bind> {
-    let mut binds = vec![Bind::Int(tenant)];
-    if deferred {
-        binds.push(Bind::Int(tenant));
-    }
-    binds.extend(seek);
-    binds.push(Bind::Big(limit));
-    if deferred {
-        binds.push(Bind::Big(limit));
-    }
-    binds
-}
-
-/// The seek's binds for a two-column key: a row value `(lead, id) > ($1, $2)`, or the
-/// expanded form with the redundant bound `lead >= $1 AND (lead > $2 OR (lead = $3 AND id > $4))`.
-pub fn seek_binds(lead: Bind, id: i64, row_value: bool) -> Vec<Bind> {
-    if row_value {
-        vec![lead, Bind::Big(id)]
-    } else {
-        vec![lead, lead, lead, Bind::Big(id)]
-    }
-}
-
 /// Aligns rows of cells into columns.
 pub fn columns(rows: &[Vec<String>]) -> String {
     let n = rows.iter().map(Vec::len).max().unwrap_or(0);
@@ -150,11 +122,9 @@ macro_rules! shape_benches {
     ) => {{
         use diesel::prelude::*;
         use keyset_diesel::{Cursor, KeysetBackend, PaginateDsl};
-        use $crate::backends::{
-            fast, page_binds, seek_binds, slow, DEEP, DEPTHS, OVERHEAD_DEPTH, PAGE,
-        };
+        use $crate::backends::{fast, slow, DEEP, DEPTHS, OVERHEAD_DEPTH, PAGE};
         use $crate::data::BIG_TENANT;
-        use $crate::handwritten::{sql_text, Bind, Prepared};
+        use $crate::handwritten::{page_binds, same_statement, seek_binds, sql_text, Bind};
         use $crate::results::{DepthRow, Measure, OverheadRow, PlanEntry};
         use $crate::schema::bench_rows;
 
@@ -333,20 +303,14 @@ macro_rules! shape_benches {
                     }
                 };
                 let query = paginated().into_query::<$db>().expect("page query");
-                let debug = diesel::debug_query::<$db, _>(&query).to_string();
-                let sql = sql_text(&debug);
                 let binds = page_binds(
                     BIG_TENANT,
                     seek_binds(Bind::$lead_bind(row.$lead), row.id, row_value),
                     i64::from(PAGE) + 1,
                     deferred.unwrap_or(deferred_default),
                 );
-                let prepared = Prepared::new(&sql, &binds);
-                assert_eq!(
-                    diesel::debug_query::<$db, _>(&prepared).to_string(),
-                    debug,
-                    "the hand-written SQL and binds are the library's"
-                );
+                let (debug, prepared) = same_statement::<$db, _>(&query, &binds);
+                let sql = sql_text(&debug);
                 let library = paginated().load_page(conn).expect("library page");
                 let by_sql: Vec<$model> = $crate::handwritten::sql_query::<$db>(&sql, &binds)
                     .load(conn)

@@ -43,15 +43,26 @@ where
     diesel::query_builder::SqlQuery: diesel::query_dsl::LoadQuery<'static, C, Version>
         + diesel::query_dsl::LoadQuery<'static, C, Count>,
 {
-    let version: QueryResult<Vec<Version>> =
+    is_complete_as(conn, ROWS, DATA_VERSION)
+}
+
+/// Whether the loaded data is `version` with `rows` rows (the instruction counts load a
+/// small table of the same kind).
+pub fn is_complete_as<C>(conn: &mut C, rows: i64, version: &str) -> bool
+where
+    C: Connection,
+    diesel::query_builder::SqlQuery: diesel::query_dsl::LoadQuery<'static, C, Version>
+        + diesel::query_dsl::LoadQuery<'static, C, Count>,
+{
+    let found: QueryResult<Vec<Version>> =
         diesel::sql_query("SELECT version FROM bench_meta").load(conn);
-    let Ok(version) = version else { return false };
-    if version.len() != 1 || version[0].version != DATA_VERSION {
+    let Ok(found) = found else { return false };
+    if found.len() != 1 || found[0].version != version {
         return false;
     }
     let count: QueryResult<Vec<Count>> =
         diesel::sql_query("SELECT COUNT(*) AS n FROM bench_rows").load(conn);
-    matches!(count.as_deref(), Ok([c]) if c.n == ROWS)
+    matches!(count.as_deref(), Ok([c]) if c.n == rows)
 }
 
 /// The SQL of `tenant` and `k` from the row number `id` (`div`: integer division).
@@ -75,6 +86,11 @@ CREATE INDEX bench_rows_tenant_grade_id ON bench_rows (tenant, grade DESC, id);
 
 /// PostgreSQL: schema `keyset_bench` (the connection's `search_path` must point there).
 pub fn load_postgres(conn: &mut PgConnection) -> QueryResult<()> {
+    fill_postgres(conn, ROWS, DATA_VERSION)
+}
+
+/// [`load_postgres`] with `rows` rows, marked as `version`.
+pub fn fill_postgres(conn: &mut PgConnection, rows: i64, version: &str) -> QueryResult<()> {
     let (tenant, k) = tenant_and_k("/", "id");
     conn.batch_execute(&format!(
         "SET client_min_messages TO warning;
@@ -87,19 +103,24 @@ pub fn load_postgres(conn: &mut PgConnection) -> QueryResult<()> {
          SELECT id, tenant, TIMESTAMP '2026-01-01 00:00:00' + (k / 10) * INTERVAL '1 second',
                 (k * 7919) % 100000, (k * 7919) % 100, 'event ' || id || '{PAYLOAD}'
          FROM (SELECT id, {tenant} AS tenant, {k} AS k
-               FROM generate_series(1::BIGINT, {ROWS}::BIGINT) AS id) AS s;
+               FROM generate_series(1::BIGINT, {rows}::BIGINT) AS id) AS s;
          {INDEXES}"
     ))?;
     // Not inside the implicit transaction of a multi-statement batch.
     conn.batch_execute("VACUUM ANALYZE bench_rows")?;
     conn.batch_execute(&format!(
         "CREATE TABLE bench_meta (version TEXT NOT NULL);
-         INSERT INTO bench_meta VALUES ('{DATA_VERSION}');"
+         INSERT INTO bench_meta VALUES ('{version}');"
     ))
 }
 
 /// SQLite: the connection's main database file.
 pub fn load_sqlite(conn: &mut SqliteConnection) -> QueryResult<()> {
+    fill_sqlite(conn, ROWS, DATA_VERSION)
+}
+
+/// [`load_sqlite`] with `rows` rows, marked as `version`.
+pub fn fill_sqlite(conn: &mut SqliteConnection, rows: i64, version: &str) -> QueryResult<()> {
     let (tenant, k) = tenant_and_k("/", "id");
     conn.batch_execute(&format!(
         "PRAGMA journal_mode = OFF;
@@ -110,14 +131,14 @@ pub fn load_sqlite(conn: &mut SqliteConnection) -> QueryResult<()> {
              id BIGINT NOT NULL PRIMARY KEY, tenant INTEGER NOT NULL, at TIMESTAMP NOT NULL,
              score INTEGER NOT NULL, grade INTEGER NOT NULL, payload TEXT NOT NULL);
          INSERT INTO bench_rows
-         WITH RECURSIVE seq(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM seq WHERE id < {ROWS})
+         WITH RECURSIVE seq(id) AS (SELECT 1 UNION ALL SELECT id + 1 FROM seq WHERE id < {rows})
          SELECT id, tenant, datetime('2026-01-01 00:00:00', (k / 10) || ' seconds'),
                 (k * 7919) % 100000, (k * 7919) % 100, 'event ' || id || '{PAYLOAD}'
          FROM (SELECT id, {tenant} AS tenant, {k} AS k FROM seq);
          {INDEXES}
          ANALYZE;
          CREATE TABLE bench_meta (version TEXT NOT NULL);
-         INSERT INTO bench_meta VALUES ('{DATA_VERSION}');
+         INSERT INTO bench_meta VALUES ('{version}');
          PRAGMA journal_mode = DELETE;
          PRAGMA synchronous = FULL;"
     ))
@@ -125,6 +146,11 @@ pub fn load_sqlite(conn: &mut SqliteConnection) -> QueryResult<()> {
 
 /// MariaDB/MySQL: database `keyset_bench` (the connection's default database).
 pub fn load_mysql(conn: &mut MysqlConnection) -> QueryResult<()> {
+    fill_mysql(conn, ROWS, DATA_VERSION)
+}
+
+/// [`load_mysql`] with `rows` rows, marked as `version`.
+pub fn fill_mysql(conn: &mut MysqlConnection, rows: i64, version: &str) -> QueryResult<()> {
     let (tenant, k) = tenant_and_k("DIV", "seq");
     conn.batch_execute(&format!(
         "DROP TABLE IF EXISTS bench_meta;
@@ -136,10 +162,10 @@ pub fn load_mysql(conn: &mut MysqlConnection) -> QueryResult<()> {
          INSERT INTO bench_rows
          SELECT id, tenant, TIMESTAMPADD(SECOND, k DIV 10, '2026-01-01 00:00:00'),
                 (k * 7919) % 100000, (k * 7919) % 100, CONCAT('event ', id, '{PAYLOAD}')
-         FROM (SELECT seq AS id, {tenant} AS tenant, {k} AS k FROM seq_1_to_{ROWS}) AS s;
+         FROM (SELECT seq AS id, {tenant} AS tenant, {k} AS k FROM seq_1_to_{rows}) AS s;
          {INDEXES}
          ANALYZE TABLE bench_rows;
          CREATE TABLE bench_meta (version TEXT NOT NULL);
-         INSERT INTO bench_meta VALUES ('{DATA_VERSION}');"
+         INSERT INTO bench_meta VALUES ('{version}');"
     ))
 }

@@ -3,6 +3,8 @@
 //! `sql_query` as a prepared statement) and through [`Prepared`] (the same text as a query
 //! Diesel caches by its SQL text, as it caches the library's page queries).
 
+use std::marker::PhantomData;
+
 use chrono::NaiveDateTime;
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, BoxedSqlQuery, Query, QueryFragment, QueryId, SqlQuery};
@@ -46,12 +48,75 @@ where
     query
 }
 
+/// The binds of the library's page query, in the order its SQL uses them: the tenant filter
+/// (twice in a deferred join: outer query and seek), the seek, the limit (twice in a deferred
+/// join).
+pub fn page_binds(tenant: i32, seek: Vec<Bind>, limit: i64, deferred: bool) -> Vec<Bind> {
+    let mut binds = vec![Bind::Int(tenant)];
+    if deferred {
+        binds.push(Bind::Int(tenant));
+    }
+    binds.extend(seek);
+    binds.push(Bind::Big(limit));
+    if deferred {
+        binds.push(Bind::Big(limit));
+    }
+    binds
+}
+
+/// The seek's binds for a two-column key: a row value `(lead, id) > ($1, $2)`, or the
+/// expanded form with the redundant bound `lead >= $1 AND (lead > $2 OR (lead = $3 AND id > $4))`.
+pub fn seek_binds(lead: Bind, id: i64, row_value: bool) -> Vec<Bind> {
+    if row_value {
+        vec![lead, Bind::Big(id)]
+    } else {
+        vec![lead, lead, lead, Bind::Big(id)]
+    }
+}
+
+/// `query` written by hand: its SQL text (as `diesel::debug_query` prints it) with `binds`,
+/// checked to print exactly as `query` does (the same text and bind values). Returns the
+/// printed query and the statement.
+///
+/// # Panics
+/// When the statement does not print as `query`.
+pub fn same_statement<DB, Q>(query: &Q, binds: &[Bind]) -> (String, Prepared)
+where
+    DB: Backend + Default + HasSqlType<Integer> + HasSqlType<BigInt> + HasSqlType<Timestamp>,
+    DB::QueryBuilder: Default,
+    Q: QueryFragment<DB>,
+    i32: ToSql<Integer, DB>,
+    i64: ToSql<BigInt, DB>,
+    NaiveDateTime: ToSql<Timestamp, DB>,
+{
+    let debug = diesel::debug_query::<DB, _>(query).to_string();
+    let prepared = Prepared::new(&sql_text(&debug), binds);
+    assert_eq!(
+        diesel::debug_query::<DB, _>(&prepared).to_string(),
+        debug,
+        "the hand-written SQL and binds are the library's"
+    );
+    (debug, prepared)
+}
+
 /// A hand-written statement: its text split at the bind placeholders, and the binds. Diesel
-/// caches it as a prepared statement keyed by its SQL text.
-#[derive(Debug, Clone)]
-pub struct Prepared {
+/// caches it as a prepared statement keyed by its SQL text. `ST` is its SQL type: `Untyped`
+/// (rows read by column name, `QueryableByName`), or with [`Prepared::typed`] the select
+/// clause's own type (rows read by position, as the library reads its pages).
+pub struct Prepared<ST = Untyped> {
     parts: std::sync::Arc<Vec<String>>,
     binds: Vec<Bind>,
+    sql_type: PhantomData<fn() -> ST>,
+}
+
+impl<ST> Clone for Prepared<ST> {
+    fn clone(&self) -> Self {
+        Prepared {
+            parts: std::sync::Arc::clone(&self.parts),
+            binds: self.binds.clone(),
+            sql_type: PhantomData,
+        }
+    }
 }
 
 impl Prepared {
@@ -85,20 +150,31 @@ impl Prepared {
         Prepared {
             parts: std::sync::Arc::new(parts),
             binds: binds.to_vec(),
+            sql_type: PhantomData,
+        }
+    }
+
+    /// The same statement with the SQL type `ST` (e.g. `diesel::dsl::AsSelect<Model, DB>`).
+    #[allow(dead_code)] // Used by the `instructions` target only.
+    pub fn typed<ST>(self) -> Prepared<ST> {
+        Prepared {
+            parts: self.parts,
+            binds: self.binds,
+            sql_type: PhantomData,
         }
     }
 }
 
-impl QueryId for Prepared {
+impl<ST> QueryId for Prepared<ST> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl Query for Prepared {
-    type SqlType = Untyped;
+impl<ST> Query for Prepared<ST> {
+    type SqlType = ST;
 }
 
-impl<DB> QueryFragment<DB> for Prepared
+impl<DB, ST> QueryFragment<DB> for Prepared<ST>
 where
     DB: Backend + HasSqlType<Integer> + HasSqlType<BigInt> + HasSqlType<Timestamp>,
     i32: ToSql<Integer, DB>,
@@ -119,7 +195,7 @@ where
     }
 }
 
-impl<Conn> RunQueryDsl<Conn> for Prepared {}
+impl<Conn, ST> RunQueryDsl<Conn> for Prepared<ST> {}
 
 /// `<prefix> <query>`: EXPLAIN in front of a Diesel query, keeping its binds (the crate's own,
 /// from its plan check).

@@ -11,13 +11,18 @@
 mod backends;
 mod alloc;
 mod data;
+mod dirs;
 mod handwritten;
+mod numbers;
 mod report;
 mod report_notes;
 mod results;
 mod schema;
+mod section;
 
 use std::path::PathBuf;
+
+pub use dirs::bench_dir;
 use std::time::{Duration, Instant};
 
 use criterion::Criterion;
@@ -29,20 +34,6 @@ use crate::schema::{Asc, Mixed};
 
 #[global_allocator]
 static GLOBAL: alloc::Counting = alloc::Counting;
-
-/// `<target>/keyset-bench`: the SQLite file and criterion's output (`KEYSET_BENCH_DIR`
-/// overrides). The benchmark binary runs from `<target>/release/deps/`.
-pub fn bench_dir() -> PathBuf {
-    let dir = std::env::var_os("KEYSET_BENCH_DIR")
-        .map(PathBuf::from)
-        .or_else(|| {
-            let exe = std::env::current_exe().ok()?;
-            Some(exe.ancestors().nth(3)?.join("keyset-bench"))
-        })
-        .unwrap_or_else(|| PathBuf::from("target/keyset-bench"));
-    std::fs::create_dir_all(&dir).expect("benchmark directory");
-    dir
-}
 
 /// Loads the data set unless it is there and complete; says which.
 pub fn load<C>(conn: &mut C, loader: fn(&mut C) -> QueryResult<()>) -> String
@@ -162,6 +153,7 @@ fn main() {
     c.final_summary();
 
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let previous = std::fs::read_to_string(&path).unwrap_or_default();
     let text = report::render(&report::Inputs {
         output: &output,
         runs: &runs,
@@ -174,6 +166,7 @@ fn main() {
             .collect::<Vec<_>>()
             .join(" "),
         took: started.elapsed(),
+        instructions: section::extract(&previous),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");
     std::fs::write(&path, text).expect("write docs/PERFORMANCE.md");

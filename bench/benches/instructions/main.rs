@@ -1,0 +1,591 @@
+//! The library's own cost in CPU instructions: the same later page read `PAGES` times with
+//! `load_page` and with the same SQL text and binds prepared by hand, counted by valgrind's
+//! callgrind (deterministic for the same binary and inputs, whatever the machine's load).
+//! Writes section 2a of `docs/PERFORMANCE.md` in place.
+//!
+//! `bash scripts/bench.sh instructions` (or `cargo bench -p keyset-bench --bench
+//! instructions`): loads a small table per backend (PostgreSQL schema `keyset_instr`, MariaDB
+//! database `keyset_instr`, SQLite file `<target>/keyset-bench/instructions.sqlite3`), then
+//! runs this same binary (`case <backend> <shape> <form>`) for each backend, shape, form and
+//! side under `valgrind --tool=callgrind --toggle-collect=*measured_<side>*`, and reads the
+//! inclusive count of the side's loop with `callgrind_annotate`.
+//! `KEYSET_BENCH_BACKENDS=sqlite,postgres` runs a subset.
+
+#[allow(dead_code)]
+#[path = "../pagination/data.rs"]
+mod data;
+#[path = "../pagination/dirs.rs"]
+mod dirs;
+#[allow(dead_code, unused_imports)]
+#[path = "../pagination/handwritten.rs"]
+mod handwritten;
+#[path = "../pagination/numbers.rs"]
+mod numbers;
+#[allow(dead_code)] // LongTies is not measured here.
+#[path = "../pagination/schema.rs"]
+mod schema;
+#[path = "../pagination/section.rs"]
+mod section;
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+
+use crate::numbers::group;
+
+/// Rows per page.
+const PAGE: u32 = 20;
+/// Pages counted per side (each side reads the same page this many times).
+const PAGES: u32 = 200;
+/// Uncounted reads per side first: both statements are prepared and cached before counting.
+const WARM_UP: u32 = 3;
+/// Rows in the small table (tenant 1 gets 4,000 of them).
+const ROWS: i64 = 5_200;
+const TENANT: i32 = 1;
+/// The measured page is the one after the row at this depth of tenant 1 (a later page).
+const DEPTH: i64 = 2_000;
+const VERSION: &str = "keyset-bench instructions data v1: 5200 rows, tenants 1-4 (10:1:1:1)";
+/// The loops callgrind counts (`--toggle-collect`), by side.
+const SIDES: [&str; 3] = ["measured_library", "measured_prepared", "measured_by_name"];
+
+fn pg_url() -> String {
+    std::env::var("KEYSET_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string())
+}
+
+fn mysql_base() -> String {
+    std::env::var("KEYSET_MYSQL_URL")
+        .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306".to_string())
+        .trim_end_matches('/')
+        .to_string()
+}
+
+fn sqlite_path() -> PathBuf {
+    dirs::bench_dir().join("instructions.sqlite3")
+}
+
+fn postgres() -> PgConnection {
+    let url = pg_url();
+    let mut conn = PgConnection::establish(&url).unwrap_or_else(|e| {
+        panic!("PostgreSQL is not reachable at {url} ({e}): run `bash scripts/setup.sh`")
+    });
+    conn.batch_execute(
+        "SET client_min_messages TO warning; CREATE SCHEMA IF NOT EXISTS keyset_instr; \
+         SET search_path TO keyset_instr",
+    )
+    .expect("schema keyset_instr");
+    conn
+}
+
+fn mysql() -> MysqlConnection {
+    let admin_url = format!("{}/test", mysql_base());
+    let mut admin = MysqlConnection::establish(&admin_url).unwrap_or_else(|e| {
+        panic!("MariaDB/MySQL is not reachable at {admin_url} ({e}): run `bash scripts/setup.sh`")
+    });
+    admin
+        .batch_execute("CREATE DATABASE IF NOT EXISTS keyset_instr")
+        .expect("database keyset_instr");
+    drop(admin);
+    MysqlConnection::establish(&format!("{}/keyset_instr", mysql_base()))
+        .expect("keyset_instr database")
+}
+
+fn sqlite() -> SqliteConnection {
+    SqliteConnection::establish(&sqlite_path().to_string_lossy()).expect("SQLite file")
+}
+
+/// Loads the small table unless it is there and complete.
+fn prepare<C>(name: &str, conn: &mut C, fill: fn(&mut C, i64, &str) -> QueryResult<()>)
+where
+    C: Connection,
+    diesel::query_builder::SqlQuery: diesel::query_dsl::LoadQuery<'static, C, data::Version>
+        + diesel::query_dsl::LoadQuery<'static, C, data::Count>,
+{
+    if !data::is_complete_as(conn, ROWS, VERSION) {
+        eprintln!("[instructions] {name}: loading {ROWS} rows");
+        fill(conn, ROWS, VERSION).expect("load the small table");
+        assert!(data::is_complete_as(conn, ROWS, VERSION));
+    }
+}
+
+/// The counted loops: one page read `pages` times by `page`, each page kept from the optimizer
+/// (`black_box`); returns the rows read (`rows` of each page). Three functions, so that
+/// callgrind counts each side on its own.
+#[inline(never)]
+fn measured_library<R, F: FnMut() -> R>(pages: u32, page: &mut F, rows: fn(&R) -> usize) -> usize {
+    (0..pages)
+        .map(|_| rows(&std::hint::black_box(page())))
+        .sum()
+}
+
+#[inline(never)]
+fn measured_prepared<R, F: FnMut() -> R>(pages: u32, page: &mut F, rows: fn(&R) -> usize) -> usize {
+    (0..pages)
+        .map(|_| rows(&std::hint::black_box(page())))
+        .sum()
+}
+
+#[inline(never)]
+fn measured_by_name<R, F: FnMut() -> R>(pages: u32, page: &mut F, rows: fn(&R) -> usize) -> usize {
+    (0..pages)
+        .map(|_| rows(&std::hint::black_box(page())))
+        .sum()
+}
+
+/// A counted loop: [`measured_library`] or another.
+type Measured<R, F> = fn(u32, &mut F, fn(&R) -> usize) -> usize;
+
+/// `page` read [`WARM_UP`] times uncounted (its statement prepared and cached), then
+/// [`PAGES`] times by the counted loop `measured`, every read a full page.
+fn counted<R, F: FnMut() -> R>(mut page: F, rows: fn(&R) -> usize, measured: Measured<R, F>) {
+    for _ in 0..WARM_UP {
+        page();
+    }
+    assert_eq!(measured(PAGES, &mut page, rows), (PAGES * PAGE) as usize);
+}
+
+/// One case, run under callgrind: checks that the three sides run the same SQL text with the
+/// same binds and read the same rows, warms them up, then runs the counted loops.
+macro_rules! case {
+    (
+        $conn:expr, $db:ty, $model:ty, $order:expr, lead: $lead:ident as $lead_bind:ident,
+        same_direction: $same:expr, deferred: $deferred:expr
+    ) => {{
+        use keyset_diesel::{Cursor, KeysetBackend, PaginateDsl};
+        use $crate::handwritten::{page_binds, same_statement, seek_binds, Bind};
+        use $crate::schema::bench_rows;
+
+        let conn = $conn;
+        let deferred: Option<bool> = $deferred;
+        let base = || {
+            bench_rows::table
+                .filter(bench_rows::tenant.eq(TENANT))
+                .select(<$model>::as_select())
+        };
+        let cursor_row: $model = base()
+            .order($order)
+            .offset(DEPTH - 1)
+            .limit(1)
+            .get_result(conn)
+            .expect("cursor row");
+        let want: Vec<$model> = base()
+            .order($order)
+            .offset(DEPTH)
+            .limit(i64::from(PAGE) + 1)
+            .load(conn)
+            .expect("the page by OFFSET");
+        let cursor = Cursor::after_row(&cursor_row);
+        let paginated = || {
+            let p = base().paginate_after(Some(cursor.clone())).page_size(PAGE);
+            match deferred {
+                Some(d) => p.deferred_join(d),
+                None => p,
+            }
+        };
+        // The library's SQL text and binds, written by hand.
+        let query = paginated().into_query::<$db>().expect("page query");
+        let row_value = <$db as KeysetBackend>::ROW_VALUES && $same;
+        let binds = page_binds(
+            TENANT,
+            seek_binds(Bind::$lead_bind(cursor_row.$lead), cursor_row.id, row_value),
+            i64::from(PAGE) + 1,
+            deferred.unwrap_or(<$db as KeysetBackend>::DEFERRED_JOIN),
+        );
+        let (debug, by_name) = same_statement::<$db, _>(&query, &binds);
+        let prepared = by_name
+            .clone()
+            .typed::<diesel::dsl::AsSelect<$model, $db>>();
+        assert_eq!(diesel::debug_query::<$db, _>(&prepared).to_string(), debug);
+        // The same rows, and the same page.
+        let hand_page = |mut rows: Vec<$model>| {
+            let has_more = rows.len() > PAGE as usize;
+            rows.truncate(PAGE as usize);
+            let next = rows.last().filter(|_| has_more).map(|r| (r.$lead, r.id));
+            (rows, has_more, next)
+        };
+        let library = paginated().load_page(conn).expect("library page");
+        let (rows, has_more, next) = hand_page(prepared.clone().load(conn).expect("prepared"));
+        assert_eq!(library.items, want[..PAGE as usize]);
+        assert_eq!(rows, library.items);
+        assert!(has_more && library.has_more);
+        let library_next = library.next_cursor.expect("next cursor");
+        assert_eq!(Some(library_next), next.map(Cursor::after));
+        let (by_name_rows, _, _) = hand_page(by_name.clone().load(conn).expect("by name"));
+        assert_eq!(by_name_rows, library.items);
+        eprintln!("[instructions] checked: the same SQL, binds and rows: {debug}");
+
+        counted(
+            || paginated().load_page(&mut *conn).expect("page"),
+            |page| page.items.len(),
+            measured_library,
+        );
+        counted(
+            || hand_page(prepared.clone().load(&mut *conn).expect("prepared")),
+            |page| page.0.len(),
+            measured_prepared,
+        );
+        counted(
+            || hand_page(by_name.clone().load(&mut *conn).expect("by name")),
+            |page| page.0.len(),
+            measured_by_name,
+        );
+    }};
+}
+
+/// The shapes of one backend (`$form`: `default`, or `direct` for the form without the
+/// deferred join).
+macro_rules! shapes {
+    ($conn:expr, $db:ty, $shape:expr, $form:expr) => {{
+        use $crate::schema::{Asc, Desc, Mixed};
+        let deferred = match $form {
+            "default" => None,
+            "direct" => Some(false),
+            other => panic!("unknown form {other}"),
+        };
+        match $shape {
+            "asc" => case!($conn, $db, Asc, (bench_rows::at.asc(), bench_rows::id.asc()),
+                lead: at as Ts, same_direction: true, deferred: deferred),
+            "desc" => case!($conn, $db, Desc, (bench_rows::at.desc(), bench_rows::id.desc()),
+                lead: at as Ts, same_direction: true, deferred: deferred),
+            "mixed" => case!($conn, $db, Mixed, (bench_rows::score.desc(), bench_rows::id.asc()),
+                lead: score as Int, same_direction: false, deferred: deferred),
+            other => panic!("unknown shape {other}"),
+        }
+    }};
+}
+
+fn run_case(backend: &str, shape: &str, form: &str) {
+    match backend {
+        "postgres" => shapes!(&mut postgres(), diesel::pg::Pg, shape, form),
+        "sqlite" => shapes!(&mut sqlite(), diesel::sqlite::Sqlite, shape, form),
+        "mysql" => shapes!(&mut mysql(), diesel::mysql::Mysql, shape, form),
+        other => panic!("unknown backend {other}: use postgres, sqlite, mysql"),
+    }
+}
+
+/// One side of one case, counted once: the loop's instructions, and those of them that built
+/// the statement's SQL text (Diesel's statement cache key).
+#[derive(Clone, Copy)]
+struct Count {
+    total: u64,
+    sql_text: u64,
+}
+
+/// One measured case: each side ([`SIDES`]) counted in each run.
+struct Counted {
+    backend: &'static str,
+    shape: &'static str,
+    form: &'static str,
+    runs: Vec<[Count; 3]>,
+}
+
+impl Counted {
+    /// Instructions per page of `side` (first run), in all and for the SQL text.
+    fn per_page(&self, side: usize) -> (f64, f64) {
+        let c = self.runs[0][side];
+        let pages = f64::from(PAGES);
+        (c.total as f64 / pages, c.sql_text as f64 / pages)
+    }
+}
+
+/// Diesel's function that writes a statement's SQL text for the statement cache key (a query
+/// without a static query id, as the library's and the hand-written ones).
+const SQL_TEXT: &str = "QueryFragmentForCachedStatement<DB>>::construct_sql";
+
+/// The inclusive instruction count of the loop `side` and of the SQL text written inside it,
+/// from a callgrind output file that counted only that loop.
+fn read_count(out: &Path, side: &str) -> Count {
+    let annotated = Command::new("callgrind_annotate")
+        .args(["--inclusive=yes", "--threshold=100"])
+        .arg(out)
+        .output()
+        .expect("run callgrind_annotate");
+    assert!(annotated.status.success(), "callgrind_annotate failed");
+    let text = String::from_utf8_lossy(&annotated.stdout);
+    let count = |name: &str| -> Vec<u64> {
+        text.lines()
+            .filter(|l| l.contains(name))
+            .filter_map(|l| l.split_whitespace().next()?.replace(',', "").parse().ok())
+            .collect()
+    };
+    let total = count(&format!("::{side} ["));
+    assert_eq!(
+        total.len(),
+        1,
+        "one line for {side} in callgrind_annotate's output of {}",
+        out.display()
+    );
+    Count {
+        total: total[0],
+        sql_text: count(SQL_TEXT).into_iter().sum(),
+    }
+}
+
+fn valgrind_version() -> String {
+    Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .expect("valgrind is not installed: run `bash scripts/setup.sh`")
+}
+
+fn rustc_version() -> String {
+    Command::new(std::env::var("RUSTC").unwrap_or_else(|_| "rustc".to_string()))
+        .arg("-V")
+        .output()
+        .ok()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        .unwrap_or_else(|| "unknown".to_string())
+}
+
+fn backend_title(name: &str) -> &'static str {
+    match name {
+        "postgres" => "PostgreSQL",
+        "sqlite" => "SQLite",
+        _ => "MariaDB",
+    }
+}
+
+fn shape_title(shape: &str) -> &'static str {
+    match shape {
+        "asc" => "ASC `at, id`",
+        "desc" => "DESC `at DESC, id DESC`",
+        _ => "mixed `score DESC, id ASC`",
+    }
+}
+
+/// The target of issue 16: the library within 3% of the same statement prepared by hand.
+const TARGET: f64 = 1.03;
+
+fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", section::START);
+    let _ = writeln!(
+        s,
+        "## 2a. The library's own cost in CPU instructions per page\n"
+    );
+    let _ = writeln!(
+        s,
+        "Written by `bash scripts/bench.sh instructions` (`cargo bench -p keyset-bench --bench \
+         instructions`) on {} UTC, with {valgrind} and {}; the measurement took {:.1} minutes. \
+         Instruction counts do not depend on the machine's load: the same binary with the \
+         same inputs counts the same (each case was counted {runs} time{}: {}).\n",
+        chrono::Utc::now().format("%Y-%m-%d %H:%M"),
+        rustc_version(),
+        took_s / 60.0,
+        if runs == 1 { "" } else { "s" },
+        spread(counted, runs),
+    );
+    let _ = writeln!(
+        s,
+        "Each case reads the page after the row at depth {} of tenant 1 ({PAGE} rows, with a \
+         cursor) {PAGES} times with `load_page`, then {PAGES} times with the same SQL text and \
+         binds prepared by hand, on a small table of the benchmark's kind ({} rows; \
+         PostgreSQL schema and MariaDB database `keyset_instr`, SQLite file \
+         `<target>/keyset-bench/instructions.sqlite3`), after {WARM_UP} uncounted reads per \
+         side so that Diesel has prepared and cached both statements. Before counting, the run \
+         checks that the hand-written statements have exactly the library's SQL text and \
+         binds and read the same rows and page. `valgrind --tool=callgrind` counts the \
+         instructions of this process inside each side's loop (`--toggle-collect`, read with \
+         `callgrind_annotate --inclusive=yes`; a run per side): the client side only, since the PostgreSQL \
+         and MariaDB servers are other processes; SQLite runs in the process, so its counts \
+         include SQLite's own work, the same on both sides.\n",
+        group(DEPTH as u64),
+        group(ROWS as u64)
+    );
+    let _ = writeln!(
+        s,
+        "`library` builds the query (`.paginate_after(Some(cursor)).page_size({PAGE})`, as \
+         an application does at every request) and calls `load_page`: SQL text and statement \
+         cache key, binds, row decoding, the page check and the page with its cursors. \
+         `prepared` clones a hand-written statement (a `QueryFragment` holding the text and \
+         the binds, whose SQL type is the model's select clause, so Diesel decodes its rows by \
+         position as it does the library's), loads it and cuts the page by hand (drop the \
+         look-ahead row, `has_more`, the last row's key). `by name` is the same statement \
+         decoded by column name (`QueryableByName`), the baseline of section 2's `prepared` \
+         timings. The target is library / prepared ≤ {TARGET}.\n"
+    );
+    let _ = writeln!(
+        s,
+        "| backend | shape | form | library | prepared | library / prepared | target ≤ {TARGET} | by name | library / by name | SQL text: library | SQL text: prepared | library / prepared without SQL text |"
+    );
+    let _ = writeln!(
+        s,
+        "|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|"
+    );
+    let mut sql_share: Vec<f64> = Vec::new();
+    for c in counted {
+        let ((l, l_sql), (p, p_sql), (n, _)) = (c.per_page(0), c.per_page(1), c.per_page(2));
+        if l > p {
+            sql_share.push((l_sql - p_sql) / (l - p));
+        }
+        let form = match (c.backend, c.form) {
+            ("mysql", "default") => "deferred join (default)",
+            ("mysql", _) => "direct",
+            _ => "default",
+        };
+        let count = |v: f64| group(v.round() as u64);
+        let _ = writeln!(
+            s,
+            "| {} | {} | {form} | {} | {} | {:.3} | {} | {} | {:.3} | {} | {} | {:.3} |",
+            backend_title(c.backend),
+            shape_title(c.shape),
+            count(l),
+            count(p),
+            l / p,
+            if l / p <= TARGET { "met" } else { "**missed**" },
+            count(n),
+            l / n,
+            count(l_sql),
+            count(p_sql),
+            (l - l_sql) / (p - p_sql)
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nInstructions per page: the loop's inclusive count over {PAGES}; each side is \
+         counted in a run of its own (`--toggle-collect=*measured_<side>*`). \"SQL text\" is \
+         the part spent in Diesel's `construct_sql`: Diesel caches a statement whose query \
+         has no static query id (the library's page queries, whose SQL depends on the \
+         cursor, the direction and the form; and the hand-written statement) by its SQL text, \
+         so every call writes the text to look the statement up. For the library that is a \
+         walk of the whole query (Diesel's select list and `WHERE`, quoting every identifier, \
+         then the seek predicate and `ORDER BY`); the hand-written statement pushes its stored \
+         pieces."
+    );
+    if let (Some(lo), Some(hi)) = (
+        sql_share.iter().copied().reduce(f64::min),
+        sql_share.iter().copied().reduce(f64::max),
+    ) {
+        let _ = writeln!(
+            s,
+            "\nOf the library's extra instructions per page, {:.0}% to {:.0}% (by case) are that \
+             SQL text.",
+            lo * 100.0,
+            hi * 100.0
+        );
+    }
+    let _ = writeln!(
+        s,
+        "\nThe callgrind output files stay in `<target>/keyset-bench/instructions/` for \
+         `callgrind_annotate` (per-function profiles)."
+    );
+    let _ = write!(s, "{}", section::END);
+    s
+}
+
+/// How far the repeated counts of a case differ, at most.
+fn spread(counted: &[Counted], runs: usize) -> String {
+    if runs < 2 {
+        return "run with `KEYSET_BENCH_INSTR_RUNS=2` to see it repeat".to_string();
+    }
+    let worst = counted
+        .iter()
+        .flat_map(|c| {
+            (0..3).map(move |side| {
+                let all: Vec<u64> = c.runs.iter().map(|r| r[side].total).collect();
+                let (lo, hi) = (all.iter().min().unwrap(), all.iter().max().unwrap());
+                (hi - lo) as f64 / *lo as f64
+            })
+        })
+        .fold(0.0, f64::max);
+    format!(
+        "the counts of the same loop differed by at most {:.4}%",
+        worst * 100.0
+    )
+}
+
+fn drive() {
+    let started = Instant::now();
+    let valgrind = valgrind_version();
+    let selected = std::env::var("KEYSET_BENCH_BACKENDS")
+        .unwrap_or_else(|_| "postgres,sqlite,mysql".to_string());
+    let runs: usize = std::env::var("KEYSET_BENCH_INSTR_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(1)
+        .max(1);
+    let out_dir = dirs::bench_dir().join("instructions");
+    std::fs::create_dir_all(&out_dir).expect("instructions directory");
+    let exe = std::env::current_exe().expect("this binary");
+    let mut counted = Vec::new();
+    for backend in ["postgres", "sqlite", "mysql"] {
+        if !selected.split(',').any(|b| b.trim() == backend) {
+            continue;
+        }
+        match backend {
+            "postgres" => prepare(backend, &mut postgres(), data::fill_postgres),
+            "sqlite" => prepare(backend, &mut sqlite(), data::fill_sqlite),
+            _ => prepare(backend, &mut mysql(), data::fill_mysql),
+        }
+        let forms: &[&'static str] = if backend == "mysql" {
+            &["default", "direct"]
+        } else {
+            &["default"]
+        };
+        for shape in ["asc", "desc", "mixed"] {
+            for &form in forms {
+                let mut case = Counted {
+                    backend,
+                    shape,
+                    form,
+                    runs: Vec::new(),
+                };
+                for run in 0..runs {
+                    let case_started = Instant::now();
+                    let counts = SIDES.map(|side| {
+                        let out = out_dir
+                            .join(format!("{backend}-{shape}-{form}-{side}-{run}.callgrind"));
+                        let status = Command::new("valgrind")
+                            .args(["--tool=callgrind", "--quiet"])
+                            .arg(format!("--toggle-collect=*{side}*"))
+                            .arg(format!("--callgrind-out-file={}", out.display()))
+                            .arg(&exe)
+                            .args(["case", backend, shape, form])
+                            .status()
+                            .expect("run valgrind");
+                        assert!(
+                            status.success(),
+                            "{backend} {shape} {form}: the case failed"
+                        );
+                        read_count(&out, side)
+                    });
+                    eprintln!(
+                        "[instructions] {backend} {shape} {form}: per page library {} (SQL text {}), prepared {} (SQL text {}), by name {} ({:.1?})",
+                        counts[0].total / u64::from(PAGES),
+                        counts[0].sql_text / u64::from(PAGES),
+                        counts[1].total / u64::from(PAGES),
+                        counts[1].sql_text / u64::from(PAGES),
+                        counts[2].total / u64::from(PAGES),
+                        case_started.elapsed()
+                    );
+                    case.runs.push(counts);
+                }
+                counted.push(case);
+            }
+        }
+    }
+    let section = render(&counted, &valgrind, started.elapsed().as_secs_f64(), runs);
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let doc = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Performance\n".to_string());
+    std::fs::write(&path, section::replace(&doc, &section)).expect("write docs/PERFORMANCE.md");
+    eprintln!(
+        "[instructions] wrote section 2a of {} in {:.1?}",
+        path.display(),
+        started.elapsed()
+    );
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        Some("case") => run_case(&args[1], &args[2], &args[3]),
+        _ => drive(),
+    }
+}
