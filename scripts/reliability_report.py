@@ -158,7 +158,8 @@ def oracle(outdir, status):
     lines = [
         "The oracle property test (`oracle_property_random_keysets_ties_and_page_sizes`, "
         "tests/src/property.rs) in a release build: random tables of 0-500 rows with heavy "
-        "ties and NULLs, random keysets, page sizes, filters and walks, each page compared "
+        "ties and NULLs, random keysets (columns of every key type, expressions, a joined "
+        "table's columns), page sizes, filters and walks, each page compared "
         "with a plain `ORDER BY`. Rerun a case with its seed: `KEYSET_ORACLE_SEED=<seed> "
         "KEYSET_ORACLE_CASES=<cases> cargo nextest run --release -p keyset-tests "
         "--all-features --test <backend> -E 'test(oracle_property)'`.",

@@ -208,6 +208,7 @@ macro_rules! async_suite {
                     <$pair>::open(),
                     $crate::async_db::async_oracle_cases(),
                     " (diesel-async)",
+                    &$crate::models::row_model_names::<$pair>(),
                     |db, model, scenario| $crate::models::run_row_model(model, db, scenario),
                 );
             }

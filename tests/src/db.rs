@@ -6,13 +6,14 @@
 
 use std::ops::{Deref, DerefMut};
 
-use chrono::NaiveDateTime;
+use chrono::{NaiveDateTime, NaiveTime};
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use diesel::sql_types::BigInt;
 use keyset_diesel::KeysetBackend;
 
-use crate::schema::{events, keyset_rows, plan_rows};
+use crate::schema::{events, keyset_groups, keyset_rows, plan_rows};
+use crate::typed::UserId;
 
 /// A row of `keyset_rows`.
 #[derive(Debug, Clone, PartialEq, Insertable)]
@@ -27,6 +28,14 @@ pub struct Row {
     pub e: i16,
     pub na: Option<i32>,
     pub nb: Option<String>,
+    pub f: f64,
+    pub g: Vec<u8>,
+    pub nh: Option<NaiveTime>,
+    /// A newtype key (`#[derive(KeyValue)]`).
+    pub k: UserId,
+    /// `BIGINT UNSIGNED`, on MySQL only (written there after the insert).
+    #[diesel(skip_insertion)]
+    pub u: u64,
 }
 
 impl Row {
@@ -42,8 +51,22 @@ impl Row {
             e: 0,
             na: None,
             nb: None,
+            f: 0.0,
+            g: Vec::new(),
+            nh: None,
+            k: UserId(0),
+            u: 0,
         }
     }
+}
+
+/// A row of `keyset_groups`, joined to `keyset_rows` on `a = group_id`.
+#[derive(Debug, Clone, PartialEq, Insertable)]
+#[diesel(table_name = keyset_groups)]
+pub struct Group {
+    pub group_id: i32,
+    pub group_name: String,
+    pub group_rank: Option<i32>,
 }
 
 /// A row of `events`.
@@ -86,11 +109,18 @@ pub trait TestDb: Connection<Backend: KeysetBackend> + Sized + 'static {
     /// Runs statements.
     fn exec(&mut self, sql: &str);
     fn insert_rows(&mut self, rows: &[Row]);
+    fn insert_groups(&mut self, groups: &[Group]);
     fn insert_events(&mut self, rows: &[NewEvent]);
     fn insert_plan_rows(&mut self, rows: &[PlanRow]);
     /// Whether `ORDER BY` accepts `NULLS FIRST` / `NULLS LAST`.
     const NULLS_SYNTAX: bool;
-    /// Runs the property scenario on row model `index` of [`crate::models::ROW_MODELS`].
+    /// Whether a `DOUBLE` column stores the infinities (MySQL refuses them).
+    const STORES_INFINITIES: bool;
+    /// The row models the property test draws from on this backend:
+    /// [`crate::models::ROW_MODELS`], then the backend's own
+    /// ([`crate::models::BackendRowModels`]).
+    fn row_models() -> Vec<&'static str>;
+    /// Runs the property scenario on row model `index` of [`TestDb::row_models`].
     ///
     /// # Errors
     /// The first difference from the oracle.
@@ -185,8 +215,10 @@ pub(crate) fn server_missing(backend: &str, url: &str, error: &dyn std::fmt::Dis
     )
 }
 
+/// The `TestDb` methods every backend shares; `$after(conn, rows)`, if given, runs after each
+/// chunk of `keyset_rows` is inserted (MySQL writes its unsigned column there).
 macro_rules! common_impl {
-    () => {
+    ($($after:path)?) => {
         fn ids(&mut self, sql: &str) -> Vec<i64> {
             diesel::sql_query(sql)
                 .load::<IdRow>(self)
@@ -207,7 +239,19 @@ macro_rules! common_impl {
                     .values(chunk)
                     .execute(self)
                     .expect("insert keyset_rows");
+                $($after(self, chunk);)?
             }
+        }
+
+        fn insert_groups(&mut self, groups: &[Group]) {
+            diesel::insert_into(keyset_groups::table)
+                .values(groups)
+                .execute(self)
+                .expect("insert keyset_groups");
+        }
+
+        fn row_models() -> Vec<&'static str> {
+            crate::models::row_model_names::<Self>()
         }
 
         fn insert_events(&mut self, rows: &[NewEvent]) {
@@ -261,6 +305,7 @@ mod sqlite {
     impl TestDb for SqliteConnection {
         const NAME: &'static str = "SQLite";
         const NULLS_SYNTAX: bool = true;
+        const STORES_INFINITIES: bool = true;
 
         fn open() -> Fixture<Self> {
             let mut conn = SqliteConnection::establish(":memory:").expect("in-memory SQLite");
@@ -294,6 +339,7 @@ mod postgres {
     impl TestDb for PgConnection {
         const NAME: &'static str = "PostgreSQL";
         const NULLS_SYNTAX: bool = true;
+        const STORES_INFINITIES: bool = true;
 
         fn open() -> Fixture<Self> {
             let url = pg_url();
@@ -339,6 +385,7 @@ mod mysql {
     impl TestDb for MysqlConnection {
         const NAME: &'static str = "MySQL";
         const NULLS_SYNTAX: bool = false;
+        const STORES_INFINITIES: bool = false;
 
         fn open() -> Fixture<Self> {
             let admin_url = format!("{}/test", mysql_url().trim_end_matches('/'));
@@ -364,6 +411,23 @@ mod mysql {
             fixture
         }
 
-        common_impl!();
+        common_impl!(write_unsigned);
+    }
+
+    /// Writes each row's `u` (`BIGINT UNSIGNED`, which the shared [`Row`] insert leaves out):
+    /// one `UPDATE` for the chunk, none when every `u` is 0.
+    fn write_unsigned(conn: &mut MysqlConnection, rows: &[Row]) {
+        if rows.iter().all(|r| r.u == 0) {
+            return;
+        }
+        let cases: String = rows
+            .iter()
+            .map(|r| format!(" WHEN {} THEN {}", r.id, r.u))
+            .collect();
+        let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
+        conn.exec(&format!(
+            "UPDATE keyset_rows SET u = CASE id{cases} END WHERE id IN ({})",
+            ids.join(", ")
+        ));
     }
 }

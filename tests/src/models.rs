@@ -3,13 +3,25 @@
 //! The oracle models are declared by `row_models!` from one line each, e.g.
 //! `A_asc__NA_desc_nulls_first__ID_asc: [a asc, na desc nulls_first] id asc;`. The same tokens
 //! give the model's `#[keyset(..)]` attributes and, independently of the derive, the oracle's
-//! `ORDER BY` terms ([`OrderTerm`]).
+//! `ORDER BY` terms ([`OrderTerm`]). A key on an expression or a joined column names its
+//! Diesel expression, its type and its SQL: `lower_b(lower(keyset_rows::b) => lower<..>,
+//! "lower(b)") asc`; a model marked `join` reads `keyset_rows` joined to `keyset_groups`.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
 use keyset_diesel::prelude::*;
 
-use crate::schema::{events, keyset_rows, plan_rows};
+use crate::expr_keys::{lower, lower_nullable};
+use crate::schema::{events, keyset_groups, keyset_rows, plan_rows};
+
+diesel::define_sql_function! {
+    /// SQL `coalesce` of a nullable integer and an integer.
+    #[sql_name = "coalesce"]
+    fn coalesce_int(
+        x: diesel::sql_types::Nullable<diesel::sql_types::Integer>,
+        y: diesel::sql_types::Integer,
+    ) -> diesel::sql_types::Integer;
+}
 
 /// How to read one page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,19 +150,23 @@ macro_rules! impl_walk {
         $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, (), |q, _f| q);
         $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, (), |q, _f| q);
     };
-    ($model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
+    // Any query built from `$table::table` (bound to `$q`) and the filter value (`$f`).
+    ($model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
         $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, $filter_ty,
-            |q, f| q.filter($table::$filter.eq(f)));
+            |$q, $f| $filtered);
         $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, $filter_ty,
-            |q, f| q.filter($table::$filter.eq(f)));
+            |$q, $f| $filtered);
         $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, $filter_ty,
-            |q, f| q.filter($table::$filter.eq(f)));
+            |$q, $f| $filtered);
         $crate::impl_walk!(@async "sqlite", AsyncSqlite, $model, $table, $filter_ty,
-            |q, f| q.filter($table::$filter.eq(f)));
+            |$q, $f| $filtered);
         $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, $filter_ty,
-            |q, f| q.filter($table::$filter.eq(f)));
+            |$q, $f| $filtered);
         $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, $filter_ty,
-            |q, f| q.filter($table::$filter.eq(f)));
+            |$q, $f| $filtered);
+    };
+    ($model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
+        $crate::impl_walk!($model, $table, $filter_ty, |q, f| q.filter($table::$filter.eq(f)));
     };
     // The same page through diesel-async (`keyset_diesel::async_`) on the connection pair
     // `$crate::async_db::$pair`: same calls, other imports, `.await`ed on the pair's runtime.
@@ -261,42 +277,72 @@ macro_rules! col_type {
     (e) => { i16 };
     (na) => { Option<i32> };
     (nb) => { Option<String> };
+    (f) => { f64 };
+    (g) => { Vec<u8> };
+    (nh) => { Option<chrono::NaiveTime> };
+    (k) => { crate::typed::UserId };
+    (lower_b) => { String };
+    (lower_nb) => { Option<String> };
+    (coalesce_na) => { i32 };
+    (group_name) => { String };
+    (group_rank) => { Option<i32> };
 }
 
-/// Declares keyset models over `keyset_rows`, their [`Walk`] and [`Oracle`] impls, and
-/// `walk_row_model`, which dispatches on a model index (for the property tests).
+/// Declares keyset models over `keyset_rows` (joined to `keyset_groups` when marked `join`),
+/// their [`Walk`] and [`Oracle`] impls, [`ROW_MODELS`], `run_row_model`, which dispatches on a
+/// model index (for the property tests), and `row_model_names`.
 macro_rules! row_models {
-    ($($name:ident: [$($col:ident $dir:ident $($nulls:ident)?),*] id $iddir:ident;)*) => {
+    (@nulls) => { None };
+    (@nulls $nulls:ident) => { Some(stringify!($nulls)) };
+    // The key's SQL in the oracle's `ORDER BY`: the column, or the expression's own text.
+    (@sql $col:ident) => { stringify!($col) };
+    (@sql $col:ident $sql:literal) => { $sql };
+    (@from) => { "keyset_rows" };
+    (@from join) => { "keyset_rows INNER JOIN keyset_groups ON keyset_groups.group_id = keyset_rows.a" };
+    (@walk $name:ident) => {
+        $crate::impl_walk!($name, keyset_rows, tenant, i32);
+    };
+    (@walk $name:ident join) => {
+        $crate::impl_walk!($name, keyset_rows, i32,
+            |q, f| q.inner_join(keyset_groups::table).filter(keyset_rows::tenant.eq(f)));
+    };
+    ($($name:ident: $($join:ident)? [$($col:ident $(($sel:expr => $selty:ty, $sql:literal))? $dir:ident $($nulls:ident)?),*] id $iddir:ident;)*) => {
         $(
             #[allow(non_camel_case_types)]
             #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
             #[diesel(table_name = keyset_rows)]
             pub struct $name {
-                $(#[keyset($dir $(, $nulls)?)] pub $col: col_type!($col),)*
+                $(
+                    $(#[diesel(select_expression = $sel, select_expression_type = $selty)])?
+                    #[keyset($dir $(, $nulls)?)]
+                    pub $col: col_type!($col),
+                )*
                 #[keyset($iddir, unique)]
                 pub id: i64,
             }
 
             impl Oracle for $name {
                 const ORDER: &'static [OrderTerm] = &[
-                    $((stringify!($col), stringify!($dir), row_models!(@nulls $($nulls)?)),)*
+                    $((row_models!(@sql $col $($sql)?), stringify!($dir), row_models!(@nulls $($nulls)?)),)*
                     ("id", stringify!($iddir), None),
                 ];
-                const TABLE: &'static str = "keyset_rows";
+                const TABLE: &'static str = row_models!(@from $($join)?);
                 const FILTER_COLUMN: &'static str = "tenant";
                 fn id(&self) -> i64 {
                     self.id
                 }
             }
 
-            $crate::impl_walk!($name, keyset_rows, tenant, i32);
+            row_models!(@walk $name $($join)?);
         )*
 
-        /// Names of the row models, in index order.
+        /// Names of the row models of every backend, in index order.
         pub const ROW_MODELS: &[&str] = &[$(stringify!($name)),*];
 
-        /// Runs the property scenario on row model number `index` (see [`ROW_MODELS`]).
-        pub fn run_row_model<C: $crate::db::OracleDb>(
+        /// Runs the property scenario on row model number `index` of
+        /// [`row_model_names::<C>()`](row_model_names): one of [`ROW_MODELS`], or after them
+        /// one of the backend's own.
+        pub fn run_row_model<C: $crate::db::OracleDb + BackendRowModels>(
             index: usize,
             conn: &mut C,
             scenario: &$crate::property::Scenario,
@@ -306,12 +352,124 @@ macro_rules! row_models {
         {
             let runners: &[fn(&mut C, &$crate::property::Scenario) -> Result<(), String>] =
                 &[$($crate::property::run_scenario::<$name, C>,)*];
-            runners[index](conn, scenario)
+            match runners.get(index) {
+                Some(run) => run(conn, scenario),
+                None => conn.run_backend_row_model(index - runners.len(), scenario),
+            }
         }
     };
-    (@nulls) => { None };
-    (@nulls $nulls:ident) => { Some(stringify!($nulls)) };
 }
+
+/// The row models the property test draws from on `C`: [`ROW_MODELS`], then `C`'s own.
+pub fn row_model_names<C: BackendRowModels>() -> Vec<&'static str> {
+    ROW_MODELS
+        .iter()
+        .chain(C::BACKEND_ROW_MODELS)
+        .copied()
+        .collect()
+}
+
+/// Row models over columns only one backend has (MySQL's `BIGINT UNSIGNED`), drawn by the
+/// property test after [`ROW_MODELS`].
+pub trait BackendRowModels: crate::db::OracleDb + Sized {
+    /// Their names, in index order.
+    const BACKEND_ROW_MODELS: &'static [&'static str];
+
+    /// Runs the property scenario on model `index` of [`Self::BACKEND_ROW_MODELS`].
+    ///
+    /// # Errors
+    /// The first difference from the oracle.
+    fn run_backend_row_model(
+        &mut self,
+        index: usize,
+        scenario: &crate::property::Scenario,
+    ) -> Result<(), String>;
+}
+
+/// [`BackendRowModels`] for `$conn` (behind `cfg($cfg)`) with the models listed.
+macro_rules! backend_row_models {
+    ($cfg:meta, $conn:ty, [$($model:ident),*]) => {
+        #[cfg($cfg)]
+        impl BackendRowModels for $conn {
+            const BACKEND_ROW_MODELS: &'static [&'static str] = &[$(stringify!($model)),*];
+
+            fn run_backend_row_model(
+                &mut self,
+                index: usize,
+                scenario: &crate::property::Scenario,
+            ) -> Result<(), String> {
+                let runners: &[fn(&mut Self, &crate::property::Scenario) -> Result<(), String>] =
+                    &[$(crate::property::run_scenario::<$model, Self>,)*];
+                runners[index](self, scenario)
+            }
+        }
+    };
+}
+
+/// MySQL's unsigned keys, over `keyset_rows` as [`crate::schema::mysql::keyset_rows_u`] sees it.
+#[cfg(feature = "mysql")]
+mod unsigned {
+    use super::*;
+    use crate::schema::mysql::keyset_rows_u;
+
+    /// A model keyed by `u $dir, id $iddir` on MySQL, blocking and async.
+    macro_rules! unsigned_model {
+        ($name:ident: u $dir:ident, id $iddir:ident) => {
+            #[allow(non_camel_case_types)]
+            #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+            #[diesel(table_name = keyset_rows_u)]
+            pub struct $name {
+                #[keyset($dir)]
+                pub u: u64,
+                #[keyset($iddir, unique)]
+                pub id: i64,
+            }
+
+            impl Oracle for $name {
+                const ORDER: &'static [OrderTerm] =
+                    &[("u", stringify!($dir), None), ("id", stringify!($iddir), None)];
+                const TABLE: &'static str = "keyset_rows";
+                const FILTER_COLUMN: &'static str = "tenant";
+                fn id(&self) -> i64 {
+                    self.id
+                }
+            }
+
+            crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $name, keyset_rows_u, i32,
+                |q, f| q.filter(keyset_rows_u::tenant.eq(f)));
+            crate::impl_walk!(@async "mysql", AsyncMysql, $name, keyset_rows_u, i32,
+                |q, f| q.filter(keyset_rows_u::tenant.eq(f)));
+        };
+    }
+
+    unsigned_model!(U_asc__ID_asc: u asc, id asc);
+    unsigned_model!(U_desc__ID_desc: u desc, id desc);
+}
+#[cfg(feature = "mysql")]
+pub use unsigned::{U_asc__ID_asc, U_desc__ID_desc};
+
+backend_row_models!(feature = "sqlite", diesel::SqliteConnection, []);
+backend_row_models!(feature = "postgres", diesel::PgConnection, []);
+backend_row_models!(
+    feature = "mysql",
+    diesel::MysqlConnection,
+    [U_asc__ID_asc, U_desc__ID_desc]
+);
+backend_row_models!(
+    all(feature = "diesel-async", feature = "sqlite"),
+    crate::async_db::AsyncSqlite,
+    []
+);
+backend_row_models!(
+    all(feature = "diesel-async", feature = "postgres"),
+    crate::async_db::AsyncPg,
+    []
+);
+backend_row_models!(
+    all(feature = "diesel-async", feature = "mysql"),
+    crate::async_db::AsyncMysql,
+    [U_asc__ID_asc, U_desc__ID_desc]
+);
 
 row_models! {
     // The tie-breaker alone.
@@ -384,6 +542,33 @@ row_models! {
     A_desc__NA_desc_nulls_first__ID_desc: [a desc, na desc nulls_first] id desc;
     NA_asc_nulls_first__NB_desc_nulls_last__ID_asc: [na asc nulls_first, nb desc nulls_last] id asc;
     NB_asc_nulls_last__NA_asc_nulls_last__C_desc__ID_desc: [nb asc nulls_last, na asc nulls_last, c desc] id desc;
+    // Expression keys (`#[diesel(select_expression = ..)]`): `lower(b)` ties "a" and "A",
+    // `coalesce(na, 1)` ties NULL and 1, `lower(nb)` is nullable.
+    LOWER_B_asc__ID_asc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") asc] id asc;
+    LOWER_B_desc__ID_asc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") desc] id asc;
+    LOWER_B_asc__A_desc__ID_desc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") asc, a desc] id desc;
+    COALESCE_NA_asc__ID_desc: [coalesce_na(coalesce_int(keyset_rows::na, 1) => coalesce_int<keyset_rows::na, i32>, "coalesce(na, 1)") asc] id desc;
+    COALESCE_NA_desc__B_asc__ID_asc: [coalesce_na(coalesce_int(keyset_rows::na, 1) => coalesce_int<keyset_rows::na, i32>, "coalesce(na, 1)") desc, b asc] id asc;
+    LOWER_NB_asc_nulls_first__ID_asc: [lower_nb(lower_nullable(keyset_rows::nb) => lower_nullable<keyset_rows::nb>, "lower(nb)") asc nulls_first] id asc;
+    LOWER_NB_desc_nulls_last__ID_desc: [lower_nb(lower_nullable(keyset_rows::nb) => lower_nullable<keyset_rows::nb>, "lower(nb)") desc nulls_last] id desc;
+    // Keys on `keyset_groups`, joined on `a`: a few groups, tied names, a nullable rank.
+    GROUP_NAME_asc__ID_asc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") asc] id asc;
+    GROUP_NAME_desc__ID_desc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") desc] id desc;
+    GROUP_NAME_desc__B_asc__ID_asc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") desc, b asc] id asc;
+    GROUP_RANK_asc_nulls_last__ID_desc: join [group_rank(keyset_groups::group_rank => keyset_groups::group_rank, "group_rank") asc nulls_last] id desc;
+    GROUP_RANK_desc_nulls_first__C_asc__ID_asc: join [group_rank(keyset_groups::group_rank => keyset_groups::group_rank, "group_rank") desc nulls_first, c asc] id asc;
+    // Doubles (one ulp apart, both zeros, extremes), bytes, a nullable time of day, a newtype.
+    F_asc__ID_asc: [f asc] id asc;
+    F_desc__ID_desc: [f desc] id desc;
+    F_desc__A_asc__ID_asc: [f desc, a asc] id asc;
+    G_asc__ID_desc: [g asc] id desc;
+    G_desc__ID_asc: [g desc] id asc;
+    NH_asc_nulls_first__ID_asc: [nh asc nulls_first] id asc;
+    NH_desc_nulls_last__ID_desc: [nh desc nulls_last] id desc;
+    G_asc__NH_asc_nulls_last__F_desc__ID_asc: [g asc, nh asc nulls_last, f desc] id asc;
+    K_asc__ID_asc: [k asc] id asc;
+    K_desc__ID_asc: [k desc] id asc;
+    K_desc__NH_desc_nulls_first__ID_desc: [k desc, nh desc nulls_first] id desc;
 }
 
 /// An activity-feed event, keyset `occurred_at ASC, event_id ASC`.

@@ -1,8 +1,12 @@
 //! The oracle as a property test: random tables of 0-500 rows with heavy ties (values from
-//! small domains) and NULLs at a density of 0%, 10%, 50% or 100%, a random keyset of 1-4
-//! columns in every direction combination and NULL placement (one of [`ROW_MODELS`]), a random
-//! page size 1-50, a tenant filter, boxed or unboxed queries, exact flags or not, deferred join
-//! or direct seek (or the backend's default), one seek or one union arm per key level
+//! small domains) and NULLs at a density of 0%, 10%, 50% or 100%, and a random lookup table
+//! joined to them; a random keyset of 1-4 columns in every direction combination and NULL
+//! placement (one of [`TestDb::row_models`]: [`ROW_MODELS`](crate::models::ROW_MODELS), with MySQL's unsigned keys on
+//! MySQL) over integers, text, timestamps, booleans, doubles (one ulp apart, both zeros, the
+//! extremes, the infinities where stored), bytes, times of day, a newtype, expressions
+//! (`lower(b)`, `coalesce(na, 1)`, `lower(nb)`) and the joined table's columns; a random page
+//! size 1-50, a tenant filter, boxed or unboxed queries, exact flags or not, deferred join or
+//! direct seek (or the backend's default), one seek or one union arm per key level
 //! (`seek_per_level`), with the total count or without. For each case:
 //!
 //! 1. walking forward from the first page gives exactly the plain `ORDER BY` query's rows;
@@ -17,9 +21,10 @@ use keyset_diesel::{Cursor, Keyset, Page};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
 
-use crate::db::OracleDb;
-use crate::models::{Oracle, Read, Walk, ROW_MODELS};
+use crate::db::{Group, OracleDb};
+use crate::models::{Oracle, Read, Walk};
 use crate::oracle::oracle_sql;
+use crate::typed::{byte_strings, f64s, times_of_day, u64s, user_ids};
 use crate::{at, Row, TestDb};
 
 /// Cases per backend per run: `KEYSET_ORACLE_CASES`, default 256.
@@ -44,6 +49,9 @@ fn c_values() -> Vec<chrono::NaiveDateTime> {
     ]
 }
 
+/// Names of the joined groups: "y" and "Y" tie under a case-insensitive collation.
+const GROUP_NAMES: &[&str] = &["x", "y", "Y"];
+
 /// One case's walk parameters.
 #[derive(Debug, Clone)]
 pub struct Scenario {
@@ -63,18 +71,28 @@ pub struct Scenario {
 }
 
 /// 0-500 rows over 3 tenants, ids a random permutation (so id order is not insert order),
-/// `na` and `nb` NULL with the case's density.
-pub fn rows() -> impl Strategy<Value = Vec<Row>> {
+/// `na`, `nb` and `nh` NULL with the case's density; `infinities`: whether `f` may hold them.
+pub fn rows(infinities: bool) -> impl Strategy<Value = Vec<Row>> {
     let density = prop_oneof![Just(0u32), Just(10), Just(50), Just(100)];
+    let fs = f64s(infinities);
     let row = (
-        0..3i32,
-        0..4i32,
-        0..B_VALUES.len(),
-        0..7usize,
-        any::<bool>(),
-        -2i16..2,
+        (
+            0..3i32,
+            0..4i32,
+            0..B_VALUES.len(),
+            0..7usize,
+            any::<bool>(),
+            -2i16..2,
+        ),
         (0..100u32, 0..3i32),
         (0..100u32, 0..B_VALUES.len()),
+        (
+            0..fs.len(),
+            0..byte_strings().len(),
+            (0..100u32, 0..times_of_day().len()),
+            0..user_ids().len(),
+            0..u64s().len(),
+        ),
     );
     (density, prop::collection::vec(row, 0..=500))
         .prop_flat_map(|(density, values)| {
@@ -82,24 +100,56 @@ pub fn rows() -> impl Strategy<Value = Vec<Row>> {
             let ids: Vec<i64> = (0..n as i64).map(|i| i * 3 - 400).collect();
             (Just(density), Just(values), Just(ids).prop_shuffle())
         })
-        .prop_map(|(density, values, ids)| {
-            let cs = c_values();
+        .prop_map(move |(density, values, ids)| {
+            let (cs, gs, hs, ks, us) = (
+                c_values(),
+                byte_strings(),
+                times_of_day(),
+                user_ids(),
+                u64s(),
+            );
             values
                 .into_iter()
                 .zip(ids)
-                .map(|((tenant, a, b, c, d, e, (pa, na), (pb, nb)), id)| Row {
-                    tenant,
-                    a,
-                    b: B_VALUES[b].to_string(),
-                    c: cs[c],
-                    d,
-                    e,
-                    na: (pa >= density).then_some(na),
-                    nb: (pb >= density).then(|| B_VALUES[nb].to_string()),
-                    ..Row::new(id)
-                })
+                .map(
+                    |(((tenant, a, b, c, d, e), (pa, na), (pb, nb), (f, g, (ph, h), k, u)), id)| {
+                        Row {
+                            tenant,
+                            a,
+                            b: B_VALUES[b].to_string(),
+                            c: cs[c],
+                            d,
+                            e,
+                            na: (pa >= density).then_some(na),
+                            nb: (pb >= density).then(|| B_VALUES[nb].to_string()),
+                            f: fs[f],
+                            g: gs[g].clone(),
+                            nh: (ph >= density).then_some(hs[h]),
+                            k: ks[k],
+                            u: us[u],
+                            ..Row::new(id)
+                        }
+                    },
+                )
                 .collect()
         })
+}
+
+/// The 4 groups rows join to on `a` (`a` is 0-3, so every row has its group): names from
+/// [`GROUP_NAMES`], ranks 0-1 or NULL.
+pub fn groups() -> impl Strategy<Value = Vec<Group>> {
+    let group = (0..GROUP_NAMES.len(), prop::option::of(0..2i32));
+    prop::collection::vec(group, 4).prop_map(|groups| {
+        groups
+            .into_iter()
+            .zip(0..)
+            .map(|((name, rank), group_id)| Group {
+                group_id,
+                group_name: GROUP_NAMES[name].to_string(),
+                group_rank: rank,
+            })
+            .collect()
+    })
 }
 
 fn ids<M: Oracle + Keyset>(page: &Page<M>) -> Vec<i64> {
@@ -292,18 +342,23 @@ pub fn oracle_seed() -> u64 {
 /// smallest failing case. With `KEYSET_RELIABILITY_DIR` set, appends the backend, seed,
 /// cases and seconds to `oracle.tsv` there (scripts/reliability.sh).
 pub fn oracle_property<C: TestDb>() {
-    oracle_property_on(C::open(), oracle_cases(), "", |db, model, scenario| {
-        db.run_row_model(model, scenario)
-    });
+    oracle_property_on(
+        C::open(),
+        oracle_cases(),
+        "",
+        &C::row_models(),
+        |db, model, scenario| db.run_row_model(model, scenario),
+    );
 }
 
-/// Runs `cases` random cases on `db` from [`oracle_seed`], each through `run` (row model
-/// index, scenario); `path` names the loading path in the messages and the report line.
-/// Panics with the smallest failing case and the seed.
+/// Runs `cases` random cases on `db` from [`oracle_seed`], each through `run` (index in
+/// `models`, the row models' names, and scenario); `path` names the loading path in the
+/// messages and the report line. Panics with the smallest failing case and the seed.
 pub fn oracle_property_on<D: OracleDb>(
     db: D,
     cases: u32,
     path: &str,
+    models: &[&str],
     run: impl Fn(&mut D, usize, &Scenario) -> Result<(), String>,
 ) {
     let db = RefCell::new(db);
@@ -341,12 +396,19 @@ pub fn oracle_property_on<D: OracleDb>(
                 steps,
             },
         );
-    let strategy = (rows(), 0..ROW_MODELS.len(), scenario);
+    let strategy = (
+        rows(D::Db::STORES_INFINITIES),
+        groups(),
+        0..models.len(),
+        scenario,
+    );
     let ran = std::cell::Cell::new(0u32);
-    let result = runner.run(&strategy, |(rows, model, scenario)| {
+    let result = runner.run(&strategy, |(rows, groups, model, scenario)| {
         let mut db = db.borrow_mut();
         db.db().exec("DELETE FROM keyset_rows");
+        db.db().exec("DELETE FROM keyset_groups");
         db.db().insert_rows(&rows);
+        db.db().insert_groups(&groups);
         ran.set(ran.get() + 1);
         // A panic (in a check or a page invariant) fails the case; proptest then shrinks it.
         let outcome = run(&mut db, model, &scenario);
@@ -354,7 +416,7 @@ pub fn oracle_property_on<D: OracleDb>(
             outcome.is_ok(),
             "{}{path} model {}: {:?}: {}",
             D::Db::NAME,
-            ROW_MODELS[model],
+            models[model],
             scenario,
             outcome.unwrap_err()
         );

@@ -22,6 +22,37 @@ diesel::table! {
         e -> SmallInt,
         na -> Nullable<Integer>,
         nb -> Nullable<Text>,
+        f -> Double,
+        g -> Binary,
+        nh -> Nullable<Time>,
+        k -> BigInt,
+    }
+}
+
+diesel::table! {
+    /// A lookup table joined to `keyset_rows` on `a` (the oracle's joined keys): 4 groups,
+    /// tied names (more ties under a case-insensitive collation), a nullable rank.
+    keyset_groups (group_id) {
+        group_id -> Integer,
+        group_name -> Text,
+        group_rank -> Nullable<Integer>,
+    }
+}
+
+diesel::joinable!(keyset_rows -> keyset_groups (a));
+diesel::allow_tables_to_appear_in_same_query!(keyset_rows, keyset_groups);
+
+/// `keyset_rows` on MySQL/MariaDB, where it also has an unsigned column (`u`, `BIGINT
+/// UNSIGNED`): the oracle's unsigned keys.
+#[cfg(feature = "mysql")]
+pub mod mysql {
+    diesel::table! {
+        #[sql_name = "keyset_rows"]
+        keyset_rows_u (id) {
+            id -> BigInt,
+            tenant -> Integer,
+            u -> Unsigned<BigInt>,
+        }
     }
 }
 
