@@ -405,8 +405,7 @@ pub fn oracle_property_on<D: OracleDb>(
     let ran = std::cell::Cell::new(0u32);
     let result = runner.run(&strategy, |(rows, groups, model, scenario)| {
         let mut db = db.borrow_mut();
-        db.db().exec("DELETE FROM keyset_rows");
-        db.db().exec("DELETE FROM keyset_groups");
+        db.db().clear(&["keyset_rows", "keyset_groups"]);
         db.db().insert_rows(&rows);
         db.db().insert_groups(&groups);
         ran.set(ran.get() + 1);
