@@ -136,7 +136,7 @@ pub fn rows(infinities: bool) -> impl Strategy<Value = Vec<Row>> {
 }
 
 /// The 4 groups rows join to on `a` (`a` is 0-3, so every row has its group): names from
-/// [`GROUP_NAMES`], ranks 0-1 or NULL.
+/// `GROUP_NAMES`, ranks 0-1 or NULL.
 pub fn groups() -> impl Strategy<Value = Vec<Group>> {
     let group = (0..GROUP_NAMES.len(), prop::option::of(0..2i32));
     prop::collection::vec(group, 4).prop_map(|groups| {
