@@ -33,9 +33,21 @@ pub struct Row {
     pub nh: Option<NaiveTime>,
     /// A newtype key (`#[derive(KeyValue)]`).
     pub k: UserId,
+    pub fr: f32,
+    pub n: bigdecimal::BigDecimal,
+    /// The `time` crate's timestamp, written by its own encoding.
+    pub tt: time::PrimitiveDateTime,
+    pub ntd: Option<time::Date>,
     /// `BIGINT UNSIGNED`, on MySQL only (written there after the insert).
     #[diesel(skip_insertion)]
     pub u: u64,
+    /// `UUID`, on PostgreSQL only (written there after the insert).
+    #[diesel(skip_insertion)]
+    pub uu: uuid::Uuid,
+    /// The enum `stage`, on PostgreSQL only (written there after the insert): an index into
+    /// the labels in declaration order, `todo`, `doing`, `done`.
+    #[diesel(skip_insertion)]
+    pub st: usize,
 }
 
 impl Row {
@@ -55,7 +67,16 @@ impl Row {
             g: Vec::new(),
             nh: None,
             k: UserId(0),
+            fr: 0.0,
+            n: bigdecimal::BigDecimal::from(0),
+            tt: time::PrimitiveDateTime::new(
+                time::Date::from_calendar_date(2026, time::Month::October, 10).expect("valid date"),
+                time::Time::MIDNIGHT,
+            ),
+            ntd: None,
             u: 0,
+            uu: uuid::Uuid::nil(),
+            st: 0,
         }
     }
 }
@@ -375,7 +396,26 @@ mod postgres {
             self.exec(&format!("TRUNCATE {}", tables.join(", ")));
         }
 
-        common_impl!();
+        common_impl!(write_pg_only);
+    }
+
+    /// Writes each row's `uu` (`UUID`) and `st` (the enum `stage`), which the shared [`Row`]
+    /// insert leaves out: one `UPDATE` for the chunk, none when every row has the defaults.
+    fn write_pg_only(conn: &mut PgConnection, rows: &[Row]) {
+        if rows.iter().all(|r| r.uu.is_nil() && r.st == 0) {
+            return;
+        }
+        const STAGES: [&str; 3] = ["todo", "doing", "done"];
+        let (mut uus, mut sts) = (String::new(), String::new());
+        for r in rows {
+            uus.push_str(&format!(" WHEN {} THEN '{}'::uuid", r.id, r.uu));
+            sts.push_str(&format!(" WHEN {} THEN '{}'::stage", r.id, STAGES[r.st]));
+        }
+        let ids: Vec<String> = rows.iter().map(|r| r.id.to_string()).collect();
+        conn.exec(&format!(
+            "UPDATE keyset_rows SET uu = CASE id{uus} END, st = CASE id{sts} END WHERE id IN ({})",
+            ids.join(", ")
+        ));
     }
 }
 

@@ -281,6 +281,10 @@ macro_rules! col_type {
     (g) => { Vec<u8> };
     (nh) => { Option<chrono::NaiveTime> };
     (k) => { crate::typed::UserId };
+    (fr) => { f32 };
+    (n) => { bigdecimal::BigDecimal };
+    (tt) => { time::PrimitiveDateTime };
+    (ntd) => { Option<time::Date> };
     (lower_b) => { String };
     (lower_nb) => { Option<String> };
     (coalesce_na) => { i32 };
@@ -406,50 +410,91 @@ macro_rules! backend_row_models {
     };
 }
 
+/// A model over one backend's own view of `keyset_rows` (`$table`, with columns only that
+/// backend has), keyed by the columns listed and then `id`, with [`Oracle`] and [`Walk`]
+/// blocking and async on that backend.
+macro_rules! backend_model {
+    ($feature:literal, $conn:ty, $pair:ident, $table:ident:
+        $name:ident: [$($col:ident: $ty:ty => $dir:ident),*] id $iddir:ident) => {
+        #[allow(non_camel_case_types)]
+        #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+        #[diesel(table_name = $table)]
+        pub struct $name {
+            $(
+                #[keyset($dir)]
+                pub $col: $ty,
+            )*
+            #[keyset($iddir, unique)]
+            pub id: i64,
+        }
+
+        impl Oracle for $name {
+            const ORDER: &'static [OrderTerm] = &[
+                $((stringify!($col), stringify!($dir), None),)*
+                ("id", stringify!($iddir), None),
+            ];
+            const TABLE: &'static str = "keyset_rows";
+            const FILTER_COLUMN: &'static str = "tenant";
+            fn id(&self) -> i64 {
+                self.id
+            }
+        }
+
+        crate::impl_walk!(@one $feature, $conn, $name, $table, i32,
+            |q, f| q.filter($table::tenant.eq(f)));
+        crate::impl_walk!(@async $feature, $pair, $name, $table, i32,
+            |q, f| q.filter($table::tenant.eq(f)));
+    };
+}
+
 /// MySQL's unsigned keys, over `keyset_rows` as [`crate::schema::mysql::keyset_rows_u`] sees it.
 #[cfg(feature = "mysql")]
 mod unsigned {
     use super::*;
     use crate::schema::mysql::keyset_rows_u;
 
-    /// A model keyed by `u $dir, id $iddir` on MySQL, blocking and async.
-    macro_rules! unsigned_model {
-        ($name:ident: u $dir:ident, id $iddir:ident) => {
-            #[allow(non_camel_case_types)]
-            #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
-            #[diesel(table_name = keyset_rows_u)]
-            pub struct $name {
-                #[keyset($dir)]
-                pub u: u64,
-                #[keyset($iddir, unique)]
-                pub id: i64,
-            }
-
-            impl Oracle for $name {
-                const ORDER: &'static [OrderTerm] =
-                    &[("u", stringify!($dir), None), ("id", stringify!($iddir), None)];
-                const TABLE: &'static str = "keyset_rows";
-                const FILTER_COLUMN: &'static str = "tenant";
-                fn id(&self) -> i64 {
-                    self.id
-                }
-            }
-
-            crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $name, keyset_rows_u, i32,
-                |q, f| q.filter(keyset_rows_u::tenant.eq(f)));
-            crate::impl_walk!(@async "mysql", AsyncMysql, $name, keyset_rows_u, i32,
-                |q, f| q.filter(keyset_rows_u::tenant.eq(f)));
-        };
-    }
-
-    unsigned_model!(U_asc__ID_asc: u asc, id asc);
-    unsigned_model!(U_desc__ID_desc: u desc, id desc);
+    backend_model!("mysql", diesel::MysqlConnection, AsyncMysql, keyset_rows_u:
+        U_asc__ID_asc: [u: u64 => asc] id asc);
+    backend_model!("mysql", diesel::MysqlConnection, AsyncMysql, keyset_rows_u:
+        U_desc__ID_desc: [u: u64 => desc] id desc);
 }
 #[cfg(feature = "mysql")]
 pub use unsigned::{U_asc__ID_asc, U_desc__ID_desc};
 
+/// PostgreSQL's UUID and native enum keys, over `keyset_rows` as
+/// [`crate::schema::postgres::keyset_rows_pg`] sees it. The enum pages in its declaration
+/// order (`todo`, `doing`, `done`), which the oracle's `ORDER BY st` follows too.
+#[cfg(feature = "postgres")]
+mod pg_only {
+    use super::*;
+    use crate::schema::postgres::keyset_rows_pg;
+    use crate::typed::stage::Stage;
+
+    backend_model!("postgres", diesel::PgConnection, AsyncPg, keyset_rows_pg:
+        ST_asc__ID_asc: [st: Stage => asc] id asc);
+    backend_model!("postgres", diesel::PgConnection, AsyncPg, keyset_rows_pg:
+        ST_desc__A_asc__ID_desc: [st: Stage => desc, a: i32 => asc] id desc);
+    backend_model!("postgres", diesel::PgConnection, AsyncPg, keyset_rows_pg:
+        UU_asc__ID_desc: [uu: uuid::Uuid => asc] id desc);
+    backend_model!("postgres", diesel::PgConnection, AsyncPg, keyset_rows_pg:
+        UU_desc__ST_asc__ID_asc: [uu: uuid::Uuid => desc, st: Stage => asc] id asc);
+}
+#[cfg(feature = "postgres")]
+pub use pg_only::{
+    ST_asc__ID_asc, ST_desc__A_asc__ID_desc, UU_asc__ID_desc, UU_desc__ST_asc__ID_asc,
+};
+
 backend_row_models!(feature = "sqlite", diesel::SqliteConnection, []);
-backend_row_models!(feature = "postgres", diesel::PgConnection, []);
+backend_row_models!(
+    feature = "postgres",
+    diesel::PgConnection,
+    [
+        ST_asc__ID_asc,
+        ST_desc__A_asc__ID_desc,
+        UU_asc__ID_desc,
+        UU_desc__ST_asc__ID_asc
+    ]
+);
 backend_row_models!(
     feature = "mysql",
     diesel::MysqlConnection,
@@ -463,7 +508,12 @@ backend_row_models!(
 backend_row_models!(
     all(feature = "diesel-async", feature = "postgres"),
     crate::async_db::AsyncPg,
-    []
+    [
+        ST_asc__ID_asc,
+        ST_desc__A_asc__ID_desc,
+        UU_asc__ID_desc,
+        UU_desc__ST_asc__ID_asc
+    ]
 );
 backend_row_models!(
     all(feature = "diesel-async", feature = "mysql"),
@@ -569,6 +619,17 @@ row_models! {
     K_asc__ID_asc: [k asc] id asc;
     K_desc__ID_asc: [k desc] id asc;
     K_desc__NH_desc_nulls_first__ID_desc: [k desc, nh desc nulls_first] id desc;
+    // Floats (one ulp apart, both zeros, extremes), decimals 0.0001 apart, the `time` crate's
+    // timestamp (1 µs apart) and nullable date.
+    FR_asc__ID_desc: [fr asc] id desc;
+    FR_desc__A_asc__ID_asc: [fr desc, a asc] id asc;
+    N_asc__ID_asc: [n asc] id asc;
+    N_desc__B_asc__ID_desc: [n desc, b asc] id desc;
+    TT_asc__ID_asc: [tt asc] id asc;
+    TT_desc__ID_desc: [tt desc] id desc;
+    NTD_asc_nulls_first__TT_desc__ID_asc: [ntd asc nulls_first, tt desc] id asc;
+    NTD_desc_nulls_last__ID_desc: [ntd desc nulls_last] id desc;
+    FR_asc__N_desc__TT_asc__ID_desc: [fr asc, n desc, tt asc] id desc;
 }
 
 /// An activity-feed event, keyset `occurred_at ASC, event_id ASC`.

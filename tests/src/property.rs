@@ -2,8 +2,10 @@
 //! small domains) and NULLs at a density of 0%, 10%, 50% or 100%, and a random lookup table
 //! joined to them; a random keyset of 1-4 columns in every direction combination and NULL
 //! placement (one of [`TestDb::row_models`]: [`ROW_MODELS`](crate::models::ROW_MODELS), with MySQL's unsigned keys on
-//! MySQL) over integers, text, timestamps, booleans, doubles (one ulp apart, both zeros, the
-//! extremes, the infinities where stored), bytes, times of day, a newtype, expressions
+//! MySQL, PostgreSQL's UUID and native enum keys on PostgreSQL) over integers, text,
+//! timestamps, booleans, doubles and floats (one ulp apart, both zeros, the extremes, the
+//! infinities where stored), decimals, bytes, times of day, the `time` crate's timestamp and
+//! nullable date, a newtype, expressions
 //! (`lower(b)`, `coalesce(na, 1)`, `lower(nb)`) and the joined table's columns; a random page
 //! size 1-50, a tenant filter, boxed or unboxed queries, exact flags or not, deferred join or
 //! direct seek (or the backend's default), one seek or one union arm per key level
@@ -24,7 +26,10 @@ use proptest::test_runner::{Config, TestRunner};
 use crate::db::{Group, OracleDb};
 use crate::models::{Oracle, Read, Walk};
 use crate::oracle::oracle_sql;
-use crate::typed::{byte_strings, f64s, times_of_day, u64s, user_ids};
+use crate::typed::{
+    byte_strings, decimals, f32s, f64s, primitive_datetimes, time_dates, times_of_day, u64s,
+    user_ids, uuids,
+};
 use crate::{at, Row, TestDb};
 
 /// Cases per backend per run: `KEYSET_ORACLE_CASES`, default 256.
@@ -75,6 +80,7 @@ pub struct Scenario {
 pub fn rows(infinities: bool) -> impl Strategy<Value = Vec<Row>> {
     let density = prop_oneof![Just(0u32), Just(10), Just(50), Just(100)];
     let fs = f64s(infinities);
+    let frs = f32s(infinities);
     let row = (
         (
             0..3i32,
@@ -93,6 +99,14 @@ pub fn rows(infinities: bool) -> impl Strategy<Value = Vec<Row>> {
             0..user_ids().len(),
             0..u64s().len(),
         ),
+        (
+            0..frs.len(),
+            0..decimals().len(),
+            0..primitive_datetimes().len(),
+            (0..100u32, 0..time_dates().len()),
+            0..uuids().len(),
+            0..3usize,
+        ),
     );
     (density, prop::collection::vec(row, 0..=500))
         .prop_flat_map(|(density, values)| {
@@ -108,11 +122,21 @@ pub fn rows(infinities: bool) -> impl Strategy<Value = Vec<Row>> {
                 user_ids(),
                 u64s(),
             );
+            let (ns, tts, tds, uus) = (decimals(), primitive_datetimes(), time_dates(), uuids());
             values
                 .into_iter()
                 .zip(ids)
                 .map(
-                    |(((tenant, a, b, c, d, e), (pa, na), (pb, nb), (f, g, (ph, h), k, u)), id)| {
+                    |(
+                        (
+                            (tenant, a, b, c, d, e),
+                            (pa, na),
+                            (pb, nb),
+                            (f, g, (ph, h), k, u),
+                            (fr, n, tt, (pd, td), uu, st),
+                        ),
+                        id,
+                    )| {
                         Row {
                             tenant,
                             a,
@@ -127,6 +151,12 @@ pub fn rows(infinities: bool) -> impl Strategy<Value = Vec<Row>> {
                             nh: (ph >= density).then_some(hs[h]),
                             k: ks[k],
                             u: us[u],
+                            fr: frs[fr],
+                            n: ns[n].clone(),
+                            tt: tts[tt],
+                            ntd: (pd >= density).then_some(tds[td]),
+                            uu: uus[uu],
+                            st,
                             ..Row::new(id)
                         }
                     },

@@ -26,6 +26,10 @@ diesel::table! {
         g -> Binary,
         nh -> Nullable<Time>,
         k -> BigInt,
+        fr -> Float,
+        n -> Numeric,
+        tt -> Timestamp,
+        ntd -> Nullable<Date>,
     }
 }
 
@@ -52,6 +56,25 @@ pub mod mysql {
             id -> BigInt,
             tenant -> Integer,
             u -> Unsigned<BigInt>,
+        }
+    }
+}
+
+/// `keyset_rows` on PostgreSQL, where it also has a UUID (`uu`) and a native enum (`st`, of
+/// type `stage`): the oracle's PostgreSQL-only keys.
+#[cfg(feature = "postgres")]
+pub mod postgres {
+    diesel::table! {
+        use diesel::sql_types::*;
+        use crate::typed::stage::StageType;
+
+        #[sql_name = "keyset_rows"]
+        keyset_rows_pg (id) {
+            id -> BigInt,
+            tenant -> Integer,
+            a -> Integer,
+            uu -> Uuid,
+            st -> StageType,
         }
     }
 }

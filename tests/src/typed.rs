@@ -828,3 +828,66 @@ time_backend!(
     Datetime,
     whole_second_times()
 );
+
+/// A PostgreSQL native enum key (docs/CASES.md C19): `CREATE TYPE stage AS ENUM ('todo',
+/// 'doing', 'done')`, Diesel's usual mapping, `#[derive(KeyValue)]` on the Rust enum. Used by
+/// the C19 walks (tests/tests/postgres.rs) and the oracle's random pool on PostgreSQL.
+#[cfg(feature = "postgres")]
+pub mod stage {
+    use diesel::deserialize::{self, FromSql};
+    use diesel::pg::{Pg, PgValue};
+    use diesel::serialize::{self, IsNull, Output, ToSql};
+    use std::io::Write;
+
+    /// The SQL type `stage`.
+    #[derive(diesel::sql_types::SqlType, diesel::query_builder::QueryId)]
+    #[diesel(postgres_type(name = "stage"))]
+    pub struct StageType;
+
+    /// Declared in another order than the `CREATE TYPE` (and than the labels' text order): the
+    /// key's order is the database's, never the Rust declaration's.
+    #[derive(
+        Debug,
+        Clone,
+        Copy,
+        PartialEq,
+        Eq,
+        diesel::expression::AsExpression,
+        diesel::deserialize::FromSqlRow,
+        keyset_diesel::query::KeyValue,
+    )]
+    #[diesel(sql_type = StageType)]
+    pub enum Stage {
+        Done,
+        Todo,
+        Doing,
+    }
+
+    impl Stage {
+        pub const ALL: [Stage; 3] = [Stage::Done, Stage::Todo, Stage::Doing];
+        /// The enum label as PostgreSQL spells it.
+        pub fn label(self) -> &'static [u8] {
+            match self {
+                Stage::Todo => b"todo",
+                Stage::Doing => b"doing",
+                Stage::Done => b"done",
+            }
+        }
+    }
+
+    impl ToSql<StageType, Pg> for Stage {
+        fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
+            out.write_all(self.label())?;
+            Ok(IsNull::No)
+        }
+    }
+
+    impl FromSql<StageType, Pg> for Stage {
+        fn from_sql(bytes: PgValue<'_>) -> deserialize::Result<Self> {
+            Stage::ALL
+                .into_iter()
+                .find(|s| s.label() == bytes.as_bytes())
+                .ok_or_else(|| format!("not a stage: {:?}", bytes.as_bytes()).into())
+        }
+    }
+}

@@ -565,56 +565,7 @@ mod stage_keys {
     use diesel::serialize::{self, IsNull, Output, ToSql};
     use std::io::Write;
 
-    /// The SQL type `stage`.
-    #[derive(diesel::sql_types::SqlType, diesel::query_builder::QueryId)]
-    #[diesel(postgres_type(name = "stage"))]
-    pub struct StageType;
-
-    /// Declared in another order than the `CREATE TYPE` (and than the labels' text order): the
-    /// key's order is the database's, never the Rust declaration's.
-    #[derive(
-        Debug,
-        Clone,
-        Copy,
-        PartialEq,
-        Eq,
-        diesel::expression::AsExpression,
-        diesel::deserialize::FromSqlRow,
-        keyset_diesel::query::KeyValue,
-    )]
-    #[diesel(sql_type = StageType)]
-    pub enum Stage {
-        Done,
-        Todo,
-        Doing,
-    }
-
-    impl Stage {
-        pub const ALL: [Stage; 3] = [Stage::Done, Stage::Todo, Stage::Doing];
-        fn label(self) -> &'static [u8] {
-            match self {
-                Stage::Todo => b"todo",
-                Stage::Doing => b"doing",
-                Stage::Done => b"done",
-            }
-        }
-    }
-
-    impl ToSql<StageType, Pg> for Stage {
-        fn to_sql<'b>(&'b self, out: &mut Output<'b, '_, Pg>) -> serialize::Result {
-            out.write_all(self.label())?;
-            Ok(IsNull::No)
-        }
-    }
-
-    impl FromSql<StageType, Pg> for Stage {
-        fn from_sql(bytes: PgValue<'_>) -> deserialize::Result<Self> {
-            Stage::ALL
-                .into_iter()
-                .find(|s| s.label() == bytes.as_bytes())
-                .ok_or_else(|| format!("not a stage: {:?}", bytes.as_bytes()).into())
-        }
-    }
+    pub use keyset_tests::typed::stage::{Stage, StageType};
 
     diesel::table! {
         use diesel::sql_types::*;
