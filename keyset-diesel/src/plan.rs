@@ -104,9 +104,12 @@ pub enum PlanError {
     Shape(String),
 }
 
-/// One read of the keyset's table in the plan.
+/// One read of the keyset's table (or, on PostgreSQL, of one of its partitions) in the plan.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableRead {
+    /// The relation read: the keyset's table, or on PostgreSQL one of its partitions
+    /// (`events_2026_01`), as the plan names it (last name part, unquoted).
+    pub relation: String,
     /// How the table is read: PostgreSQL's node type (`Index Scan`, `Seq Scan`, ...), SQLite's
     /// `SEARCH` / `SCAN`, MySQL's access type (`range`, `ref`, `ALL`, ...).
     pub access: String,
@@ -126,6 +129,10 @@ pub struct TableRead {
     /// Rows the read discarded by its filter (PostgreSQL's `Rows Removed by Filter`): only
     /// from [`explain_analyze`].
     pub rows_removed_by_filter: Option<f64>,
+    /// Times the read ran (PostgreSQL's `Actual Loops`: `Some(0.0)` for a partition the page
+    /// never reached, `never executed` in the text plan): only from [`explain_analyze`] on
+    /// PostgreSQL.
+    pub loops: Option<f64>,
 }
 
 /// Why a page is not a seek.
@@ -244,7 +251,8 @@ impl fmt::Display for HandlerReads {
     }
 }
 
-/// A row of `SHOW STATUS`, for [`HandlerReads::read`].
+/// A name and a value: a row of `SHOW STATUS` for [`HandlerReads::read`], or a partition's
+/// name (value empty) for the plan check on PostgreSQL.
 #[doc(hidden)]
 #[derive(diesel::QueryableByName)]
 pub struct StatusRow {
@@ -384,9 +392,17 @@ pub struct KeysetShape {
     pub columns: &'static [KeyColumn],
     /// A later page (a seek predicate is expected).
     pub had_cursor: bool,
+    /// The table's partitions at every level (PostgreSQL), as plans name them: their reads
+    /// are reads of the table.
+    pub partitions: Vec<String>,
 }
 
 impl KeysetShape {
+    /// Whether a plan's relation name is the keyset's table or one of its partitions.
+    fn is_table(&self, name: &str) -> bool {
+        name == self.relation || self.partitions.iter().any(|p| p == name)
+    }
+
     fn leading(&self) -> &'static str {
         self.columns.first().map_or("", |c| c.name)
     }
@@ -435,6 +451,12 @@ pub trait PlanBackend: KeysetBackend + Default {
     /// How the recipe writes a key column on this backend.
     #[doc(hidden)]
     const INDEX_STYLE: IndexStyle = IndexStyle::Directions;
+    /// A query whose rows name the partitions of `table` (quoted, as Diesel writes it) in
+    /// their `Variable_name` column, if the backend has partitions the plan names.
+    #[doc(hidden)]
+    fn partitions_sql(_table: &str) -> Option<String> {
+        None
+    }
 }
 
 /// The page's plan: builds the statement `paginated` would run on `conn`'s backend and runs
@@ -509,10 +531,18 @@ where
     let query = paginated.into_query::<Conn::Backend>()?;
     let sql = diesel::debug_query::<Conn::Backend, _>(&query).to_string();
     let (relation, table) = table_names::<K>();
+    let partitions = match <Conn::Backend as PlanBackend>::partitions_sql(&quoted_table::<K>()) {
+        Some(sql) => {
+            let rows: Vec<StatusRow> = diesel::sql_query(sql).load(conn)?;
+            rows.into_iter().map(|r| r.name).collect()
+        }
+        None => Vec::new(),
+    };
     let shape = KeysetShape {
         relation,
         columns: K::COLUMNS,
         had_cursor,
+        partitions,
     };
     let counters = analyze && <Conn::Backend as PlanBackend>::HANDLER_COUNTERS;
     if counters {
@@ -541,17 +571,26 @@ where
 
 /// The keyset's table as plans name it (its last part) and in full, unquoted.
 fn table_names<K: Keyset>() -> (String, String) {
-    let quoted = K::sql_table_name();
-    let parts: Vec<String> = if quoted.is_empty() {
-        K::TABLE_NAME.split("::").map(str::to_string).collect()
-    } else {
-        quoted
-            .split("\".\"")
-            .map(|p| p.trim_matches('"').replace("\"\"", "\""))
-            .collect()
-    };
+    let parts: Vec<String> = quoted_table::<K>()
+        .split("\".\"")
+        .map(|p| p.trim_matches('"').replace("\"\"", "\""))
+        .collect();
     let last = parts.last().cloned().unwrap_or_default();
     (last, parts.join("."))
+}
+
+/// The keyset's table quoted as Diesel writes it (`"archive"."events"`).
+fn quoted_table<K: Keyset>() -> String {
+    let quoted = K::sql_table_name();
+    if quoted.is_empty() {
+        K::TABLE_NAME
+            .split("::")
+            .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(".")
+    } else {
+        quoted
+    }
 }
 
 /// Whether `text` names `column` as a whole word (not inside a longer identifier).
@@ -754,6 +793,17 @@ impl PlanBackend for diesel::pg::Pg {
     const EXPLAIN: [&'static str; 2] = ["EXPLAIN (FORMAT JSON)", "EXPLAIN (ANALYZE, FORMAT JSON)"];
     const INDEX_STYLE: IndexStyle = IndexStyle::DirectionsAndNulls;
 
+    /// Every partition below the table (`pg_partition_tree`, PostgreSQL 12+); none for a table
+    /// that is not partitioned, or not found (`to_regclass` is NULL).
+    fn partitions_sql(table: &str) -> Option<String> {
+        Some(format!(
+            "SELECT c.relname::text AS \"Variable_name\", '' AS \"Value\" \
+             FROM pg_partition_tree(to_regclass('{}')) t JOIN pg_class c ON c.oid = t.relid \
+             WHERE t.level > 0 ORDER BY c.relname",
+            table.replace('\'', "''")
+        ))
+    }
+
     fn read_plan(rows: Vec<String>, shape: &KeysetShape) -> Result<PlanReport, PlanError> {
         let plan = rows.concat();
         let parsed: Value = serde_json::from_str(&plan)?;
@@ -798,8 +848,10 @@ fn pg_walk(
 ) {
     let text = |key: &str| node.get(key).and_then(Value::as_str).map(str::to_string);
     let node_type = text("Node Type").unwrap_or_default();
-    if node.get("Relation Name").and_then(Value::as_str) == Some(shape.relation.as_str()) {
+    let relation = node.get("Relation Name").and_then(Value::as_str);
+    if let Some(relation) = relation.filter(|r| shape.is_table(r)) {
         reads.push(TableRead {
+            relation: relation.to_string(),
             access: node_type.clone(),
             index: text("Index Name"),
             condition: text("Index Cond"),
@@ -807,6 +859,7 @@ fn pg_walk(
             backward: node.get("Scan Direction").and_then(Value::as_str) == Some("Backward"),
             rows: node.get("Actual Rows").and_then(Value::as_f64),
             rows_removed_by_filter: node.get("Rows Removed by Filter").and_then(Value::as_f64),
+            loops: node.get("Actual Loops").and_then(Value::as_f64),
         });
     }
     if node_type.ends_with("Sort") {
@@ -840,7 +893,10 @@ fn pg_reads_below_without_limit(node: &Value, shape: &KeysetShape) -> bool {
             if child.get("Node Type").and_then(Value::as_str) == Some("Limit") {
                 return false;
             }
-            child.get("Relation Name").and_then(Value::as_str) == Some(shape.relation.as_str())
+            child
+                .get("Relation Name")
+                .and_then(Value::as_str)
+                .is_some_and(|r| shape.is_table(r))
                 || pg_reads_below_without_limit(child, shape)
         })
 }
@@ -889,6 +945,7 @@ impl PlanBackend for diesel::sqlite::Sqlite {
                 .find('(')
                 .map(|at| using[at + 1..using.len().saturating_sub(1)].to_string());
             Some(TableRead {
+                relation: shape.relation.clone(),
                 access: access.to_string(),
                 index,
                 // SQLite names an INTEGER PRIMARY KEY `rowid` in the constraint.
@@ -899,6 +956,7 @@ impl PlanBackend for diesel::sqlite::Sqlite {
                 filter: None,
                 backward: false,
                 rows: None,
+                loops: None,
                 rows_removed_by_filter: None,
             })
         };
@@ -1011,6 +1069,7 @@ fn my_walk(
                                 .join(", ")
                         });
                     reads.push(TableRead {
+                        relation: shape.relation.clone(),
                         access,
                         index: text("key"),
                         condition: parts,
@@ -1018,6 +1077,7 @@ fn my_walk(
                         backward: false,
                         rows: table.get("r_rows").and_then(Value::as_f64),
                         rows_removed_by_filter: None,
+                        loops: None,
                     });
                 }
             }
@@ -1069,7 +1129,56 @@ mod tests {
             relation: "events".into(),
             columns: KEY,
             had_cursor: true,
+            partitions: Vec::new(),
         }
+    }
+
+    /// PostgreSQL names a partitioned table's reads by partition: they count as the table's
+    /// (relation and `Actual Loops` kept), and an unknown relation does not.
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn partition_reads_are_reads_of_the_table() {
+        use diesel::pg::Pg;
+        let scan = |relation: &str, loops: u32| {
+            format!(
+                r#"{{"Node Type": "Index Scan", "Relation Name": "{relation}",
+                   "Index Name": "{relation}_idx", "Scan Direction": "Forward",
+                   "Index Cond": "(ROW(occurred_at, event_id) > ROW($1, $2))",
+                   "Actual Rows": {rows}, "Actual Loops": {loops}}}"#,
+                rows = loops * 3
+            )
+        };
+        let plan = format!(
+            r#"[{{"Plan": {{"Node Type": "Limit", "Plans": [{{"Node Type": "Append",
+               "Plans": [{}, {}, {}]}}]}}}}]"#,
+            scan("events_1", 1),
+            scan("events_2", 0),
+            scan("other", 1)
+        );
+        let parted = KeysetShape {
+            partitions: vec!["events_1".into(), "events_2".into()],
+            ..shape()
+        };
+        let report = <Pg as PlanBackend>::read_plan(vec![plan.clone()], &parted).unwrap();
+        assert!(report.seeks(), "{:?}", report.not_a_seek);
+        let reads: Vec<_> = report
+            .reads
+            .iter()
+            .map(|r| (r.relation.as_str(), r.loops, r.rows))
+            .collect();
+        assert_eq!(
+            reads,
+            [
+                ("events_1", Some(1.0), Some(3.0)),
+                ("events_2", Some(0.0), Some(0.0))
+            ]
+        );
+        // Without the partition list, the table is never read: not a seek.
+        let report = <Pg as PlanBackend>::read_plan(vec![plan], &shape()).unwrap();
+        assert!(report.reads.is_empty());
+        assert!(!report.seeks());
+        let sql = <Pg as PlanBackend>::partitions_sql("\"a'b\".\"events\"").unwrap();
+        assert!(sql.contains("to_regclass('\"a''b\".\"events\"')"), "{sql}");
     }
 
     /// A key on an expression is named by its Rust text: plans name the column it reads
@@ -1112,6 +1221,7 @@ mod tests {
             relation: "people".into(),
             columns: EXPR,
             had_cursor: true,
+            partitions: Vec::new(),
         };
         assert_eq!(
             index_recipe("people", &shape, &[], IndexStyle::Directions),
