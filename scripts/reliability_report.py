@@ -189,7 +189,7 @@ def mutants(outdir, status):
     eq_path = os.path.join(os.path.dirname(__file__), "..", "tests", "mutants-equivalent.tsv")
     for row in read_tsv(eq_path):
         if row and not row[0].startswith("#"):
-            equivalent[row[0]] = row[1]
+            equivalent[unplaced(row[0])] = row[1]
     names = {
         "CaughtMutant": "caught",
         "MissedMutant": "missed",
@@ -259,13 +259,19 @@ def mutants(outdir, status):
         )
         lines.append("")
         for s in survivors:
-            reason = equivalent.get(s)
+            reason = equivalent.get(unplaced(s))
             lines.append(
                 f"* `{s}`: " + (f"equivalent: {reason}" if reason else "**open**: no test kills it yet")
             )
     else:
         lines.append("No mutant survived its latest run.")
     return lines
+
+
+def unplaced(name):
+    """A mutant's name without its line and column (`file:line:col: what` -> `file: what`), so
+    an equivalent mutant stays listed when edits elsewhere in its file move it."""
+    return re.sub(r"^([^:]+):\d+:\d+: ", r"\1: ", name)
 
 
 def render(part, outdir, status, start, end):
