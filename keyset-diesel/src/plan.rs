@@ -16,6 +16,9 @@
 //!   names a key column and at least one names the leading key column (the seek predicate is
 //!   an index range start, not a `Filter`); no `Sort` or `Incremental Sort` node sorts the
 //!   table's rows (a sort above per-arm `Limit`s of a union page is bounded and allowed).
+//!   On a partitioned table every partition's scan is a read of the table (the partitions
+//!   are listed with `pg_partition_tree`): each must seek, and [`TableRead::relation`] names
+//!   the partition.
 //! * **SQLite** (`EXPLAIN QUERY PLAN`): every read of the table is a `SEARCH` (on a later page,
 //!   with a key column in its constraint, the leading one in at least one; a first page may
 //!   `SCAN .. USING INDEX` in order), and no `USE TEMP B-TREE FOR ORDER BY` sorts the table's
