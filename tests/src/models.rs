@@ -416,32 +416,8 @@ macro_rules! backend_row_models {
 macro_rules! backend_model {
     ($feature:literal, $conn:ty, $pair:ident, $table:ident:
         $name:ident: [$($col:ident: $ty:ty => $dir:ident),*] id $iddir:ident) => {
-        #[allow(non_camel_case_types)]
-        #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
-        #[diesel(table_name = $table)]
-        pub struct $name {
-            $(
-                #[keyset($dir)]
-                pub $col: $ty,
-            )*
-            #[keyset($iddir, unique)]
-            pub id: i64,
-        }
-
-        impl Oracle for $name {
-            const ORDER: &'static [OrderTerm] = &[
-                $((stringify!($col), stringify!($dir), None),)*
-                ("id", stringify!($iddir), None),
-            ];
-            const TABLE: &'static str = "keyset_rows";
-            const FILTER_COLUMN: &'static str = "tenant";
-            fn id(&self) -> i64 {
-                self.id
-            }
-        }
-
-        crate::impl_walk!(@one $feature, $conn, $name, $table, i32,
-            |q, f| q.filter($table::tenant.eq(f)));
+        crate::key_model!(@model $name, $table, "keyset_rows",
+            [$($col: $ty => $dir),*] id $iddir, $feature, $conn);
         crate::impl_walk!(@async $feature, $pair, $name, $table, i32,
             |q, f| q.filter($table::tenant.eq(f)));
     };
@@ -450,7 +426,6 @@ macro_rules! backend_model {
 /// MySQL's unsigned keys, over `keyset_rows` as [`crate::schema::mysql::keyset_rows_u`] sees it.
 #[cfg(feature = "mysql")]
 mod unsigned {
-    use super::*;
     use crate::schema::mysql::keyset_rows_u;
 
     backend_model!("mysql", diesel::MysqlConnection, AsyncMysql, keyset_rows_u:
@@ -466,7 +441,6 @@ pub use unsigned::{U_asc__ID_asc, U_desc__ID_desc};
 /// order (`todo`, `doing`, `done`), which the oracle's `ORDER BY st` follows too.
 #[cfg(feature = "postgres")]
 mod pg_only {
-    use super::*;
     use crate::schema::postgres::keyset_rows_pg;
     use crate::typed::stage::Stage;
 

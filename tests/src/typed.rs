@@ -14,23 +14,34 @@ use chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Utc};
 use crate::at;
 
 /// A model `$name` over `$table` keyed by `$col $dir, id $iddir`, with [`crate::models::Oracle`]
-/// and [`crate::models::Walk`] on one backend.
+/// and [`crate::models::Walk`] on one backend. The `@model` form takes several key columns and
+/// the table's SQL name for the oracle (a backend's own `table!` view of a shared table).
 #[macro_export]
 macro_rules! key_model {
     ($name:ident, $table:ident, $col:ident: $ty:ty => $dir:ident, id $iddir:ident, $feature:literal, $conn:ty) => {
+        $crate::key_model!(@model $name, $table, stringify!($table),
+            [$col: $ty => $dir] id $iddir, $feature, $conn);
+    };
+    (@model $name:ident, $table:ident, $sql_table:expr,
+        [$($col:ident: $ty:ty => $dir:ident),*] id $iddir:ident, $feature:literal, $conn:ty) => {
+        #[allow(non_camel_case_types)]
         #[derive(Debug, Clone, PartialEq, diesel::Queryable, diesel::Selectable, keyset_diesel::Keyset)]
         #[diesel(table_name = $table)]
         pub struct $name {
-            #[keyset($dir)]
-            pub $col: $ty,
+            $(
+                #[keyset($dir)]
+                pub $col: $ty,
+            )*
             #[keyset($iddir, unique)]
             pub id: i64,
         }
 
         impl $crate::models::Oracle for $name {
-            const ORDER: &'static [$crate::models::OrderTerm] =
-                &[(stringify!($col), stringify!($dir), None), ("id", stringify!($iddir), None)];
-            const TABLE: &'static str = stringify!($table);
+            const ORDER: &'static [$crate::models::OrderTerm] = &[
+                $((stringify!($col), stringify!($dir), None),)*
+                ("id", stringify!($iddir), None),
+            ];
+            const TABLE: &'static str = $sql_table;
             const FILTER_COLUMN: &'static str = "tenant";
             fn id(&self) -> i64 {
                 self.id
