@@ -46,6 +46,7 @@ use diesel::QueryResult;
 
 use crate::backend::KeysetBackend;
 use crate::keyset::{Keyset, KeysetSql};
+use crate::kind::BackendKind;
 use crate::predicate::{KeysetOrder, SeekPredicate};
 use crate::sql::Part;
 
@@ -186,6 +187,8 @@ pub struct PageStatement<Q, K: Keyset> {
     deferred: bool,
     /// Also select the total count ([`crate::Paginated::with_total_count`]).
     total: bool,
+    /// The index the seek must read ([`crate::Paginated::force_index`]).
+    index: Option<&'static str>,
 }
 
 impl<Q, K: Keyset> PageStatement<Q, K> {
@@ -208,6 +211,7 @@ impl<Q, K: Keyset> PageStatement<Q, K> {
             limit,
             deferred,
             total,
+            index: None,
         }
     }
 
@@ -215,6 +219,12 @@ impl<Q, K: Keyset> PageStatement<Q, K> {
     /// [`SeekPredicate`] of the reversed walk).
     pub(crate) fn until(mut self, until: Option<SeekPredicate<K>>) -> Self {
         self.until = until;
+        self
+    }
+
+    /// Read the seek through this index (see [`walk_index_hint`]).
+    pub(crate) fn index(mut self, index: Option<&'static str>) -> Self {
+        self.index = index;
         self
     }
 }
@@ -229,6 +239,7 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for PageStatement<Q, K> {
             .field("limit", &self.limit)
             .field("deferred", &self.deferred)
             .field("total", &self.total)
+            .field("index", &self.index)
             .finish()
     }
 }
@@ -260,6 +271,7 @@ where
                 order: &self.order,
                 limit: &self.limit,
                 deferred: self.deferred,
+                index: self.index,
                 extras: None,
                 total: if self.total {
                     Total::Count
@@ -285,6 +297,9 @@ pub(crate) struct Statement<'b, Q, K: Keyset> {
     /// As a deferred join (when there is a seek, unless the query is `DISTINCT` or locks
     /// rows).
     pub deferred: bool,
+    /// The index the seek must read: written after the `FROM` that carries the seek (the
+    /// inner one of a deferred join).
+    pub index: Option<&'static str>,
     /// For a union branch: also select every key column as `__keyset_k<i>`, and this
     /// [`BranchRow`] as `__keyset_arm`.
     pub extras: Option<BranchRow>,
@@ -344,16 +359,18 @@ where
         out.push_sql(" AS ");
         out.push_identifier(TOTAL_ALIAS)?;
     }
+    let deferred = s.seek.is_some() && s.deferred && !q.distinct_or_locking(out.backend())?;
     q.walk_from(out.reborrow())?;
+    if !deferred {
+        walk_index_hint(s.index, out.reborrow())?;
+    }
     q.walk_where(out.reborrow())?;
-    let mut deferred = false;
     if s.seek.is_some() || s.until.is_some() {
         let and_or_where = if q.has_where(out.backend())? {
             " AND "
         } else {
             " WHERE "
         };
-        deferred = s.seek.is_some() && s.deferred && !q.distinct_or_locking(out.backend())?;
         out.push_sql(and_or_where);
         if deferred {
             K::walk_column(tie_breaker, out.reborrow())?;
@@ -366,6 +383,7 @@ where
             out.push_sql(" AS ");
             out.push_identifier("__keyset_tb")?;
             q.walk_from(out.reborrow())?;
+            walk_index_hint(s.index, out.reborrow())?;
             q.walk_where(out.reborrow())?;
             out.push_sql(and_or_where);
         }
@@ -397,6 +415,29 @@ where
         tail(out.reborrow())?;
     }
     q.walk_locking(out)
+}
+
+/// The index hint after a `FROM` clause of one table, the name quoted as an identifier:
+/// MySQL/MariaDB `FORCE INDEX (<index>)`, SQLite `INDEXED BY <index>`; nothing on
+/// PostgreSQL, which has no index hints.
+fn walk_index_hint<DB: KeysetBackend>(
+    index: Option<&'static str>,
+    mut out: AstPass<'_, '_, DB>,
+) -> QueryResult<()> {
+    let Some(index) = index else { return Ok(()) };
+    match DB::KIND {
+        BackendKind::Mysql => {
+            out.push_sql(" FORCE INDEX (");
+            out.push_identifier(index)?;
+            out.push_sql(")");
+        }
+        BackendKind::Sqlite => {
+            out.push_sql(" INDEXED BY ");
+            out.push_identifier(index)?;
+        }
+        BackendKind::Postgres => {}
+    }
+    Ok(())
 }
 
 /// `SELECT COUNT(*) FROM (SELECT 1 FROM <your from> WHERE <your filters> GROUP BY ..

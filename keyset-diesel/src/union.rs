@@ -59,6 +59,8 @@ pub struct UnionPage<Q, K: Keyset> {
     outer_limit: i64,
     /// A count row branch carrying the total count ([`BranchRow::Count`]).
     count: bool,
+    /// The index every branch's seek must read ([`crate::Paginated::force_index`]).
+    index: Option<&'static str>,
 }
 
 impl<Q, K: Keyset> UnionPage<Q, K> {
@@ -85,7 +87,14 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             probe_limit: 1,
             outer_limit: limit + i64::from(probe) + i64::from(count),
             count,
+            index: None,
         }
+    }
+
+    /// Read every branch's seek through this index.
+    pub(crate) fn index(mut self, index: Option<&'static str>) -> Self {
+        self.index = index;
+        self
     }
 
     /// Only the rows strictly before `until` in the walk's order, on every arm.
@@ -117,6 +126,7 @@ impl<Q: std::fmt::Debug, K: Keyset> std::fmt::Debug for UnionPage<Q, K> {
             .field("deferred", &self.deferred)
             .field("limit", &self.limit)
             .field("count", &self.count)
+            .field("index", &self.index)
             .finish()
     }
 }
@@ -190,6 +200,7 @@ where
                     order: &self.order,
                     limit,
                     deferred: self.deferred,
+                    index: self.index,
                     extras: Some(row),
                     total,
                 },

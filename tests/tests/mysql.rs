@@ -3,7 +3,7 @@
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use keyset_diesel::plan::HandlerReads;
-use keyset_diesel::{Cursor, Keyset};
+use keyset_diesel::{Cursor, Keyset, PaginateDsl};
 use keyset_tests::models::{
     PlanAsc, PlanAscKey, PlanDesc, PlanDescKey, PlanMixed, PlanMixedKey, Read, Walk,
 };
@@ -123,6 +123,148 @@ fn deep_pages_read_a_bounded_number_of_index_entries() {
     deep_page_reads!(&mut db, PlanMixed, mixed, direct);
 }
 
+/// The page after the row at `DEPTH` of `$model` read in the direct form with
+/// `.force_index($index)` (a select list the index does not cover): checks its rows against
+/// the oracle, its SQL (the hint after `FROM`, no deferred join), and evaluates to the
+/// statement's index entries examined.
+macro_rules! forced_page_reads {
+    ($conn:expr, $model:ty, $order:expr, $index:literal) => {{
+        let conn: &mut My = $conn;
+        let id = plans::id_at(conn, $order, DEPTH);
+        let row: $model = plan_rows::table
+            .find(id)
+            .select(<$model>::as_select())
+            .first(conn)
+            .expect("deep row");
+        let page = || {
+            plan_rows::table
+                .filter(plan_rows::tenant.eq(1))
+                .select(<$model>::as_select())
+                .paginate_after(Some(Cursor::after(row.key())))
+                .page_size(PLAN_PAGE_SIZE)
+                .force_index($index)
+        };
+        let sql = diesel::debug_query::<diesel::mysql::Mysql, _>(
+            &page().into_query::<diesel::mysql::Mysql>().expect("query"),
+        )
+        .to_string();
+        assert!(
+            sql.contains(concat!(
+                "FROM `plan_rows` FORCE INDEX (`",
+                $index,
+                "`) WHERE"
+            )),
+            "{sql}"
+        );
+        assert!(!sql.contains("__keyset_k"), "direct form by default: {sql}");
+        conn.batch_execute("FLUSH STATUS").expect("flush status");
+        let got = page().load_page(conn).expect("forced page");
+        // Index entries examined: with the seek pushed into the index condition each entry is
+        // one ICP attempt, and the ones that match are also counted as Handler_read_next, so
+        // the larger of the two (not their sum, as `index_reads` gives).
+        let counters = HandlerReads::read(conn).expect("status");
+        let reads = counters
+            .icp_attempts
+            .max(counters.read_next + counters.read_prev);
+        let report = counters.to_string();
+        let expected = conn.ids(&format!(
+            "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {} LIMIT {} OFFSET {}",
+            $order,
+            PLAN_PAGE_SIZE,
+            DEPTH + 1
+        ));
+        assert_eq!(got.items.iter().map(|r| r.id).collect::<Vec<_>>(), expected);
+        assert!(got.has_more);
+        eprintln!(
+            "{} force_index: index reads {reads} ({report})",
+            stringify!($model)
+        );
+        reads
+    }};
+}
+
+/// `.force_index(..)`: the direct form of a non-covering page, which MariaDB may otherwise
+/// plan as `ref` access reading from the start of the tenant (printed by the test above),
+/// reads page size + ties + 10 index entries at depth 50,075 with the index named: ASC, DESC
+/// and mixed. The names are the migrations' indexes, checked against
+/// `information_schema.STATISTICS` (columns in keyset order after the filter column); an
+/// index that does not exist is the server's error, not a page.
+#[test]
+fn force_index_pages_read_a_bounded_number_of_index_entries() {
+    let mut db = deep_table();
+    let conn: &mut My = &mut db;
+    #[derive(QueryableByName)]
+    struct IndexColumn {
+        #[diesel(sql_type = diesel::sql_types::Text)]
+        column: String,
+    }
+    for (index, columns) in [
+        ("plan_rows_tenant_at_id", ["tenant", "at", "id"]),
+        ("plan_rows_tenant_score_desc_id", ["tenant", "score", "id"]),
+    ] {
+        let found: Vec<IndexColumn> = diesel::sql_query(
+            "SELECT CAST(COLUMN_NAME AS CHAR) AS `column` FROM information_schema.STATISTICS \
+             WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'plan_rows' AND INDEX_NAME = ? \
+             ORDER BY SEQ_IN_INDEX",
+        )
+        .bind::<diesel::sql_types::Text, _>(index)
+        .load(conn)
+        .expect("information_schema");
+        let found: Vec<&str> = found.iter().map(|c| c.column.as_str()).collect();
+        assert_eq!(found, columns, "index {index}");
+    }
+    let page = u64::from(PLAN_PAGE_SIZE);
+    let at_bound = page + AT_TIES as u64 + 10;
+    let score_bound = page + (ROWS / 2 / SCORES) as u64 + 10;
+    assert!(
+        forced_page_reads!(conn, PlanAsc, "at ASC, id ASC", "plan_rows_tenant_at_id") <= at_bound
+    );
+    assert!(
+        forced_page_reads!(conn, PlanDesc, "at DESC, id DESC", "plan_rows_tenant_at_id")
+            <= at_bound
+    );
+    assert!(
+        forced_page_reads!(
+            conn,
+            PlanMixed,
+            "score DESC, id ASC",
+            "plan_rows_tenant_score_desc_id"
+        ) <= score_bound
+    );
+    // With the deferred join asked for, the hint goes on the inner seek only.
+    let sql = diesel::debug_query::<diesel::mysql::Mysql, _>(
+        &plan_rows::table
+            .filter(plan_rows::tenant.eq(1))
+            .select(PlanAsc::as_select())
+            .paginate_after(Some(Cursor::<PlanAsc>::after((keyset_tests::at(1, 0), 1))))
+            .force_index("plan_rows_tenant_at_id")
+            .deferred_join(true)
+            .into_query::<diesel::mysql::Mysql>()
+            .expect("query"),
+    )
+    .to_string();
+    assert_eq!(
+        sql.matches("FORCE INDEX (`plan_rows_tenant_at_id`)")
+            .count(),
+        1,
+        "{sql}"
+    );
+    assert!(
+        sql.contains("AS `__keyset_tb` FROM `plan_rows` FORCE INDEX"),
+        "{sql}"
+    );
+    let missing = plan_rows::table
+        .filter(plan_rows::tenant.eq(1))
+        .select(PlanAsc::as_select())
+        .paginate_after(None)
+        .force_index("plan_rows_no_such_index")
+        .load_page(conn);
+    assert!(
+        matches!(missing, Err(diesel::result::Error::DatabaseError(..))),
+        "{missing:?}"
+    );
+}
+
 /// The same bound read backward (the page before a deep cursor).
 #[test]
 fn deep_backward_pages_read_a_bounded_number_of_index_entries() {
@@ -178,7 +320,6 @@ mod c20 {
 #[test]
 fn c20_connection_collation_differs_from_the_column() {
     use c20::{products, Product};
-    use keyset_diesel::PaginateDsl;
     let mut db = My::open();
     db.exec(
         "CREATE TABLE products (id BIGINT NOT NULL PRIMARY KEY, \
