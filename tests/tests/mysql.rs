@@ -44,17 +44,24 @@ fn handler_reads(conn: &mut My) -> (u64, String) {
     (reads.index_reads(), reads.to_string())
 }
 
+/// The row at `DEPTH` of tenant 1 under `$order`, as `$model`.
+macro_rules! deep_row {
+    ($conn:expr, $model:ty, $order:expr) => {{
+        let id = plans::id_at($conn, $order, DEPTH);
+        plan_rows::table
+            .find(id)
+            .select(<$model>::as_select())
+            .first::<$model>($conn)
+            .expect("deep row")
+    }};
+}
+
 /// Reads the page after the row at `DEPTH` of `$model` (ordered by `$order`) with `$how`,
 /// checks its rows against the oracle, and evaluates to the index reads of that statement.
 macro_rules! deep_page_reads {
     ($conn:expr, $model:ty, $order:expr, $how:expr) => {{
         let conn: &mut My = $conn;
-        let id = plans::id_at(conn, $order, DEPTH);
-        let row: $model = plan_rows::table
-            .find(id)
-            .select(<$model>::as_select())
-            .first(conn)
-            .expect("deep row");
+        let row: $model = deep_row!(conn, $model, $order);
         let how: Read = $how;
         conn.batch_execute("FLUSH STATUS").expect("flush status");
         let page = <$model as Walk<My>>::read(conn, &1, Some(Cursor::after(row.key())), how)
@@ -130,12 +137,7 @@ fn deep_pages_read_a_bounded_number_of_index_entries() {
 macro_rules! forced_page_reads {
     ($conn:expr, $model:ty, $order:expr, $index:literal) => {{
         let conn: &mut My = $conn;
-        let id = plans::id_at(conn, $order, DEPTH);
-        let row: $model = plan_rows::table
-            .find(id)
-            .select(<$model>::as_select())
-            .first(conn)
-            .expect("deep row");
+        let row: $model = deep_row!(conn, $model, $order);
         let page = || {
             plan_rows::table
                 .filter(plan_rows::tenant.eq(1))
@@ -273,12 +275,7 @@ fn deep_backward_pages_read_a_bounded_number_of_index_entries() {
     let bound = u64::from(PLAN_PAGE_SIZE) + AT_TIES as u64 + 10;
     let conn: &mut My = &mut db;
     let order = "at ASC, id ASC";
-    let id = plans::id_at(conn, order, DEPTH);
-    let row: PlanAsc = plan_rows::table
-        .find(id)
-        .select(PlanAsc::as_select())
-        .first(conn)
-        .expect("deep row");
+    let row: PlanAsc = deep_row!(conn, PlanAsc, order);
     conn.batch_execute("FLUSH STATUS").expect("flush status");
     let page = PlanAsc::read(conn, &1, Some(Cursor::before(row.key())), back).expect("page");
     let (reads, report) = handler_reads(conn);

@@ -118,7 +118,8 @@ macro_rules! shape_benches {
     (
         $c:expr, $conn:expr, $run:expr, $conn_ty:ty, $db:ty, $model:ty, $shape:literal, $order:expr,
         lead: $lead:ident as $lead_bind:ident, id_before: $idcmp:ident, same_direction: $same:expr,
-        offset: $with_offset:expr, overhead: $with_overhead:expr, per_level: $per_level:expr
+        offset: $with_offset:expr, overhead: $with_overhead:expr, per_level: $per_level:expr,
+        index: $index:literal
     ) => {{
         use diesel::prelude::*;
         use keyset_diesel::{Cursor, KeysetBackend, PaginateDsl};
@@ -184,6 +185,18 @@ macro_rules! shape_benches {
                 want,
                 "{name} {shape} direct depth {depth}"
             );
+            let forced = base()
+                .paginate_after(cursor.clone())
+                .seek_per_level($per_level)
+                .page_size(PAGE)
+                .force_index($index)
+                .load_page(conn)
+                .expect("forced page");
+            assert_eq!(
+                ids(&forced.items),
+                want,
+                "{name} {shape} force_index depth {depth}"
+            );
             ties.push(row.as_ref().map(|r| {
                 bench_rows::table
                     .filter(bench_rows::tenant.eq(BIG_TENANT))
@@ -224,6 +237,7 @@ macro_rules! shape_benches {
                 depth: *depth,
                 keyset,
                 direct: None,
+                forced: None,
                 offset: None,
                 ties_before: *ties_before,
             });
@@ -250,6 +264,25 @@ macro_rules! shape_benches {
                 run.depth[first_row + i].direct = Some(direct);
             }
             g.finish();
+            // The direct form with the keyset's index named (`.force_index`).
+            let forced_group = format!("{name}_{shape}_forced");
+            let mut g = c.benchmark_group(&forced_group);
+            fast(&mut g);
+            for (i, (depth, row)) in rows.iter().enumerate() {
+                let cursor = row.as_ref().map(Cursor::after_row);
+                let mut forced = Measure::new(&forced_group, "forced", depth);
+                $crate::backends::bench_slow(&mut g, &mut forced, || {
+                    base()
+                        .paginate_after(cursor.clone())
+                        .seek_per_level($per_level)
+                        .page_size(PAGE)
+                        .force_index($index)
+                        .load_page(&mut *conn)
+                        .expect("forced page")
+                });
+                run.depth[first_row + i].forced = Some(forced);
+            }
+            g.finish();
         }
         if $with_offset {
             let offset_group = format!("{name}_{shape}_offset");
@@ -265,6 +298,74 @@ macro_rules! shape_benches {
                 run.depth[first_row + i].offset = Some(offset);
             }
             g.finish();
+        }
+
+        // 1b. The physical floor: the deep page's 21 rows (the page and its look-ahead row)
+        //     read by one range scan on the primary key, where they are one range of ids of
+        //     the tenant (the rows of `at` order are; `score` order scatters them).
+        if $with_offset {
+            let deep = offset_query(DEEP)
+                .load::<$model>(conn)
+                .expect("deep page rows");
+            let want = ids(&deep);
+            let (lo, hi) = (
+                want.iter().copied().min().expect("rows"),
+                want.iter().copied().max().expect("rows"),
+            );
+            let ascending = want.windows(2).all(|w| w[0] < w[1]);
+            let descending = want.windows(2).all(|w| w[0] > w[1]);
+            // Few ids between: the range holds the page and a few rows of other tenants.
+            let one_range = (ascending || descending) && hi - lo < 4 * i64::from(PAGE + 1);
+            let in_range = || {
+                bench_rows::table
+                    .filter(bench_rows::tenant.eq(BIG_TENANT))
+                    .filter(bench_rows::id.between(lo, hi))
+                    .select(<$model>::as_select())
+            };
+            let group_name = format!("{name}_{shape}_floor");
+            let measure = if one_range {
+                let check = if ascending {
+                    in_range().order(bench_rows::id.asc()).load::<$model>(conn)
+                } else {
+                    in_range().order(bench_rows::id.desc()).load::<$model>(conn)
+                }
+                .expect("floor rows");
+                assert_eq!(
+                    ids(&check),
+                    want,
+                    "{name} {shape}: the floor reads the page's rows"
+                );
+                let floor = Measure::new(&group_name, "floor", DEEP);
+                let mut g = c.benchmark_group(&group_name);
+                fast(&mut g);
+                g.bench_function(floor.id(), |b| {
+                    if ascending {
+                        b.iter(|| {
+                            in_range()
+                                .order(bench_rows::id.asc())
+                                .load::<$model>(&mut *conn)
+                                .expect("floor")
+                        })
+                    } else {
+                        b.iter(|| {
+                            in_range()
+                                .order(bench_rows::id.desc())
+                                .load::<$model>(&mut *conn)
+                                .expect("floor")
+                        })
+                    }
+                });
+                g.finish();
+                Some(floor)
+            } else {
+                None
+            };
+            run.floors.push($crate::results::FloorRow {
+                shape,
+                ids: (lo, hi),
+                descending,
+                floor: measure,
+            });
         }
 
         // 2. The library against the same SQL and binds written by hand.
@@ -355,20 +456,27 @@ macro_rules! shape_benches {
         //    OFFSET at the deep page.
         for (depth, row) in rows.iter().filter(|(d, _)| *d == 0 || *d == DEEP) {
             let cursor = row.as_ref().map(Cursor::after_row);
-            let variants: &[(Option<bool>, &str)] = if deferred_default && *depth > 0 {
+            // (deferred join, index named, title)
+            let variants: &[(Option<bool>, bool, &str)] = if deferred_default && *depth > 0 {
                 &[
-                    (None, ", deferred join (the default)"),
-                    (Some(false), ", direct (`.deferred_join(false)`)"),
+                    (None, false, ", deferred join (the default)"),
+                    (Some(false), false, ", direct (`.deferred_join(false)`)"),
+                    (
+                        None,
+                        true,
+                        ", direct with the index named (`.force_index(..)`)",
+                    ),
                 ]
             } else {
-                &[(None, "")]
+                &[(None, false, "")]
             };
-            for &(deferred, variant) in variants {
+            for &(deferred, forced, variant) in variants {
                 let paginated = || {
                     let p = base()
                         .paginate_after(cursor.clone())
                         .seek_per_level($per_level)
                         .page_size(PAGE);
+                    let p = if forced { p.force_index($index) } else { p };
                     match deferred {
                         Some(d) => p.deferred_join(d),
                         None => p,
@@ -423,10 +531,12 @@ macro_rules! walk_fn {
             tenant: i32,
             tenant_rows: i64,
             page_size: u32,
+            form: $crate::results::WalkForm,
         ) -> $crate::results::WalkRow {
             use diesel::prelude::*;
             use keyset_diesel::PaginateDsl;
             use $crate::alloc;
+            use $crate::results::WalkForm;
             use $crate::schema::{bench_rows, Asc};
 
             // Each page's time and the depth it started at (allocated before the heap peak
@@ -437,6 +547,7 @@ macro_rules! walk_fn {
             alloc::reset_peak();
             let rss_reset = alloc::reset_rss_peak();
             let rss_before = alloc::rss();
+            let storage_before = storage(conn);
             let started = std::time::Instant::now();
             let mut cursor = None;
             let (mut pages, mut rows) = (0u64, 0u64);
@@ -448,27 +559,51 @@ macro_rules! walk_fn {
                     break;
                 }
                 let page_started = std::time::Instant::now();
-                let page = bench_rows::table
-                    .filter(bench_rows::tenant.eq(tenant))
-                    .select(Asc::as_select())
-                    .paginate_after(cursor)
-                    .page_size(page_size)
-                    .load_page(conn)
-                    .expect("walk page");
+                let query = || {
+                    bench_rows::table
+                        .filter(bench_rows::tenant.eq(tenant))
+                        .select(Asc::as_select())
+                };
+                let (items, more) = match form {
+                    WalkForm::Keyset | WalkForm::Direct | WalkForm::Forced => {
+                        let paginated = query().paginate_after(cursor.take()).page_size(page_size);
+                        let paginated = match form {
+                            WalkForm::Direct => paginated.deferred_join(false),
+                            WalkForm::Forced => paginated.force_index("bench_rows_tenant_at_id"),
+                            _ => paginated,
+                        };
+                        let page = paginated.load_page(conn).expect("walk page");
+                        cursor = page.next_cursor;
+                        (page.items, cursor.is_some())
+                    }
+                    WalkForm::Offset => {
+                        let mut items = query()
+                            .order((bench_rows::at.asc(), bench_rows::id.asc()))
+                            .limit(i64::from(page_size) + 1)
+                            .offset(rows as i64)
+                            .load::<Asc>(conn)
+                            .expect("walk OFFSET page");
+                        let more = items.len() > page_size as usize;
+                        items.truncate(page_size as usize);
+                        (items, more)
+                    }
+                };
                 page_times.push((page_started.elapsed().as_nanos() as f64, rows));
                 pages += 1;
-                rows += page.items.len() as u64;
-                for row in &page.items {
+                rows += items.len() as u64;
+                for row in &items {
                     let key = (row.at, row.id);
                     assert!(last.is_none_or(|l| l < key), "walk out of order");
                     last = Some(key);
                 }
-                cursor = page.next_cursor;
-                if cursor.is_none() {
+                if !more {
                     break;
                 }
             }
             let seconds = started.elapsed().as_secs_f64();
+            let storage_reads = storage_before
+                .zip(storage(conn))
+                .map(|(b, a)| (a.0.saturating_sub(b.0), a.1.saturating_sub(b.1)));
             let heap_peak = alloc::peak().saturating_sub(heap_before) as u64;
             let rss_peak = match (rss_reset, rss_before, alloc::rss_peak()) {
                 (true, Some(before), Some(peak)) => Some(peak.saturating_sub(before)),
@@ -486,9 +621,11 @@ macro_rules! walk_fn {
                 .max_by(|a, b| a.0.total_cmp(&b.0))
                 .unwrap_or((0.0, 0));
             eprintln!(
-                "[bench] walk tenant {tenant} page size {page_size}: {rows} rows in {seconds:.2} s, heap peak +{heap_peak} B, RSS peak +{rss_peak:?} B"
+                "[bench] walk ({form:?}) tenant {tenant} page size {page_size}: {rows} rows in {seconds:.2} s, heap peak +{heap_peak} B, RSS peak +{rss_peak:?} B, storage reads {storage_reads:?}"
             );
             $crate::results::WalkRow {
+                form,
+                storage_reads,
                 tenant,
                 tenant_rows,
                 page_size,
@@ -520,27 +657,38 @@ macro_rules! backend_run {
         shape_benches!(c, conn, run, $conn_ty, $db, Asc, "asc",
             (bench_rows::at.asc(), bench_rows::id.asc()),
             lead: at as Ts, id_before: le, same_direction: true, offset: true, overhead: true,
-            per_level: false);
+            per_level: false,
+            index: "bench_rows_tenant_at_id");
         shape_benches!(c, conn, run, $conn_ty, $db, Desc, "desc",
             (bench_rows::at.desc(), bench_rows::id.desc()),
             lead: at as Ts, id_before: ge, same_direction: true, offset: true, overhead: true,
-            per_level: false);
+            per_level: false,
+            index: "bench_rows_tenant_at_id");
         shape_benches!(c, conn, run, $conn_ty, $db, Mixed, "mixed",
             (bench_rows::score.desc(), bench_rows::id.asc()),
             lead: score as Int, id_before: le, same_direction: false, offset: true, overhead: true,
-            per_level: false);
+            per_level: false,
+            index: "bench_rows_tenant_score_id");
         shape_benches!(c, conn, run, $conn_ty, $db, LongTies, "long_ties",
             (bench_rows::grade.desc(), bench_rows::id.asc()),
             lead: grade as Int, id_before: le, same_direction: false, offset: false, overhead: false,
-            per_level: false);
+            per_level: false, index: "bench_rows_tenant_grade_id");
         shape_benches!(c, conn, run, $conn_ty, $db, LongTies, "long_ties_per_level",
             (bench_rows::grade.desc(), bench_rows::id.asc()),
             lead: grade as Int, id_before: le, same_direction: false, offset: false, overhead: false,
-            per_level: true);
+            per_level: true, index: "bench_rows_tenant_grade_id");
         }
+        use $crate::results::WalkForm;
         for page_size in [20, 1000] {
             for (tenant, rows) in [(SMALL_TENANT, SMALL_TENANT_ROWS), (BIG_TENANT, BIG_TENANT_ROWS)] {
-                run.walks.push(walk(conn, tenant, rows, page_size));
+                run.walks.push(walk(conn, tenant, rows, page_size, WalkForm::Keyset));
+            }
+        }
+        // Where the default is a deferred join: the big tenant at page size 20 in the direct
+        // form and as OFFSET pages, with the same storage counters.
+        if <$db as keyset_diesel::KeysetBackend>::DEFERRED_JOIN {
+            for form in [WalkForm::Forced, WalkForm::Direct, WalkForm::Offset] {
+                run.walks.push(walk(conn, BIG_TENANT, BIG_TENANT_ROWS, 20, form));
             }
         }
     }};
@@ -583,6 +731,11 @@ pub mod postgres {
 
     fn counters(conn: &mut PgConnection, run: impl FnOnce(&mut PgConnection)) -> Option<String> {
         run(conn);
+        None
+    }
+
+    /// Storage reads are counted on MariaDB only.
+    fn storage(_: &mut PgConnection) -> Option<(u64, u64)> {
         None
     }
 
@@ -690,6 +843,11 @@ pub mod sqlite {
         run: impl FnOnce(&mut SqliteConnection),
     ) -> Option<String> {
         run(conn);
+        None
+    }
+
+    /// Storage reads are counted on MariaDB only.
+    fn storage(_: &mut SqliteConnection) -> Option<(u64, u64)> {
         None
     }
 
@@ -873,6 +1031,25 @@ pub mod mysql {
                 .collect::<Vec<_>>()
                 .join(" "),
         )
+    }
+
+    /// The server's InnoDB buffer pool counters: pages read from storage
+    /// (`Innodb_buffer_pool_reads`) and page requests (`Innodb_buffer_pool_read_requests`).
+    /// Server-wide: nothing else uses the server during the run.
+    fn storage(conn: &mut MysqlConnection) -> Option<(u64, u64)> {
+        let rows: Vec<Status> =
+            diesel::sql_query("SHOW GLOBAL STATUS LIKE 'Innodb\\_buffer\\_pool\\_read%'")
+                .load(conn)
+                .ok()?;
+        let get = |name: &str| {
+            rows.iter()
+                .find(|r| r.name == name)
+                .and_then(|r| r.value.parse::<u64>().ok())
+        };
+        Some((
+            get("Innodb_buffer_pool_reads")?,
+            get("Innodb_buffer_pool_read_requests")?,
+        ))
     }
 
     walk_fn!(MysqlConnection);

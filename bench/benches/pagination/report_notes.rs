@@ -23,15 +23,17 @@ pub fn text() -> String {
   what that costs and saves. Neither has a target; they are here so that nobody reads the
   short-tie figures as a promise for long ties.
 * **MariaDB.** Later pages run as a deferred join by default: a covering seek on the index
-  that returns the page's ids, then the rows by id. Its work is bounded (see the Handler
-  counters below), but it is a different and larger statement than the first page, with a
-  fixed cost (derived table, semi-join, second sort of 21 rows) paid at every depth: the
-  "vs first page" ratio of the deep page compares it with the first page's plain index scan.
-  The direct form (`.deferred_join(false)`) selects a column no index covers; MariaDB then
-  plans `ref` access on the tenant with the seek pushed into the index condition, which
-  reads from the start of the tenant up to the cursor (Handler counters), so its time grows
-  with depth wherever the optimizer picks that plan; where it picks the range on the seek
-  instead, it is the fastest form. That is the reason for the default.
+  that returns the page's ids, then the rows by id, a larger statement than the first page
+  with a fixed cost (derived table, semi-join, second sort of 21 rows) at every depth. The
+  direct form (`.deferred_join(false)`) selects a column no index covers, and MariaDB then
+  chooses, from its row estimates, between the range that starts at the cursor and `ref`
+  access on the tenant with the seek pushed into the index condition, which reads every
+  index entry from the start of the tenant to the cursor (its time grows with depth). The
+  estimates can tip the deferred join's inner seek to `ref` as well (a walk whose page
+  requests per page grow shows it). `forced` names the keyset's index
+  (`.force_index(..)`, `FORCE INDEX`): MariaDB then reads the range from the cursor in one
+  statement, with no derived table, at every depth. The Handler counters under the plans
+  show the index entries each form read.
 * **Hand-written SQL.** Diesel prepares and caches the library's page statements (by SQL
   text) and never caches a `sql_query`, which is prepared and planned again on every call:
   on MariaDB (server-side prepared statements) and SQLite that costs extra round trips or
@@ -49,10 +51,11 @@ pub fn text() -> String {
   within that noise; the ratios of 100 and more are far outside it.
 * **Walks on MariaDB.** The table and its indexes (about 280 MB) do not fit the 128 MiB
   InnoDB buffer pool of this server, which reads with `O_DIRECT` (no operating-system cache
-  behind it; see the settings under Machine), and the walks run after OFFSET scans that
-  filled the pool with other pages. So a walk of the big tenant reads most of its pages from
-  storage: the page median and 99th percentile show it, and a walk that reaches the time
-  limit is marked stopped. PostgreSQL and SQLite read through the operating system's cache.
+  behind it; see the settings under Machine). "Storage reads / page" counts the pages a walk
+  read from storage and "page requests / page" the pages it asked the buffer pool for: a
+  walk with few storage reads and many page requests is doing work in memory (an index read
+  from the start of the tenant), not waiting for storage. A walk that reaches the time limit
+  is marked stopped. PostgreSQL and SQLite read through the operating system's cache.
 * **Memory.** A walk holds one page at a time: the Rust heap's peak depends on the page
   size, not on the tenant's size (compare the 100,007-row and 1,000,079-row tenants at each
   page size). The resident set peak also counts the client library's buffers and the

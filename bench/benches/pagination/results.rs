@@ -53,11 +53,27 @@ pub struct DepthRow {
     pub keyset: Measure,
     /// `.deferred_join(false)` (MySQL/MariaDB, later pages only).
     pub direct: Option<Measure>,
+    /// `.force_index(<the keyset's index>)`: the direct form reading the named index
+    /// (MySQL/MariaDB).
+    pub forced: Option<Measure>,
     /// `ORDER BY <keyset> LIMIT 21 OFFSET depth` through Diesel.
     pub offset: Option<Measure>,
     /// Rows of the big tenant that share the cursor row's leading key value and come before
     /// it, the cursor included (what a seek bounded only on the leading column filters).
     pub ties_before: Option<i64>,
+}
+
+/// The physical floor of one shape's deep page: its rows read by one range scan on the
+/// primary key.
+#[derive(Debug, Clone)]
+pub struct FloorRow {
+    pub shape: &'static str,
+    /// The lowest and highest id of the deep page's rows (the page and its look-ahead row).
+    pub ids: (i64, i64),
+    /// Read as `ORDER BY id DESC` (the page's rows come in descending id order).
+    pub descending: bool,
+    /// `None` where the page's rows are not one range of ids in key order.
+    pub floor: Option<Measure>,
 }
 
 /// The library against the same SQL written by hand.
@@ -83,9 +99,25 @@ pub struct PlanEntry {
     pub counters: Option<String>,
 }
 
+/// How a walk reads its pages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WalkForm {
+    /// `load_page` with the backend's default form.
+    Keyset,
+    /// `load_page` with `.deferred_join(false)`.
+    Direct,
+    /// `load_page` with `.force_index(..)` (the direct form on the named index).
+    Forced,
+    /// `ORDER BY at, id LIMIT page size + 1 OFFSET rows read so far`.
+    Offset,
+}
+
 /// A full walk of one tenant.
 #[derive(Debug, Clone)]
 pub struct WalkRow {
+    pub form: WalkForm,
+    /// MariaDB: InnoDB buffer pool pages read from storage and page requests during the walk.
+    pub storage_reads: Option<(u64, u64)>,
     pub tenant: i32,
     pub tenant_rows: i64,
     pub page_size: u32,
@@ -114,6 +146,7 @@ pub struct BackendRun {
     pub settings: Vec<(String, String)>,
     pub load: String,
     pub depth: Vec<DepthRow>,
+    pub floors: Vec<FloorRow>,
     pub overhead: Vec<OverheadRow>,
     pub plans: Vec<PlanEntry>,
     pub walks: Vec<WalkRow>,
