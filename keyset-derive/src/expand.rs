@@ -8,7 +8,7 @@ use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::{DeriveInput, Ident, Index};
 
-use crate::model::{KeyField, Model, NamedSort, NullsOrder, SortDirection};
+use crate::model::{KeyField, Model, NamedSort, NullsOrder, SortDirection, Spanned};
 
 /// `::keyset_diesel::__private`, spanned.
 fn private(span: Span) -> TokenStream {
@@ -74,20 +74,39 @@ pub fn model(model: &Model) -> TokenStream {
     let mut out = TokenStream::new();
     if !model.keys.is_empty() {
         let ident = &model.ident;
-        out.extend(keyset(model, &quote!(#ident), &quote!(self), &model.keys));
+        out.extend(keyset(
+            model,
+            &quote!(#ident),
+            &quote!(self),
+            &model.keys,
+            model.index.as_ref(),
+        ));
     }
     for sort in &model.sorts {
         let row = model.sort_row(sort);
         out.extend(sort_row(model, sort));
-        out.extend(keyset(model, &quote!(#row), &quote!(self.0), &sort.keys));
+        out.extend(keyset(
+            model,
+            &quote!(#row),
+            &quote!(self.0),
+            &sort.keys,
+            sort.index.as_ref(),
+        ));
     }
     out.extend(sort_enum(model));
     out
 }
 
 /// The `Keyset` and `KeysetSql` impls of one keyset of `model` on type `ty` (the model, or a
-/// named sort's row type), its key columns `keys` read from `access` (`self`, `self.0`).
-fn keyset(model: &Model, ty: &TokenStream, access: &TokenStream, keys: &[KeyField]) -> TokenStream {
+/// named sort's row type), its key columns `keys` read from `access` (`self`, `self.0`), the
+/// pages naming `index` when it is declared.
+fn keyset(
+    model: &Model,
+    ty: &TokenStream,
+    access: &TokenStream,
+    keys: &[KeyField],
+    index: Option<&Spanned<String>>,
+) -> TokenStream {
     let ident = ty;
     let table = &model.table;
     let table_name = table_name(model);
@@ -149,6 +168,11 @@ fn keyset(model: &Model, ty: &TokenStream, access: &TokenStream, keys: &[KeyFiel
         let n = v.value;
         quote!(const VERSION: u32 = #n;)
     });
+    // Only when declared: the trait's default is no index.
+    let index = index.map(|i| {
+        let name = &i.value;
+        quote!(const INDEX: ::core::option::Option<&'static str> = ::core::option::Option::Some(#name);)
+    });
 
     let sql_bounds = keys.iter().zip(&columns).map(|(k, col)| {
         let ty = &k.field.ty;
@@ -197,6 +221,7 @@ fn keyset(model: &Model, ty: &TokenStream, access: &TokenStream, keys: &[KeyFiel
                 const COLUMNS: &'static [#p::KeyColumn] = &[#(#key_columns),*];
                 const TABLE_NAME: &'static str = #table_name;
                 #version
+                #index
 
                 fn key(&self) -> Self::Key {
                     (#(::core::clone::Clone::clone(&#access.#members),)*)

@@ -38,6 +38,8 @@ pub struct Model {
     /// `#[keyset(version = N)]` on the struct: the ordering version (1 when absent), of every
     /// keyset of the model.
     pub version: Option<Spanned<u32>>,
+    /// `#[keyset(index = "..")]` on the struct: the index the model's own keyset reads.
+    pub index: Option<Spanned<String>>,
     /// `#[keyset(sort(Name(field(asc), ..)))]` on the struct, in declaration order.
     pub sorts: Vec<NamedSort>,
 }
@@ -49,6 +51,8 @@ pub struct NamedSort {
     pub name: Ident,
     /// Key columns, in the order the attribute lists them.
     pub keys: Vec<KeyField>,
+    /// `index = ".."` among the sort's columns: the index this sort reads.
+    pub index: Option<Spanned<String>>,
 }
 
 impl Model {

@@ -90,13 +90,32 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         fields: &all_fields,
         named,
         version: None,
+        index: None,
         sorts: Vec::new(),
     };
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
         struct_attrs.read(attr, errors);
     }
-    let StructAttrs { version, sorts, .. } = struct_attrs;
+    let StructAttrs {
+        version,
+        index,
+        sorts,
+        ..
+    } = struct_attrs;
     errors.append(field_errors);
+    if let Some(declared) = &index {
+        if keys.is_empty() && !sorts.is_empty() {
+            errors.push(syn::Error::new(
+                declared.span,
+                format!(
+                    "`index` on the struct names the index of the model's own keyset (its \
+                     #[keyset(asc)] / #[keyset(desc)] fields), and `{}` has none: give each \
+                     named sort its own among its columns, e.g. {SORT_INDEX_EXAMPLE}",
+                    input.ident
+                ),
+            ));
+        }
+    }
 
     // A key field read through a Rust conversion: reported once per field, however many
     // keysets use it.
@@ -127,6 +146,7 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         table,
         keys,
         version,
+        index,
         sorts,
     })
 }
@@ -139,6 +159,7 @@ struct StructAttrs<'a> {
     /// Whether the struct has named fields (a named sort names its columns by field).
     named: bool,
     version: Option<Spanned<u32>>,
+    index: Option<Spanned<String>>,
     sorts: Vec<NamedSort>,
 }
 
@@ -149,8 +170,10 @@ impl StructAttrs<'_> {
         if !matches!(attr.meta, syn::Meta::List(_)) {
             errors.push(syn::Error::new_spanned(
                 attr,
-                "#[keyset] on the struct takes the ordering version or a named sort, e.g. \
-                 #[keyset(version = 2)] or #[keyset(sort(Newest(created_at(desc), id(desc))))]; \
+                "#[keyset] on the struct takes the ordering version, the index the pages \
+                 read or a named sort, e.g. #[keyset(version = 2)], \
+                 #[keyset(index = \"events_feed\")] or \
+                 #[keyset(sort(Newest(created_at(desc), id(desc))))]; \
                  the key columns of the model itself are marked on fields with #[keyset(asc)] \
                  or #[keyset(desc)]",
             ));
@@ -161,6 +184,7 @@ impl StructAttrs<'_> {
             let word = meta.path.to_token_stream().to_string();
             match word.as_str() {
                 "version" => self.version(&meta, span, errors),
+                "index" => index_value(&meta, span, &mut self.index, INDEX_EXAMPLE, errors),
                 "sort" => self.sort(&meta, span, errors),
                 _ => {
                     skip_meta_value(&meta)?;
@@ -175,7 +199,9 @@ impl StructAttrs<'_> {
                     } else {
                         format!(
                             "unknown keyset option `{word}` on the struct: the struct takes the \
-                             ordering version, e.g. #[keyset(version = 2)], and named sorts, e.g. \
+                             ordering version, e.g. #[keyset(version = 2)], the index the \
+                             pages read, e.g. #[keyset(index = \"events_feed\")], and named \
+                             sorts, e.g. \
                              #[keyset(sort(Newest(created_at(desc), id(desc))))]; column options \
                              ({}) go on fields",
                             OPTIONS.join(", ")
@@ -296,12 +322,24 @@ impl StructAttrs<'_> {
                 return Ok(());
             }
             let mut keys: Vec<KeyField> = Vec::new();
+            let mut index = None;
             if empty_parens(entry.input)? {
                 skip_meta_value(&entry)?;
             } else {
-                entry.parse_nested_meta(|column| self.sort_column(&column, &mut keys, errors))?;
+                entry.parse_nested_meta(|column| {
+                    // `index = ".."` among the columns (a field named `index` is a column:
+                    // it has parentheses, not `=`).
+                    let is_field = self.fields.iter().any(|f| f.name == "index");
+                    if column.path.is_ident("index")
+                        && (column.input.peek(syn::Token![=]) || !is_field)
+                    {
+                        let span = column.path.span();
+                        return index_value(&column, span, &mut index, SORT_INDEX_EXAMPLE, errors);
+                    }
+                    self.sort_column(&column, &mut keys, errors)
+                })?;
             }
-            self.push_sort(name, keys, errors);
+            self.push_sort(name, keys, index, errors);
             Ok(())
         })
     }
@@ -388,7 +426,13 @@ impl StructAttrs<'_> {
     }
 
     /// A parsed named sort, unless its name is taken; an error for a sort without columns.
-    fn push_sort(&mut self, name: Ident, keys: Vec<KeyField>, errors: &mut Errors) {
+    fn push_sort(
+        &mut self,
+        name: Ident,
+        keys: Vec<KeyField>,
+        index: Option<Spanned<String>>,
+        errors: &mut Errors,
+    ) {
         let text = name.to_string();
         if !text.starts_with(|c: char| c.is_ascii_uppercase()) || text.contains('_') {
             errors.push(syn::Error::new(
@@ -431,7 +475,7 @@ impl StructAttrs<'_> {
                 ),
             ));
         }
-        self.sorts.push(NamedSort { name, keys });
+        self.sorts.push(NamedSort { name, keys, index });
     }
 }
 
@@ -443,6 +487,74 @@ fn empty_parens(input: syn::parse::ParseStream<'_>) -> syn::Result<bool> {
 
 /// A named sort as the messages show it.
 pub const SORT_EXAMPLE: &str = "#[keyset(sort(Newest(created_at(desc), id(desc))))]";
+/// How the model's own keyset names its index.
+const INDEX_EXAMPLE: &str = "#[keyset(index = \"events_feed\")]";
+/// How a named sort names its index.
+const SORT_INDEX_EXAMPLE: &str =
+    "#[keyset(sort(Newest(created_at(desc), id(desc), index = \"events_newest\")))]";
+
+/// `index = "name"` (on the struct, or among a named sort's columns): a string literal naming
+/// an index, set once in `slot`. `example` is the attribute as it should be written.
+fn index_value(
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    span: Span,
+    slot: &mut Option<Spanned<String>>,
+    example: &str,
+    errors: &mut Errors,
+) -> syn::Result<()> {
+    const WHAT: &str = "the index the pages read: the one on your equality filters, then the \
+                        key columns in keyset order and direction";
+    if !meta.input.peek(syn::Token![=]) {
+        skip_meta_value(meta)?;
+        errors.push(syn::Error::new(
+            span,
+            format!("`index` needs the index's name: write {example} ({WHAT})"),
+        ));
+        return Ok(());
+    }
+    let expr: syn::Expr = meta.value()?.parse()?;
+    let name = match &expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(text),
+            ..
+        }) => text.value(),
+        _ => {
+            errors.push(syn::Error::new(
+                expr.span(),
+                format!("`index` takes the index's name as a string literal: write {example}"),
+            ));
+            return Ok(());
+        }
+    };
+    if name.trim().is_empty() {
+        errors.push(syn::Error::new(
+            expr.span(),
+            format!("`index` names no index: write its name, e.g. {example} ({WHAT})"),
+        ));
+        return Ok(());
+    }
+    match slot {
+        None => {
+            *slot = Some(Spanned {
+                value: name,
+                span: expr.span(),
+            });
+        }
+        Some(first) => {
+            let mut e = syn::Error::new(
+                expr.span(),
+                format!(
+                    "`index` is given twice: a keyset reads one index, keep one, e.g. \
+                     index = {:?}",
+                    first.value
+                ),
+            );
+            e.combine(syn::Error::new(first.span, "the first `index` is here"));
+            errors.push(e);
+        }
+    }
+    Ok(())
+}
 
 /// The value of `version = <expr>`: an integer literal from 1 to `u32::MAX`. An error on the
 /// value's span otherwise, naming the fix.
@@ -591,6 +703,20 @@ fn key_option(
             span,
             "`version` is an option of the whole keyset, not of a column: move it to an \
              attribute on the struct, e.g. #[keyset(version = 2)] above `struct ..`",
+        ));
+        return;
+    }
+    if word == "index" {
+        if let Err(e) = skip_meta_value(meta) {
+            errors.push(e);
+        }
+        errors.push(syn::Error::new(
+            span,
+            format!(
+                "`index` names the index of the whole keyset, not an option of a column: for \
+                 the model's own keyset write {INDEX_EXAMPLE} on the struct; for a named sort, \
+                 next to its columns: {SORT_INDEX_EXAMPLE}"
+            ),
         ));
         return;
     }

@@ -127,6 +127,14 @@ pub trait Keyset: Sized {
     /// attribute keeps the signature (and the tokens) it always had, and `version = 1` is the
     /// same ordering as no attribute.
     const VERSION: u32 = 1;
+    /// The index this keyset's pages read, `#[keyset(index = "name")]` on the struct (the
+    /// model's own keyset) or `index = "name"` in a named sort's columns; `None` (the default)
+    /// for a keyset that declares none. A page of a query on [`Keyset::Table`] alone names it
+    /// as [`Paginated::force_index`](crate::Paginated::force_index) would (and so, on
+    /// MySQL/MariaDB, runs in the direct form); a joined query's page does not name it (the
+    /// hint cannot follow a join). Not part of the sort signature: the index changes how a
+    /// page is read, never which rows it holds.
+    const INDEX: Option<&'static str> = None;
 
     /// The key of this row (cloned out of the model).
     fn key(&self) -> Self::Key;

@@ -175,6 +175,11 @@ pub mod query {
 ///   in a way the columns, types and directions do not show (a collation migrated): tokens of
 ///   another version are then refused with [`CursorError::SortMismatch`]. A model without it
 ///   (version 1) keeps the sort signature, and the tokens, it always had.
+/// * `#[keyset(index = "name")]`: the index the model's own keyset's pages read
+///   ([`Keyset::INDEX`](trait@Keyset)): a page of a query on the model's table alone names it
+///   as [`Paginated::force_index`] does (MySQL/MariaDB `FORCE INDEX`, SQLite `INDEXED BY`,
+///   nothing on PostgreSQL). A named sort declares its own after its columns,
+///   `sort(Newest(created_at(desc), id(desc), index = "events_newest"))`.
 /// * `#[keyset(sort(Name(field(options), ..)))]`: a named sort, another keyset of the same
 ///   model: its name, then its key columns in key order, each a field of the struct with the
 ///   options a field's `#[keyset(..)]` takes (`created_at(desc)`, `title(asc, nulls_last)`,

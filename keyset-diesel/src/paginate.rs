@@ -123,7 +123,18 @@ pub struct Paginated<Q, K: Keyset, M = Blocking> {
     budget: Option<ByteBudget<K>>,
     total: bool,
     /// [`Paginated::force_index`].
-    index: Option<&'static str>,
+    index: IndexHint,
+}
+
+/// The index a page names ([`Paginated::force_index`]).
+#[derive(Debug, Clone, Copy)]
+enum IndexHint {
+    /// The keyset's declared [`Keyset::INDEX`], on a query of its table alone (the default).
+    Declared,
+    /// The one given to [`Paginated::force_index`].
+    Named(&'static str),
+    /// None: `force_index(None)`.
+    Off,
 }
 
 /// A page's byte budget: at most `max` bytes of rows as `measure` counts them
@@ -214,7 +225,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             per_level: false,
             budget: None,
             total: false,
-            index: None,
+            index: IndexHint::Declared,
         }
     }
 
@@ -369,6 +380,12 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// Give it only for a query on one table: the hint follows the whole `FROM` clause, and
     /// after a join that is not valid SQL.
     ///
+    /// Declared once on the model instead (`#[keyset(index = "events_feed")]` on the struct,
+    /// or `index = ".."` among a named sort's columns: [`Keyset::INDEX`]), the index is named
+    /// by every page of a query on the model's table alone, and left out of a joined query's
+    /// page (which then keeps the backend's default form). `force_index(name)` overrides the
+    /// declared index for one page; `force_index(None)` leaves any hint out.
+    ///
     /// # Errors
     /// None of its own: the database refuses the statement when the index does not exist
     /// (MySQL/MariaDB error 1176, `Key .. doesn't exist in table`; SQLite `no such index`) or,
@@ -409,9 +426,25 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// # Ok(())
     /// # }
     /// ```
-    pub fn force_index(mut self, index: &'static str) -> Self {
-        self.index = Some(index);
+    pub fn force_index(mut self, index: impl Into<Option<&'static str>>) -> Self {
+        self.index = match index.into() {
+            Some(name) => IndexHint::Named(name),
+            None => IndexHint::Off,
+        };
         self
+    }
+
+    /// The index the page names: the one [`Paginated::force_index`] gave, else the keyset's
+    /// declared [`Keyset::INDEX`] when the query reads the keyset's table alone.
+    fn index(&self) -> Option<&'static str>
+    where
+        Q: PageSource<K>,
+    {
+        match self.index {
+            IndexHint::Named(name) => Some(name),
+            IndexHint::Off => None,
+            IndexHint::Declared => K::INDEX.filter(|_| self.query.reads_keyset_table_alone()),
+        }
     }
 
     /// Write a later page as a union of one seek per key level, each with its own `ORDER BY`
@@ -518,10 +551,11 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     where
         Q: PageSource<K>,
     {
+        let index = self.index();
         let deferred = self
             .deferred
-            .unwrap_or(DB::DEFERRED_JOIN && self.index.is_none());
-        self.build(deferred, keyset_dialect::<DB, K>(), DB::KIND)
+            .unwrap_or(DB::DEFERRED_JOIN && index.is_none());
+        self.build(deferred, index, keyset_dialect::<DB, K>(), DB::KIND)
     }
 
     /// Decides the page's shape, once: the first page, one statement after the cursor
@@ -529,6 +563,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     fn build(
         self,
         deferred: bool,
+        index: Option<&'static str>,
         dialect: Dialect,
         backend: BackendKind,
     ) -> Result<(PageQuery<Q, K>, Shape<K>), KeysetError>
@@ -568,7 +603,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         let Some(key) = self.cursor else {
             let first = PageStatement::new(self.query, None, order, limit, false, self.total)
                 .until(until)
-                .index(self.index);
+                .index(index);
             return Ok((PageQuery::Statement(first), shape));
         };
         check(&key)?;
@@ -587,13 +622,13 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
                     self.total,
                 )
                 .until(until)
-                .index(self.index),
+                .index(index),
             )
         } else {
             PageQuery::Statement(
                 PageStatement::new(self.query, Some(seek), order, limit, deferred, false)
                     .until(until)
-                    .index(self.index),
+                    .index(index),
             )
         };
         Ok((query, shape))
@@ -823,6 +858,19 @@ pub trait PageSource<K: Keyset>: Sized {
     fn check_clauses(&self) -> Result<(), KeysetError> {
         Ok(())
     }
+
+    /// Whether the query's `FROM` is the keyset's table alone (no join, no alias): only then
+    /// does a page name the keyset's declared [`Keyset::INDEX`].
+    fn reads_keyset_table_alone(&self) -> bool {
+        false
+    }
+}
+
+/// Whether `source` is `T` itself. The names of two types are equal when the types are (a
+/// table's name is its path; a join's names the join and every table in it, so it never
+/// equals a table's), which needs no `'static` bound as `TypeId` would.
+fn same_source<Source, T>() -> bool {
+    std::any::type_name::<Source>() == std::any::type_name::<T>()
 }
 
 /// The query checks are bounds of this impl, each a marker trait of `checks.rs` whose message
@@ -838,6 +886,9 @@ where
     L: NoLimitYet,
     Of: NoOffsetYet,
 {
+    fn reads_keyset_table_alone(&self) -> bool {
+        same_source::<F, K::Table>()
+    }
 }
 
 /// Boxed queries erase their clauses from the type, so the rule is checked at run time: a
@@ -851,6 +902,10 @@ where
     DB: Backend + Default,
     DB::QueryBuilder: Default,
 {
+    fn reads_keyset_table_alone(&self) -> bool {
+        same_source::<QS, K::Table>()
+    }
+
     fn check_clauses(&self) -> Result<(), KeysetError> {
         // A boxed clause may be present and still write nothing (PostgreSQL boxes an absent
         // LIMIT as `Some(NoLimitClause)`), so ask each one whether it writes SQL.
@@ -994,7 +1049,7 @@ mod tests {
         Q: PageSource<K> + fmt::Debug,
     {
         let (query, shape) = paginated
-            .build(false, ROW_VALUES, BackendKind::Postgres)
+            .build(false, None, ROW_VALUES, BackendKind::Postgres)
             .expect("a page query");
         let kind = match &query {
             PageQuery::Statement(_) => "statement",
@@ -1012,6 +1067,7 @@ mod tests {
         assert!(matches!(
             rows().paginate_after(after()).page_size(0).build(
                 false,
+                None,
                 ROW_VALUES,
                 BackendKind::Postgres
             ),
@@ -1020,7 +1076,7 @@ mod tests {
         assert!(rows()
             .paginate_after(after())
             .page_size(1)
-            .build(false, ROW_VALUES, BackendKind::Postgres)
+            .build(false, None, ROW_VALUES, BackendKind::Postgres)
             .is_ok());
         // A later page: one statement, `LIMIT page_size + 1`.
         let (kind, text, probed) = built(rows().paginate_after(after()).page_size(3));
@@ -1125,7 +1181,7 @@ mod tests {
             "per_level: true",
             "max_bytes: Some(100)",
             "total_count: true",
-            "force_index: Some(\"rows_idx\")",
+            "force_index: Named(\"rows_idx\")",
         ] {
             assert!(text.contains(field), "{field} in {text}");
         }

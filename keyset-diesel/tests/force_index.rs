@@ -1,7 +1,10 @@
 //! `Paginated::force_index`: the hint after the `FROM` that carries the seek, in each
 //! backend's syntax (none on PostgreSQL); the direct form by default on MySQL/MariaDB; with the
 //! deferred join asked for, on its inner seek only; on every branch of a union page. The pages
-//! these statements load are checked on the servers (tests/tests/mysql.rs, sqlite.rs).
+//! these statements load are checked on the servers (tests/tests/mysql.rs, sqlite.rs). An
+//! index declared on the model (`#[keyset(index = "..")]`, or in a named sort) is named by
+//! every page of a query on the model's table alone, never by a joined query's page, and
+//! `force_index(..)` overrides it.
 #![cfg(all(feature = "sqlite", feature = "mysql", feature = "postgres"))]
 
 use diesel::mysql::Mysql;
@@ -9,8 +12,12 @@ use diesel::pg::Pg;
 use diesel::prelude::*;
 use diesel::sqlite::Sqlite;
 use keyset_diesel::prelude::*;
+use keyset_diesel::{Keyset, Paginated};
 
-diesel::table! { pairs (id) { id -> BigInt, score -> Integer } }
+diesel::table! { pairs (id) { id -> BigInt, score -> Integer, tag_id -> Integer } }
+diesel::table! { tags (id) { id -> Integer, name -> Text } }
+diesel::joinable!(pairs -> tags (tag_id));
+diesel::allow_tables_to_appear_in_same_query!(pairs, tags);
 
 /// `score DESC, id ASC`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
@@ -42,6 +49,108 @@ macro_rules! sql {
 }
 
 const HINT: &str = "FORCE INDEX (`pairs_score_id`)";
+
+/// [`Pair`]'s order with its index declared on the model, and a named sort declaring its own.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = pairs)]
+#[keyset(index = "pairs_score_id")]
+#[keyset(sort(Newest(id(desc), index = "pairs_pkey_desc")))]
+struct Declared {
+    #[keyset(desc)]
+    score: i32,
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
+/// The SQL text of the page after `(5, 9)` of a [`Declared`] query on `$db`, its paginated
+/// query passed through `$options`.
+macro_rules! declared_sql {
+    ($db:ty, $query:expr, $options:expr) => {{
+        let options = $options;
+        let p = options($query.paginate_after(Some(Cursor::<Declared>::after((5, 9)))));
+        diesel::debug_query::<$db, _>(&p.into_query::<$db>().expect("a page query")).to_string()
+    }};
+}
+
+#[test]
+fn a_declared_index_is_named_by_every_page_of_the_models_table() {
+    assert_eq!(Declared::INDEX, Some("pairs_score_id"));
+    assert_eq!(Pair::INDEX, None);
+    fn same<T>(p: T) -> T {
+        p
+    }
+    let query = || {
+        pairs::table
+            .filter(pairs::id.gt(0))
+            .select((pairs::score, pairs::id))
+    };
+    // MySQL: the direct form with the hint, as `.force_index(..)` writes it.
+    let mysql = declared_sql!(Mysql, query(), same);
+    assert_eq!(mysql, sql!(Mysql, None, false));
+    let sqlite = declared_sql!(Sqlite, query(), same);
+    assert_eq!(sqlite, sql!(Sqlite, None, false));
+    // A boxed query of the table reads it too.
+    let boxed = declared_sql!(Mysql, query().into_boxed(), same);
+    assert_eq!(boxed, mysql);
+    // The first page too.
+    let first = diesel::debug_query::<Mysql, _>(
+        &query()
+            .paginate_after(None::<Cursor<Declared>>)
+            .into_query::<Mysql>()
+            .expect("a page query"),
+    )
+    .to_string();
+    assert!(
+        first.contains(&format!("FROM `pairs` {HINT} WHERE")),
+        "{first}"
+    );
+}
+
+#[test]
+fn force_index_overrides_the_declared_index_and_none_removes_it() {
+    let query = || pairs::table.select((pairs::score, pairs::id));
+    let other = declared_sql!(Mysql, query(), |p: Paginated<_, Declared>| p
+        .force_index("pairs_other"));
+    assert!(other.contains("FORCE INDEX (`pairs_other`)"), "{other}");
+    assert!(!other.contains("pairs_score_id"), "{other}");
+    let none = declared_sql!(Mysql, query(), |p: Paginated<_, Declared>| p
+        .force_index(None));
+    assert!(!none.contains("FORCE INDEX"), "{none}");
+    // Without a hint MySQL keeps its default form, the deferred join.
+    assert!(none.contains("__keyset_k"), "{none}");
+}
+
+#[test]
+fn a_joined_query_does_not_name_the_declared_index() {
+    let joined = || {
+        pairs::table
+            .inner_join(tags::table)
+            .filter(tags::name.eq("x"))
+            .select((pairs::score, pairs::id))
+    };
+    let mysql = declared_sql!(Mysql, joined(), |p| p);
+    assert!(!mysql.contains("FORCE INDEX"), "{mysql}");
+    assert!(mysql.contains("__keyset_k"), "{mysql}");
+    let sqlite = declared_sql!(Sqlite, joined(), |p| p);
+    assert!(!sqlite.contains("INDEXED BY"), "{sqlite}");
+}
+
+#[test]
+fn a_named_sort_names_its_own_index() {
+    assert_eq!(DeclaredByNewest::INDEX, Some("pairs_pkey_desc"));
+    let newest = diesel::debug_query::<Mysql, _>(
+        &pairs::table
+            .select(DeclaredByNewest::as_select())
+            .paginate_after(Some(Cursor::<DeclaredByNewest>::after((9,))))
+            .into_query::<Mysql>()
+            .expect("a page query"),
+    )
+    .to_string();
+    assert!(
+        newest.contains("FROM `pairs` FORCE INDEX (`pairs_pkey_desc`) WHERE"),
+        "{newest}"
+    );
+}
 
 #[test]
 fn mysql_writes_the_hint_on_the_direct_form_by_default() {

@@ -664,6 +664,22 @@ pub struct PlanNullable {
     pub payload: String,
 }
 
+/// `plan_rows` by `at ASC, id ASC` with its index declared on the model, and a named sort
+/// `Mixed` (`score DESC, id ASC`) declaring its own: a page of a `plan_rows` query names them
+/// without `.force_index(..)`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+#[keyset(index = "plan_rows_tenant_at_id")]
+#[keyset(sort(Mixed(score(desc), id(asc), index = "plan_rows_tenant_score_desc_id")))]
+pub struct PlanIndexed {
+    #[keyset(asc)]
+    pub at: NaiveDateTime,
+    #[keyset(asc, unique)]
+    pub id: i64,
+    pub score: i32,
+    pub payload: String,
+}
+
 impl_walk!(PlanNullable, plan_rows, tenant, i32);
 impl_walk!(PlanAsc, plan_rows, tenant, i32);
 impl_walk!(PlanDesc, plan_rows, tenant, i32);

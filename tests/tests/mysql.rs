@@ -3,9 +3,10 @@
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use keyset_diesel::plan::HandlerReads;
-use keyset_diesel::{Cursor, Keyset, PaginateDsl};
+use keyset_diesel::{Cursor, Keyset, PaginateDsl, Paginated};
 use keyset_tests::models::{
-    PlanAsc, PlanAscKey, PlanDesc, PlanDescKey, PlanMixed, PlanMixedKey, Read, Walk,
+    PlanAsc, PlanAscKey, PlanDesc, PlanDescKey, PlanIndexed, PlanIndexedByMixed, PlanMixed,
+    PlanMixedKey, Read, Walk,
 };
 use keyset_tests::plans::{self, AT_TIES, PLAN_PAGE_SIZE, SCORES};
 use keyset_tests::schema::plan_rows;
@@ -131,20 +132,31 @@ fn deep_pages_read_a_bounded_number_of_index_entries() {
 }
 
 /// The page after the row at `DEPTH` of `$model` read in the direct form with
-/// `.force_index($index)` (a select list the index does not cover): checks its rows against
-/// the oracle, its SQL (the hint after `FROM`, no deferred join), and evaluates to the
-/// statement's index entries examined.
+/// `.force_index($index)` (with `declared`: no call, the model declares the index; a select
+/// list the index does not cover): checks its rows against the oracle, its SQL (the hint
+/// after `FROM`, no deferred join), and evaluates to the statement's index entries examined.
 macro_rules! forced_page_reads {
-    ($conn:expr, $model:ty, $order:expr, $index:literal) => {{
+    ($conn:expr, $model:ty, $order:expr, $index:literal) => {
+        forced_page_reads!(@page $conn, $model, $order, $index, |p: Paginated<Q, $model>| p.force_index($index))
+    };
+    ($conn:expr, $model:ty, $order:expr, $index:literal, declared) => {
+        forced_page_reads!(@page $conn, $model, $order, $index, |p: Paginated<Q, $model>| p)
+    };
+    (@page $conn:expr, $model:ty, $order:expr, $index:literal, $hint:expr) => {{
+        fn hint<Q>(p: Paginated<Q, $model>) -> Paginated<Q, $model> {
+            let hint = $hint;
+            hint(p)
+        }
         let conn: &mut My = $conn;
         let row: $model = deep_row!(conn, $model, $order);
         let page = || {
-            plan_rows::table
-                .filter(plan_rows::tenant.eq(1))
-                .select(<$model>::as_select())
-                .paginate_after(Some(Cursor::after(row.key())))
-                .page_size(PLAN_PAGE_SIZE)
-                .force_index($index)
+            hint(
+                plan_rows::table
+                    .filter(plan_rows::tenant.eq(1))
+                    .select(<$model>::as_select())
+                    .paginate_after(Some(Cursor::after(row.key())))
+                    .page_size(PLAN_PAGE_SIZE),
+            )
         };
         let sql = diesel::debug_query::<diesel::mysql::Mysql, _>(
             &page().into_query::<diesel::mysql::Mysql>().expect("query"),
@@ -188,9 +200,9 @@ macro_rules! forced_page_reads {
 /// `.force_index(..)`: the direct form of a non-covering page, which MariaDB may otherwise
 /// plan as `ref` access reading from the start of the tenant (printed by the test above),
 /// reads page size + ties + 10 index entries at depth 50,075 with the index named: ASC, DESC
-/// and mixed. The names are the migrations' indexes, checked against
-/// `information_schema.STATISTICS` (columns in keyset order after the filter column); an
-/// index that does not exist is the server's error, not a page.
+/// and mixed, named per query or declared on the model. The names are the migrations' indexes,
+/// checked against `information_schema.STATISTICS` (columns in keyset order after the filter
+/// column); an index that does not exist is the server's error, not a page.
 #[test]
 fn force_index_pages_read_a_bounded_number_of_index_entries() {
     let mut db = deep_table();
@@ -231,6 +243,25 @@ fn force_index_pages_read_a_bounded_number_of_index_entries() {
             PlanMixed,
             "score DESC, id ASC",
             "plan_rows_tenant_score_desc_id"
+        ) <= score_bound
+    );
+    // Declared on the model (its own keyset and a named sort): the same bound, no call.
+    assert!(
+        forced_page_reads!(
+            conn,
+            PlanIndexed,
+            "at ASC, id ASC",
+            "plan_rows_tenant_at_id",
+            declared
+        ) <= at_bound
+    );
+    assert!(
+        forced_page_reads!(
+            conn,
+            PlanIndexedByMixed,
+            "score DESC, id ASC",
+            "plan_rows_tenant_score_desc_id",
+            declared
         ) <= score_bound
     );
     // With the deferred join asked for, the hint goes on the inner seek only.

@@ -2,8 +2,8 @@
 
 use diesel::prelude::*;
 use keyset_diesel::plan::{self, PlanReport};
-use keyset_diesel::{Cursor, PaginateDsl};
-use keyset_tests::models::{PlanAsc, PlanDesc, PlanMixed};
+use keyset_diesel::{Cursor, PaginateDsl, Paginated};
+use keyset_tests::models::{PlanAsc, PlanDesc, PlanIndexed, PlanIndexedByMixed, PlanMixed};
 use keyset_tests::plans::{self, PLAN_PAGE_SIZE};
 use keyset_tests::schema::plan_rows;
 use keyset_tests::TestDb;
@@ -388,11 +388,22 @@ fn c18_expression_key_seeks_on_an_expression_index() {
     );
 }
 
-/// Every page of tenant 1 of `plan_rows` (2,000 rows) read with `.force_index($index)`, page
-/// size 7, forward with exact flags (a union page) and plain: the rows of `ORDER BY $order`,
-/// each page's SQL naming the index (`INDEXED BY`), and the plan reading it.
+/// Every page of tenant 1 of `plan_rows` (2,000 rows) read with `.force_index($index)` (with
+/// `declared`: no call, the model declares the index), page size 7, forward with exact flags
+/// (a union page) and plain: the rows of `ORDER BY $order`, each page's SQL naming the index
+/// (`INDEXED BY`), and the plan reading it.
 macro_rules! forced_walk {
-    ($conn:expr, $model:ty, $order:literal, $index:literal) => {{
+    ($conn:expr, $model:ty, $order:literal, $index:literal) => {
+        forced_walk!(@walk $conn, $model, $order, $index, |p: Paginated<Q, $model>| p.force_index($index))
+    };
+    ($conn:expr, $model:ty, $order:literal, $index:literal, declared) => {
+        forced_walk!(@walk $conn, $model, $order, $index, |p: Paginated<Q, $model>| p)
+    };
+    (@walk $conn:expr, $model:ty, $order:literal, $index:literal, $hint:expr) => {{
+        fn hint<Q>(p: Paginated<Q, $model>) -> Paginated<Q, $model> {
+            let hint = $hint;
+            hint(p)
+        }
         let conn: &mut diesel::SqliteConnection = $conn;
         let expected = conn.ids(&format!(
             "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {}",
@@ -402,13 +413,14 @@ macro_rules! forced_walk {
             let (mut cursor, mut seen) = (None::<Cursor<$model>>, Vec::new());
             loop {
                 let page = || {
-                    plan_rows::table
-                        .filter(plan_rows::tenant.eq(1))
-                        .select(<$model>::as_select())
-                        .paginate_after(cursor.clone())
-                        .page_size(7)
-                        .exact_flags(exact)
-                        .force_index($index)
+                    hint(
+                        plan_rows::table
+                            .filter(plan_rows::tenant.eq(1))
+                            .select(<$model>::as_select())
+                            .paginate_after(cursor.clone())
+                            .page_size(7)
+                            .exact_flags(exact),
+                    )
                 };
                 let sql = diesel::debug_query::<diesel::sqlite::Sqlite, _>(
                     &page()
@@ -436,12 +448,13 @@ macro_rules! forced_walk {
             .expect("row");
         let report = plan::explain(
             conn,
-            plan_rows::table
-                .filter(plan_rows::tenant.eq(1))
-                .select(<$model>::as_select())
-                .paginate_after(Some(Cursor::<$model>::after(row.key())))
-                .page_size(7)
-                .force_index($index),
+            hint(
+                plan_rows::table
+                    .filter(plan_rows::tenant.eq(1))
+                    .select(<$model>::as_select())
+                    .paginate_after(Some(Cursor::<$model>::after(row.key())))
+                    .page_size(7),
+            ),
         )
         .expect("explain");
         assert!(report.seeks(), "{report:?}");
@@ -456,8 +469,9 @@ macro_rules! forced_walk {
 }
 
 /// `.force_index(..)` on SQLite (`INDEXED BY`): walks equal `ORDER BY` for ASC, DESC and mixed
-/// keysets, plain and with exact flags, and the plan reads the named index; an index that
-/// does not exist is SQLite's error, not a page.
+/// keysets, plain and with exact flags, and the plan reads the named index, given per query
+/// or declared on the model (`#[keyset(index = ..)]`, a named sort's `index = ..`); an index
+/// that does not exist is SQLite's error, not a page.
 #[test]
 fn force_index_walks_equal_order_by() {
     use keyset_diesel::Keyset;
@@ -481,6 +495,21 @@ fn force_index_walks_equal_order_by() {
         PlanMixed,
         "score DESC, id ASC",
         "plan_rows_tenant_score_desc_id"
+    );
+    // Declared on the model (its own keyset and a named sort): the same pages, no call.
+    forced_walk!(
+        &mut *db,
+        PlanIndexed,
+        "at ASC, id ASC",
+        "plan_rows_tenant_at_id",
+        declared
+    );
+    forced_walk!(
+        &mut *db,
+        PlanIndexedByMixed,
+        "score DESC, id ASC",
+        "plan_rows_tenant_score_desc_id",
+        declared
     );
     let missing = plan_rows::table
         .filter(plan_rows::tenant.eq(1))

@@ -53,6 +53,16 @@ struct ByIdV2 {
     event_id: String,
 }
 
+/// The index its pages read, in one attribute with the version; a named sort with its own.
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = events)]
+#[keyset(version = 2, index = "events_by_id")]
+#[keyset(sort(Oldest(event_id(asc), index = "events_pkey")))]
+struct ByIdIndexed {
+    #[keyset(asc)]
+    event_id: String,
+}
+
 /// Two columns, descending.
 #[derive(Queryable, Selectable, Keyset)]
 #[diesel(table_name = events)]
@@ -119,6 +129,17 @@ fn main() {
         ByIdV2::sort_signature(),
         format!("{};version=2", ById::sort_signature())
     );
+    // The index is how pages are read, not which rows they hold: not in the signature.
+    assert_eq!(ByIdIndexed::INDEX, Some("events_by_id"));
+    assert_eq!(ByIdIndexedByOldest::INDEX, Some("events_pkey"));
+    assert_eq!(ByIdV2::INDEX, None);
+    assert_eq!(ByIdIndexed::sort_signature(), ByIdV2::sort_signature());
+    let indexed = events::table
+        .select(ByIdIndexed::as_select())
+        .paginate_after::<ByIdIndexed>(None)
+        .into_query::<Sqlite>()
+        .unwrap();
+    assert!(sql(indexed).contains("FROM `events` INDEXED BY `events_by_id` ORDER BY"));
 
     // Filters and joins stay the caller's; the keyset's table appears once in the join.
     let newest = events::table
