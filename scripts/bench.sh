@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The benchmark command (docs/PERFORMANCE.md is its output): set-up, then every benchmark on every
 # backend, then docs/PERFORMANCE.md written from that run, then section 2a (CPU instructions per
-# page, counted by valgrind) measured and written into it. The data set (1,300,100 rows per
+# page, counted by valgrind) and section 4a (concurrent walkers through a connection pool)
+# measured and written into it. The data set (1,300,100 rows per
 # backend) is loaded on the first run and reused afterwards. Extra arguments go to criterion
 # (e.g. a name filter); KEYSET_BENCH_BACKENDS=postgres,sqlite runs a subset.
 #
 #   bash scripts/bench.sh instructions   # only section 2a (a few minutes, load-independent)
+#   bash scripts/bench.sh concurrency    # only section 4a (concurrent walkers, about 3 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,6 +26,11 @@ if [ "${1:-}" = "instructions" ]; then
     cargo bench -p keyset-bench --bench instructions
     exit
 fi
+if [ "${1:-}" = "concurrency" ]; then
+    cargo bench -p keyset-bench --bench concurrency
+    exit
+fi
 
 cargo bench -p keyset-bench --bench pagination -- "$@"
 cargo bench -p keyset-bench --bench instructions
+cargo bench -p keyset-bench --bench concurrency

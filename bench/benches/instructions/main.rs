@@ -365,7 +365,7 @@ const TARGET: f64 = 1.03;
 
 fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{}", section::START);
+    let _ = writeln!(s, "{}", section::INSTRUCTIONS.start);
     let _ = writeln!(
         s,
         "## 2a. The library's own cost in CPU instructions per page\n"
@@ -476,7 +476,7 @@ fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> Stri
         "\nThe callgrind output files stay in `<target>/keyset-bench/instructions/` for \
          `callgrind_annotate` (per-function profiles)."
     );
-    let _ = write!(s, "{}", section::END);
+    let _ = write!(s, "{}", section::INSTRUCTIONS.end);
     s
 }
 
@@ -574,7 +574,8 @@ fn drive() {
     let section = render(&counted, &valgrind, started.elapsed().as_secs_f64(), runs);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Performance\n".to_string());
-    std::fs::write(&path, section::replace(&doc, &section)).expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, section::INSTRUCTIONS.replace(&doc, &section))
+        .expect("write docs/PERFORMANCE.md");
     eprintln!(
         "[instructions] wrote section 2a of {} in {:.1?}",
         path.display(),

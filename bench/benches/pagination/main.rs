@@ -166,7 +166,8 @@ fn main() {
             .collect::<Vec<_>>()
             .join(" "),
         took: started.elapsed(),
-        instructions: section::extract(&previous),
+        instructions: section::INSTRUCTIONS.extract(&previous),
+        concurrency: section::CONCURRENCY.extract(&previous),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");
     std::fs::write(&path, text).expect("write docs/PERFORMANCE.md");

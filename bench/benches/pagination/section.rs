@@ -1,32 +1,55 @@
-//! The instruction-count section of `docs/PERFORMANCE.md` (section 2a), written by the
-//! `instructions` target between two markers. The `pagination` target rewrites the rest of
-//! the file and keeps this section as it finds it; the `instructions` target replaces only
-//! this section.
+//! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
+//! (the `instructions` target) and 4a (the `concurrency` target). The `pagination` target
+//! rewrites the rest of the file and keeps these sections as it finds them; each target
+//! replaces only its own.
 
-/// The line that opens the section.
-pub const START: &str = "<!-- section 2a: written by `bash scripts/bench.sh instructions` -->";
-/// The line that closes it.
-pub const END: &str = "<!-- end of section 2a -->";
-/// The heading the section goes before when the file has none yet.
-const NEXT: &str = "## 3. Tokens";
-
-/// The section in `doc`, both markers included, if it has one.
-#[allow(dead_code)] // Used by the `pagination` target only.
-pub fn extract(doc: &str) -> Option<&str> {
-    let start = doc.find(START)?;
-    let end = start + doc[start..].find(END)? + END.len();
-    Some(&doc[start..end])
+/// A section another target writes.
+pub struct Section {
+    /// The line that opens the section.
+    pub start: &'static str,
+    /// The line that closes it.
+    pub end: &'static str,
+    /// The headings the section goes before when the file has none yet, the first found.
+    next: &'static [&'static str],
 }
 
-/// `doc` with its section replaced by `section` (which starts with [`START`] and ends with
-/// [`END`]); without one, `section` goes before section 3, or at the end.
-#[allow(dead_code)] // Used by the `instructions` target only.
-pub fn replace(doc: &str, section: &str) -> String {
-    if let Some(old) = extract(doc) {
-        return doc.replacen(old, section, 1);
+/// Section 2a, CPU instructions per page.
+#[allow(dead_code)] // Not every target uses every section.
+pub const INSTRUCTIONS: Section = Section {
+    start: "<!-- section 2a: written by `bash scripts/bench.sh instructions` -->",
+    end: "<!-- end of section 2a -->",
+    next: &["## 3. Tokens"],
+};
+
+/// Section 4a, concurrent walkers.
+#[allow(dead_code)] // Not every target uses every section.
+pub const CONCURRENCY: Section = Section {
+    start: "<!-- section 4a: written by `bash scripts/bench.sh concurrency` -->",
+    end: "<!-- end of section 4a -->",
+    next: &["## Run notes", "## SQL and plans"],
+};
+
+impl Section {
+    /// The section in `doc`, both markers included, if it has one.
+    #[allow(dead_code)] // Used by the `pagination` target only.
+    pub fn extract<'d>(&self, doc: &'d str) -> Option<&'d str> {
+        let start = doc.find(self.start)?;
+        let end = start + doc[start..].find(self.end)? + self.end.len();
+        Some(&doc[start..end])
     }
-    match doc.find(NEXT) {
-        Some(at) => format!("{}{section}\n\n{}", &doc[..at], &doc[at..]),
-        None => format!("{}\n\n{section}\n", doc.trim_end()),
+
+    /// `doc` with the section replaced by `section` (which starts with `start` and ends with
+    /// `end`); without one, `section` goes before the first of the `next` headings found, or
+    /// at the end.
+    #[allow(dead_code)] // Used by the other targets only.
+    pub fn replace(&self, doc: &str, section: &str) -> String {
+        let section = section.trim_end();
+        if let Some(old) = self.extract(doc) {
+            return doc.replacen(old, section, 1);
+        }
+        match self.next.iter().find_map(|next| doc.find(next)) {
+            Some(at) => format!("{}{section}\n\n{}", &doc[..at], &doc[at..]),
+            None => format!("{}\n\n{section}\n", doc.trim_end()),
+        }
     }
 }
