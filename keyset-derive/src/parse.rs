@@ -526,6 +526,17 @@ fn index_value(
             return Ok(());
         }
     };
+    if !name.trim().is_empty() && name.trim() != name {
+        errors.push(syn::Error::new(
+            expr.span(),
+            format!(
+                "`index = {name:?}` has spaces around the name, which the SQL would keep (an \
+                 index of that name does not exist): write index = {:?}",
+                name.trim()
+            ),
+        ));
+        return Ok(());
+    }
     if name.trim().is_empty() {
         errors.push(syn::Error::new(
             expr.span(),

@@ -134,6 +134,35 @@ pub trait Keyset: Sized {
     /// MySQL/MariaDB, runs in the direct form); a joined query's page does not name it (the
     /// hint cannot follow a join). Not part of the sort signature: the index changes how a
     /// page is read, never which rows it holds.
+    ///
+    /// ```
+    /// # use diesel::prelude::*;
+    /// # use keyset_diesel::prelude::*;
+    /// # use keyset_diesel::Keyset;
+    /// diesel::table! { events (event_id) { event_id -> Text, workspace_id -> Text,
+    ///     occurred_at -> Timestamp } }
+    ///
+    /// #[derive(Queryable, Selectable, Keyset)]
+    /// #[diesel(table_name = events)]
+    /// #[keyset(index = "events_feed")] // CREATE INDEX events_feed ON events (workspace_id, occurred_at, event_id)
+    /// struct Event {
+    ///     workspace_id: String,
+    ///     #[keyset(asc)]
+    ///     occurred_at: chrono::NaiveDateTime,
+    ///     #[keyset(asc, unique)]
+    ///     event_id: String,
+    /// }
+    ///
+    /// assert_eq!(Event::INDEX, Some("events_feed"));
+    /// let page = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(<Event as SelectableHelper<diesel::sqlite::Sqlite>>::as_select())
+    ///     .paginate_after(None::<Cursor<Event>>)
+    ///     .into_query::<diesel::sqlite::Sqlite>()?;
+    /// let sql = diesel::debug_query(&page).to_string();
+    /// assert!(sql.contains("FROM `events` INDEXED BY `events_feed` WHERE"), "{sql}");
+    /// # Ok::<(), keyset_diesel::KeysetError>(())
+    /// ```
     const INDEX: Option<&'static str> = None;
 
     /// The key of this row (cloned out of the model).

@@ -348,8 +348,9 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// Run later pages as a deferred join (the seek on the index alone, then the rows by their
     /// tie-breaker; see [`PageStatement`](crate::query::PageStatement)) or not. Default: the backend's choice
     /// ([`KeysetBackend::DEFERRED_JOIN`]): on for MySQL/MariaDB, off for PostgreSQL and SQLite;
-    /// off with [`Paginated::force_index`], which keeps MariaDB on the range from the cursor
-    /// in one statement.
+    /// off when the page names an index ([`Paginated::force_index`], or the keyset's declared
+    /// [`Keyset::INDEX`] on a query of its table alone), which keeps MariaDB on the range from
+    /// the cursor in one statement.
     pub fn deferred_join(mut self, deferred: bool) -> Self {
         self.deferred = Some(deferred);
         self

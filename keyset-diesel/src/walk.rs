@@ -9,7 +9,7 @@ use diesel::QueryResult;
 use crate::cursor::Cursor;
 use crate::keyset::Keyset;
 use crate::page::Page;
-use crate::paginate::{LoadPage, DEFAULT_PAGE_SIZE};
+use crate::paginate::{LoadPage, Paginated, DEFAULT_PAGE_SIZE};
 
 /// Walks all pages of a query forward, as an [`Iterator`] of `QueryResult<Page<K>>`.
 ///
@@ -88,6 +88,8 @@ pub struct Walk<'c, 'q, K: Keyset, Conn, F> {
     make_query: F,
     cursor: Option<Cursor<K>>,
     page_size: u32,
+    /// [`Walk::force_index`]: `None` until it is called (the keyset's declared index applies).
+    index: Option<Option<&'static str>>,
     bound: Bound<K>,
     done: bool,
 }
@@ -111,6 +113,7 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
             make_query,
             cursor: None,
             page_size: DEFAULT_PAGE_SIZE,
+            index: None,
             bound: Bound::Unbounded,
             done: false,
         }
@@ -126,6 +129,15 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
     /// Rows per page (at least 1; a page size of 0 is the error of the first page).
     pub fn page_size(mut self, page_size: u32) -> Self {
         self.page_size = page_size;
+        self
+    }
+
+    /// The index every query of the walk names, as
+    /// [`Paginated::force_index`](crate::Paginated::force_index) does for one page; `None`
+    /// leaves out the hint of the keyset's declared index ([`Keyset::INDEX`]). Without the
+    /// call, the walk's pages name the declared index, if any, as any page does.
+    pub fn force_index(mut self, index: impl Into<Option<&'static str>>) -> Self {
+        self.index = Some(index.into());
         self
     }
 
@@ -174,6 +186,18 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
     }
 }
 
+/// `paginated` with a walk's index choice ([`Walk::force_index`]; `None`: as the keyset
+/// declares).
+fn hint<Q, K: Keyset, M>(
+    index: Option<Option<&'static str>>,
+    paginated: Paginated<Q, K, M>,
+) -> Paginated<Q, K, M> {
+    match index {
+        Some(index) => paginated.force_index(index),
+        None => paginated,
+    }
+}
+
 impl<'q, K, Conn, F, Q> Iterator for Walk<'_, 'q, K, Conn, F>
 where
     K: Keyset,
@@ -189,11 +213,11 @@ where
             }
             if matches!(self.bound, Bound::Requested) {
                 // The last row of the range: the first page read backward, one row.
-                match (self.make_query)()
-                    .paginate_before(None)
-                    .page_size(1)
-                    .load_page(self.conn)
-                {
+                let last = hint(
+                    self.index,
+                    (self.make_query)().paginate_before(None).page_size(1),
+                );
+                match last.load_page(self.conn) {
                     Ok(last) => self.bound = Bound::Mark(last.items.first().map(K::key)),
                     Err(e) => return self.fail(e),
                 }
@@ -202,11 +226,13 @@ where
                 self.done = true;
                 return None;
             }
-            let mut page = match (self.make_query)()
-                .paginate_after(self.cursor.clone())
-                .page_size(self.page_size)
-                .load_page(self.conn)
-            {
+            let paginated = hint(
+                self.index,
+                (self.make_query)()
+                    .paginate_after(self.cursor.clone())
+                    .page_size(self.page_size),
+            );
+            let mut page = match paginated.load_page(self.conn) {
                 Ok(page) => page,
                 Err(e) => return self.fail(e),
             };
@@ -217,11 +243,13 @@ where
                     None => {
                         // The mark's row is not here: either it is further on, or it is gone.
                         // The first row after the mark bounds the walk instead.
-                        let after = match (self.make_query)()
-                            .paginate_after(Some(Cursor::after(mark.clone())))
-                            .page_size(1)
-                            .load_page(self.conn)
-                        {
+                        let paginated = hint(
+                            self.index,
+                            (self.make_query)()
+                                .paginate_after(Some(Cursor::after(mark.clone())))
+                                .page_size(1),
+                        );
+                        let after = match paginated.load_page(self.conn) {
                             Ok(after) => after,
                             Err(e) => return self.fail(e),
                         };

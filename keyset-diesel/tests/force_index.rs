@@ -10,7 +10,7 @@
 use diesel::mysql::Mysql;
 use diesel::pg::Pg;
 use diesel::prelude::*;
-use diesel::sqlite::Sqlite;
+use diesel::sqlite::{Sqlite, SqliteConnection};
 use keyset_diesel::prelude::*;
 use keyset_diesel::{Keyset, Paginated};
 
@@ -209,4 +209,68 @@ fn without_the_hint_mysql_keeps_the_deferred_join() {
     .to_string();
     assert!(default.contains("__keyset_k"), "{default}");
     assert!(!default.contains("FORCE INDEX"), "{default}");
+}
+
+/// [`Pair`]'s order, declaring an index the database does not have: every statement that names
+/// it fails, so a page that loads is a page read without the hint.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = pairs)]
+#[keyset(index = "pairs_missing")]
+struct Missing {
+    #[keyset(desc)]
+    score: i32,
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
+/// On SQLite: a page and a walk name the declared index at run time (a missing one is the
+/// database's error), `force_index(None)` on the page or the walk leaves it out, and
+/// `Walk::force_index(name)` names another; every walk that loads equals `ORDER BY`.
+#[test]
+fn pages_and_walks_name_the_declared_index_unless_told_otherwise() {
+    use diesel::connection::SimpleConnection;
+    use keyset_diesel::Walk;
+    let conn = &mut SqliteConnection::establish(":memory:").expect("SQLite");
+    conn.batch_execute(
+        "CREATE TABLE pairs (id BIGINT PRIMARY KEY, score INTEGER NOT NULL, tag_id INTEGER NOT NULL);
+         CREATE INDEX pairs_score_id ON pairs (score DESC, id ASC);
+         WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 50)
+         INSERT INTO pairs SELECT i, i % 7, 0 FROM n;",
+    )
+    .expect("table");
+    let expected: Vec<i64> = pairs::table
+        .select(pairs::id)
+        .order((pairs::score.desc(), pairs::id.asc()))
+        .load(conn)
+        .expect("ORDER BY");
+    let query = || pairs::table.select(Missing::as_select());
+    let missing = query().paginate_after(None).page_size(4).load_page(conn);
+    assert!(
+        matches!(missing, Err(diesel::result::Error::DatabaseError(..))),
+        "{missing:?}"
+    );
+    let first = Walk::<Missing, _, _>::new(conn, query).page_size(4).next();
+    assert!(
+        matches!(first, Some(Err(diesel::result::Error::DatabaseError(..)))),
+        "{first:?}"
+    );
+    let page = query()
+        .paginate_after(None)
+        .page_size(4)
+        .force_index(None)
+        .load_page(conn)
+        .expect("a page without the hint");
+    let ids: Vec<i64> = page.items.iter().map(|r| r.id).collect();
+    assert_eq!(ids, expected[..4]);
+    for index in [None, Some("pairs_score_id")] {
+        let mut seen = Vec::new();
+        for page in Walk::<Missing, _, _>::new(conn, query)
+            .page_size(4)
+            .force_index(index)
+            .high_water_mark()
+        {
+            seen.extend(page.expect("a walk page").items.iter().map(|r| r.id));
+        }
+        assert_eq!(seen, expected, "walk with force_index({index:?})");
+    }
 }

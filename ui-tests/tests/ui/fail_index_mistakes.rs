@@ -18,6 +18,7 @@ diesel::table! {
 #[keyset(sort(Oldest(occurred_at(asc), event_id(asc), index = 7)))]
 #[keyset(sort(Latest(occurred_at(desc, index = "x"), event_id(desc))))]
 #[keyset(sort(Newest(occurred_at(desc), event_id(desc), index = "a", index = "b")))]
+#[keyset(sort(Spaced(occurred_at(asc), event_id(asc), index = " events_feed")))]
 struct Event {
     #[keyset(asc)]
     occurred_at: chrono::NaiveDateTime,

@@ -63,6 +63,20 @@ struct ByIdIndexed {
     event_id: String,
 }
 
+diesel::table! { slots (id) { id -> BigInt, index -> Integer } }
+
+/// A field named `index` is a key column in a named sort (it has parentheses); `index = ..`
+/// beside it is the sort's index.
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = slots)]
+#[keyset(sort(Reverse(index(desc), id(desc), index = "slots_index_id")))]
+struct Slot {
+    #[keyset(asc)]
+    index: i32,
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
 /// Two columns, descending.
 #[derive(Queryable, Selectable, Keyset)]
 #[diesel(table_name = events)]
@@ -133,6 +147,9 @@ fn main() {
     assert_eq!(ByIdIndexed::INDEX, Some("events_by_id"));
     assert_eq!(ByIdIndexedByOldest::INDEX, Some("events_pkey"));
     assert_eq!(ByIdV2::INDEX, None);
+    assert_eq!(Slot::INDEX, None);
+    assert_eq!(SlotByReverse::INDEX, Some("slots_index_id"));
+    assert_eq!(SlotByReverse::COLUMNS[0].name, "index");
     assert_eq!(ByIdIndexed::sort_signature(), ByIdV2::sort_signature());
     let indexed = events::table
         .select(ByIdIndexed::as_select())
