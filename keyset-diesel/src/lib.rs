@@ -110,6 +110,7 @@ mod snapshot;
 mod sort;
 mod sql;
 mod statement;
+mod static_id;
 mod token;
 mod union;
 mod value;

@@ -26,6 +26,10 @@ use crate::page::Page;
 use crate::predicate::{KeysetOrder, SeekPredicate};
 use crate::sql::Dialect;
 use crate::statement::{BranchRow, PageStatement};
+use crate::static_id::{
+    seek_text_is_fixed, StaticPage, StaticShape, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD,
+    FIRST_FORWARD,
+};
 use crate::union::UnionPage;
 use crate::value::KeyTuple;
 
@@ -444,8 +448,17 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         match self.index {
             IndexHint::Named(name) => Some(name),
             IndexHint::Off => None,
-            IndexHint::Declared => K::INDEX.filter(|_| self.query.reads_keyset_table_alone()),
+            IndexHint::Declared => self.declared_index(),
         }
+    }
+
+    /// The keyset's declared [`Keyset::INDEX`] when the query reads the keyset's table alone:
+    /// the index a page names by default.
+    fn declared_index(&self) -> Option<&'static str>
+    where
+        Q: PageSource<K>,
+    {
+        K::INDEX.filter(|_| self.query.reads_keyset_table_alone())
     }
 
     /// Write a later page as a union of one seek per key level, each with its own `ORDER BY`
@@ -548,6 +561,11 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
 
     /// The page statement on backend `DB` and the shape to assemble its rows with: what
     /// [`Paginated::into_query`] gives and what every `load_page` (blocking or async) runs.
+    ///
+    /// The shape says whether the page is one of the [`StaticShape`]s, whose SQL its types fix
+    /// (the default form of the page, whose index and deferred join are what the keyset and
+    /// the backend choose; no `until`, total count or `seek_per_level`; a keyset without
+    /// nullable columns after a cursor): such a page loads with a static query id.
     fn build_for<DB: KeysetBackend>(self) -> Result<(PageQuery<Q, K>, Shape<K>), KeysetError>
     where
         Q: PageSource<K>,
@@ -556,7 +574,20 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         let deferred = self
             .deferred
             .unwrap_or(DB::DEFERRED_JOIN && index.is_none());
-        self.build(deferred, index, keyset_dialect::<DB, K>(), DB::KIND)
+        let declared = self.declared_index();
+        let default_form =
+            index == declared && deferred == (DB::DEFERRED_JOIN && declared.is_none());
+        let fixed_text = default_form
+            && self.until.is_none()
+            && !self.total
+            && !self.per_level
+            && (self.cursor.is_none() || seek_text_is_fixed::<K>());
+        let (query, mut shape) =
+            self.build(deferred, index, keyset_dialect::<DB, K>(), DB::KIND)?;
+        if fixed_text && matches!(query, PageQuery::Statement(_)) {
+            shape.fixed = Some(StaticShape::new(shape.had_cursor, shape.walk));
+        }
+        Ok((query, shape))
     }
 
     /// Decides the page's shape, once: the first page, one statement after the cursor
@@ -585,6 +616,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             probed: self.exact && self.cursor.is_some(),
             budget: self.budget,
             total: self.total,
+            fixed: None,
         };
         let check = |key: &K::Key| {
             key.check_key()
@@ -659,7 +691,8 @@ impl<Q, K: Keyset> Paginated<Q, K> {
 /// generic over queries, keysets or connections needs to call
 /// [`paginate_after`](PaginateDsl::paginate_after) (or `paginate_before`, `paginate`) and
 /// [`Paginated::load_page`]. Implemented for every Diesel select query (boxed or not) that
-/// can be paginated by `K` on `Conn`'s backend; `'query` is Diesel's
+/// can be paginated by `K` (a `'static` model type: it is part of a page's statement cache key)
+/// on `Conn`'s backend; `'query` is Diesel's
 /// [`LoadQuery`] lifetime.
 ///
 /// ```
@@ -703,6 +736,10 @@ where
     K: KeysetSql<Conn::Backend>,
     Q: PaginateDsl + PageSource<K>,
     PageStatement<Q, K>: LoadQuery<'query, Conn, K>,
+    StaticPage<PageStatement<Q, K>, FIRST_FORWARD>: LoadQuery<'query, Conn, K>,
+    StaticPage<PageStatement<Q, K>, FIRST_BACKWARD>: LoadQuery<'query, Conn, K>,
+    StaticPage<PageStatement<Q, K>, AFTER_FORWARD>: LoadQuery<'query, Conn, K>,
+    StaticPage<PageStatement<Q, K>, AFTER_BACKWARD>: LoadQuery<'query, Conn, K>,
     UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
     Counted<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)>,
     Counted<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)>,
@@ -711,7 +748,17 @@ where
         let cursor = paginated.cursor.clone();
         let (query, shape) = paginated.build_for::<Conn::Backend>()?;
         let loaded = match (query, shape.total) {
-            (PageQuery::Statement(q), false) => Loaded::Rows(q.load(conn)?),
+            (PageQuery::Statement(q), false) => Loaded::Rows(match shape.fixed {
+                None => q.load(conn)?,
+                Some(StaticShape::FirstForward) => StaticPage::<_, FIRST_FORWARD>(q).load(conn)?,
+                Some(StaticShape::FirstBackward) => {
+                    StaticPage::<_, FIRST_BACKWARD>(q).load(conn)?
+                }
+                Some(StaticShape::AfterForward) => StaticPage::<_, AFTER_FORWARD>(q).load(conn)?,
+                Some(StaticShape::AfterBackward) => {
+                    StaticPage::<_, AFTER_BACKWARD>(q).load(conn)?
+                }
+            }),
             (PageQuery::Statement(q), true) => Loaded::CountedRows(Counted(q).load(conn)?),
             (PageQuery::Union(q), false) => Loaded::Union(q.load(conn)?),
             (PageQuery::Union(q), true) => Loaded::CountedUnion(Counted(q).load(conn)?),
@@ -784,6 +831,9 @@ struct Shape<K> {
     budget: Option<ByteBudget<K>>,
     /// The total count was asked for ([`Paginated::with_total_count`]).
     total: bool,
+    /// The page is one statement of this shape, whose SQL its types fix: it loads as a
+    /// [`StaticPage`] ([`Paginated::build_for`]).
+    fixed: Option<StaticShape>,
 }
 
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
@@ -1000,6 +1050,7 @@ mod tests {
             probed: false,
             budget: None,
             total: false,
+            fixed: None,
         }
     }
 
@@ -1099,6 +1150,209 @@ mod tests {
         assert_eq!(
             built(pairs().paginate_after(pair()).seek_per_level(true)).0,
             "union"
+        );
+    }
+
+    diesel::table! { maybes (id) { id -> BigInt, m -> Nullable<Integer> } }
+
+    /// `m ASC NULLS LAST, id ASC` with its index declared: a nullable key column.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Maybe(Option<i32>, i64);
+
+    impl Keyset for Maybe {
+        type Table = maybes::table;
+        type Columns = (maybes::m, maybes::id);
+        type Key = (Option<i32>, i64);
+        const COLUMNS: &'static [KeyColumn] = &[
+            KeyColumn {
+                name: "m",
+                field: "0",
+                direction: SortDirection::Asc,
+                nulls: Some(crate::keyset::NullsOrder::Last),
+            },
+            KeyColumn {
+                name: "id",
+                field: "1",
+                direction: SortDirection::Asc,
+                nulls: None,
+            },
+        ];
+        const TABLE_NAME: &'static str = "maybes";
+        const INDEX: Option<&'static str> = Some("maybes_m_id");
+        fn key(&self) -> (Option<i32>, i64) {
+            (self.0, self.1)
+        }
+    }
+
+    /// The static shape `build_for::<DB>` gives the page, if any.
+    #[cfg(any(feature = "sqlite", feature = "mysql"))]
+    fn fixed<DB, K, Q>(paginated: Paginated<Q, K>) -> Option<StaticShape>
+    where
+        DB: KeysetBackend,
+        K: Keyset,
+        Q: PageSource<K>,
+    {
+        paginated.build_for::<DB>().expect("a page query").1.fixed
+    }
+
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn pages_in_the_default_form_have_a_static_shape_and_every_other_page_none() {
+        use diesel::sqlite::Sqlite;
+        use diesel::QueryDsl;
+        let rows = || rows::table.select(rows::id);
+        let after = || Some(Cursor::<Row>::after((3,)));
+        let shape = |p: Paginated<_, Row>| fixed::<Sqlite, Row, _>(p);
+        // The four shapes: first and later pages, either way.
+        assert_eq!(
+            shape(rows().paginate_after(None).page_size(7)),
+            Some(StaticShape::FirstForward)
+        );
+        assert_eq!(
+            shape(rows().paginate_before(None)),
+            Some(StaticShape::FirstBackward)
+        );
+        assert_eq!(
+            shape(rows().paginate_after(after()).exact_flags(false)),
+            Some(StaticShape::AfterForward)
+        );
+        assert_eq!(
+            shape(rows().paginate_before(Some(Cursor::before((3,))))),
+            Some(StaticShape::AfterBackward)
+        );
+        // A byte budget and exact flags on a first page do not change the SQL.
+        assert_eq!(
+            shape(
+                rows()
+                    .paginate_after(None)
+                    .max_bytes(10, |_| 1)
+                    .exact_flags(true)
+            ),
+            Some(StaticShape::FirstForward)
+        );
+        // Options that change the SQL, or a page that is a union: no static shape.
+        assert_eq!(shape(rows().paginate_after(after()).until(after())), None);
+        assert_eq!(shape(rows().paginate_after(None).with_total_count()), None);
+        assert_eq!(
+            shape(rows().paginate_after(after()).exact_flags(true)),
+            None
+        );
+        assert_eq!(
+            shape(rows().paginate_after(after()).deferred_join(true)),
+            None
+        );
+        assert_eq!(
+            shape(rows().paginate_after(after()).force_index("ix")),
+            None
+        );
+        let pairs = || pairs::table.select(pairs::id);
+        let pair = || Some(Cursor::<Pair>::after((5, 3)));
+        assert_eq!(
+            fixed::<Sqlite, Pair, _>(pairs().paginate_after(pair())),
+            Some(StaticShape::AfterForward)
+        );
+        assert_eq!(
+            fixed::<Sqlite, Pair, _>(pairs().paginate_after(pair()).seek_per_level(true)),
+            None
+        );
+        // Choosing what the default already is keeps the shape.
+        assert_eq!(
+            shape(
+                rows()
+                    .paginate_after(after())
+                    .deferred_join(false)
+                    .force_index(None)
+            ),
+            Some(StaticShape::AfterForward)
+        );
+        // A nullable key column: the first page is fixed, a later page's seek is not (a NULL
+        // cursor value writes other arms), whatever the cursor holds.
+        let maybes = || maybes::table.select(maybes::id);
+        let maybe = |p: Paginated<_, Maybe>| fixed::<Sqlite, Maybe, _>(p);
+        assert_eq!(
+            maybe(maybes().paginate_after(None)),
+            Some(StaticShape::FirstForward)
+        );
+        assert_eq!(
+            maybe(maybes().paginate_after(Some(Cursor::after((Some(1), 2))))),
+            None
+        );
+        assert_eq!(
+            maybe(maybes().paginate_after(Some(Cursor::after((None, 2))))),
+            None
+        );
+        // The declared index: naming it is the default; another name or none is not.
+        assert_eq!(
+            maybe(maybes().paginate_after(None).force_index("maybes_m_id")),
+            Some(StaticShape::FirstForward)
+        );
+        assert_eq!(
+            maybe(maybes().paginate_after(None).force_index("other")),
+            None
+        );
+        assert_eq!(maybe(maybes().paginate_after(None).force_index(None)), None);
+    }
+
+    #[cfg(feature = "mysql")]
+    #[test]
+    fn on_mysql_the_deferred_join_is_the_default_form_with_a_static_shape() {
+        use diesel::mysql::Mysql;
+        use diesel::QueryDsl;
+        let rows = || rows::table.select(rows::id);
+        let after = || Some(Cursor::<Row>::after((3,)));
+        let shape = |p: Paginated<_, Row>| fixed::<Mysql, Row, _>(p);
+        assert_eq!(
+            shape(rows().paginate_after(after())),
+            Some(StaticShape::AfterForward)
+        );
+        assert_eq!(
+            shape(rows().paginate_after(after()).deferred_join(true)),
+            Some(StaticShape::AfterForward)
+        );
+        // The direct form, chosen or by naming an index: not the default, no static shape.
+        assert_eq!(
+            shape(rows().paginate_after(after()).deferred_join(false)),
+            None
+        );
+        assert_eq!(
+            shape(rows().paginate_after(after()).force_index("ix")),
+            None
+        );
+    }
+
+    #[test]
+    fn a_static_page_id_names_the_query_the_keyset_and_the_shape() {
+        use crate::static_id::{
+            StaticPage, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
+        };
+        type Rows = diesel::dsl::Select<rows::table, rows::id>;
+        type Id<Q, K, const S: u8> = StaticPage<PageStatement<Q, K>, S>;
+        let ids = [
+            <Id<Rows, Row, FIRST_FORWARD> as QueryId>::query_id(),
+            <Id<Rows, Row, FIRST_BACKWARD> as QueryId>::query_id(),
+            <Id<Rows, Row, AFTER_FORWARD> as QueryId>::query_id(),
+            <Id<Rows, Row, AFTER_BACKWARD> as QueryId>::query_id(),
+            // The same query and shape, another keyset: another statement.
+            <Id<Rows, Maybe, AFTER_FORWARD> as QueryId>::query_id(),
+            // Another query.
+            <Id<diesel::dsl::Filter<Rows, diesel::dsl::Eq<rows::id, i64>>, Row, AFTER_FORWARD>
+                as QueryId>::query_id(),
+        ];
+        for (i, id) in ids.iter().enumerate() {
+            assert!(id.is_some(), "{i}");
+            for (j, other) in ids.iter().enumerate().skip(i + 1) {
+                assert_ne!(id, other, "{i} and {j}");
+            }
+        }
+        // A boxed query has no static id, nor has the page loaded from it.
+        #[cfg(feature = "sqlite")]
+        assert_eq!(
+            <Id<
+                rows::BoxedQuery<'static, diesel::sqlite::Sqlite, diesel::sql_types::BigInt>,
+                Row,
+                AFTER_FORWARD,
+            > as QueryId>::query_id(),
+            None
         );
     }
 

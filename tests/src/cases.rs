@@ -9,6 +9,7 @@ use crate::models::{
     ID_asc, Oracle, Walk,
 };
 use crate::oracle::walk_pages;
+use crate::property::{run_scenario, Scenario};
 use crate::{at, NewEvent, Row, TestDb};
 
 /// The pages of `M` over tenant 0 as `(ids, has_more)`, walked with an unboxed query; the
@@ -142,6 +143,54 @@ where
     assert_eq!(asc, vec![1, 6, 2, 3, 4, 5]);
     assert_eq!(desc, vec![5, 4, 3, 2, 6, 1]);
     assert_eq!(asc.iter().rev().copied().collect::<Vec<_>>(), desc);
+}
+
+/// Pages in the backend's default form load with a static query id: Diesel's statement cache
+/// finds them by the page's types (query, keyset, first or later page, direction), not by
+/// their SQL text. `a ASC, id ASC`, `a DESC, id ASC` and `a DESC, id DESC` select the same
+/// columns with the same filter (one Diesel query type): on one connection, in turn and twice
+/// over, each keyset's forward walk, backward walk and random steps give exactly its own
+/// `ORDER BY`'s rows, so no keyset and no shape runs a statement cached for another.
+pub fn keysets_sharing_a_query_type_keep_their_own_statements<C: TestDb>()
+where
+    A_asc__ID_asc: Walk<C, Filter = i32>,
+    A_desc__ID_asc: Walk<C, Filter = i32>,
+    A_desc__ID_desc: Walk<C, Filter = i32>,
+{
+    let mut db = C::open();
+    let rows: Vec<(i64, i32)> = (1..=23)
+        .map(|id| (id, i32::try_from(id % 4).unwrap()))
+        .collect();
+    db.insert_rows(&rows_with_a(&rows));
+    let scenario = Scenario {
+        tenant: 0,
+        page_size: 3,
+        boxed: false,
+        exact: false,
+        deferred: None,
+        per_level: false,
+        total: false,
+        steps: vec![true, true, false, true, false, false, true, true],
+    };
+    for round in 1..=2 {
+        let runs = [
+            (
+                "a ASC, id ASC",
+                run_scenario::<A_asc__ID_asc, C>(&mut db, &scenario),
+            ),
+            (
+                "a DESC, id ASC",
+                run_scenario::<A_desc__ID_asc, C>(&mut db, &scenario),
+            ),
+            (
+                "a DESC, id DESC",
+                run_scenario::<A_desc__ID_desc, C>(&mut db, &scenario),
+            ),
+        ];
+        for (keyset, run) in runs {
+            run.unwrap_or_else(|e| panic!("round {round}, {keyset}: {e}"));
+        }
+    }
 }
 
 /// docs/CASES.md C19: the stage labels stored as text (SQLite's only form of an enum; a

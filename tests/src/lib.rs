@@ -116,6 +116,8 @@ macro_rules! backend_suite {
                 => cases::descending_key_seeks_below_the_cursor,
             c05_mixed_directions_and_the_tie_breaker_direction
                 => cases::mixed_directions_keep_each_declared_direction,
+            keysets_sharing_a_query_type_keep_their_own_cached_statements
+                => cases::keysets_sharing_a_query_type_keep_their_own_statements,
             c06_c07_backward_page_is_the_adjacent_window_in_display_order
                 => cases::backward_page_is_the_adjacent_window_in_display_order,
             c08_flags_and_cursors_are_exact_at_the_edges

@@ -87,6 +87,9 @@ use crate::cursor::{Cursor, Direction};
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
 use crate::statement::PageStatement;
+use crate::static_id::{
+    StaticPage, StaticShape, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
+};
 use crate::union::UnionPage;
 
 /// The mode of a [`Paginated`] made by this module's [`PaginateDsl`]: `load_page` runs on a
@@ -143,7 +146,8 @@ impl<Q, K: Keyset> Paginated<Q, K, Async> {
 /// A query whose keyset pages of `K` load on the diesel-async connection `Conn`: the one
 /// bound a generic async handler needs, the twin of [`crate::LoadPage`]. Implemented for every
 /// Diesel select query (boxed or not) that `K` can page on `Conn`'s backend, when the query,
-/// `K` and `K::Key` are `Send` (the future is); `'query` is diesel-async's `LoadQuery`
+/// `K` and `K::Key` are `Send` (the future is) and `K` is `'static` (as in the blocking
+/// bound); `'query` is diesel-async's `LoadQuery`
 /// lifetime.
 ///
 /// ```
@@ -193,6 +197,10 @@ where
     K::Key: Send,
     Q: PaginateDsl + PageSource<K> + Send,
     PageStatement<Q, K>: LoadQuery<'query, Conn, K> + 'query,
+    StaticPage<PageStatement<Q, K>, FIRST_FORWARD>: LoadQuery<'query, Conn, K> + 'query,
+    StaticPage<PageStatement<Q, K>, FIRST_BACKWARD>: LoadQuery<'query, Conn, K> + 'query,
+    StaticPage<PageStatement<Q, K>, AFTER_FORWARD>: LoadQuery<'query, Conn, K> + 'query,
+    StaticPage<PageStatement<Q, K>, AFTER_BACKWARD>: LoadQuery<'query, Conn, K> + 'query,
     UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)> + 'query,
     Counted<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)> + 'query,
     Counted<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)> + 'query,
@@ -207,7 +215,21 @@ where
             let cursor = paginated.cursor.clone();
             let (query, shape) = paginated.build_for::<Conn::Backend>()?;
             let loaded = match (query, shape.total) {
-                (PageQuery::Statement(q), false) => Loaded::Rows(q.load(conn).await?),
+                (PageQuery::Statement(q), false) => Loaded::Rows(match shape.fixed {
+                    None => q.load(conn).await?,
+                    Some(StaticShape::FirstForward) => {
+                        StaticPage::<_, FIRST_FORWARD>(q).load(conn).await?
+                    }
+                    Some(StaticShape::FirstBackward) => {
+                        StaticPage::<_, FIRST_BACKWARD>(q).load(conn).await?
+                    }
+                    Some(StaticShape::AfterForward) => {
+                        StaticPage::<_, AFTER_FORWARD>(q).load(conn).await?
+                    }
+                    Some(StaticShape::AfterBackward) => {
+                        StaticPage::<_, AFTER_BACKWARD>(q).load(conn).await?
+                    }
+                }),
                 (PageQuery::Statement(q), true) => {
                     Loaded::CountedRows(Counted(q).load(conn).await?)
                 }
