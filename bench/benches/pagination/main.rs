@@ -168,6 +168,7 @@ fn main() {
         took: started.elapsed(),
         instructions: section::INSTRUCTIONS.extract(&previous),
         concurrency: section::CONCURRENCY.extract(&previous),
+        scale: section::SCALE.extract(&previous),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");
     std::fs::write(&path, text).expect("write docs/PERFORMANCE.md");

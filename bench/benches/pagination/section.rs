@@ -1,5 +1,5 @@
 //! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
-//! (the `instructions` target) and 4a (the `concurrency` target). The `pagination` target
+//! (the `instructions` target), 4a (the `concurrency` target) and 4b (the `scale` target). The `pagination` target
 //! rewrites the rest of the file and keeps these sections as it finds them; each target
 //! replaces only its own.
 
@@ -26,6 +26,14 @@ pub const INSTRUCTIONS: Section = Section {
 pub const CONCURRENCY: Section = Section {
     start: "<!-- section 4a: written by `bash scripts/bench.sh concurrency` -->",
     end: "<!-- end of section 4a -->",
+    next: &["## Run notes", "## SQL and plans"],
+};
+
+/// Section 4b, ten million rows on one tenant.
+#[allow(dead_code)] // Not every target uses every section.
+pub const SCALE: Section = Section {
+    start: "<!-- section 4b: written by `bash scripts/bench.sh scale` -->",
+    end: "<!-- end of section 4b -->",
     next: &["## Run notes", "## SQL and plans"],
 };
 
