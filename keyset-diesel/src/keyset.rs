@@ -315,9 +315,10 @@ pub fn sort_signature_digest(signature: &str) -> [u8; 16] {
 /// and binds key value `index` with the column's own SQL type (never a cast, so precision, time
 /// zone and collation are the database's own). Implemented by `#[derive(Keyset)]` for every backend the field types support.
 ///
-/// A hand-written impl must write the same SQL for a column index every time: a page in the
-/// default form is cached by Diesel under its types (the query, the keyset's model type and the
-/// page's shape), not its SQL text (docs/SQL.md, "Prepared statements").
+/// A hand-written impl must write the same SQL for a column index every time, and bind exactly
+/// one value of the column's SQL type (and no text) in `walk_value`: a page in the default form
+/// is cached by Diesel under its types (the query, the keyset's model type and the page's
+/// shape), not its SQL text (docs/SQL.md, "Prepared statements").
 pub trait KeysetSql<DB: Backend>: Keyset {
     /// Writes column `index` of the keyset, e.g. `"events"."occurred_at"`.
     ///

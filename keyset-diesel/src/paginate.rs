@@ -564,8 +564,8 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     ///
     /// The shape says whether the page is one of the [`StaticShape`]s, whose SQL its types fix
     /// (the default form of the page, whose index and deferred join are what the keyset and
-    /// the backend choose; no `until`, total count or `seek_per_level`; a keyset without
-    /// nullable columns after a cursor): such a page loads with a static query id.
+    /// the backend choose; no `until`, total count or `seek_per_level`; one statement; a cursor
+    /// without NULLs): such a page loads with a static query id.
     fn build_for<DB: KeysetBackend>(self) -> Result<(PageQuery<Q, K>, Shape<K>), KeysetError>
     where
         Q: PageSource<K>,
@@ -581,7 +581,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             && self.until.is_none()
             && !self.total
             && !self.per_level
-            && (self.cursor.is_none() || seek_text_is_fixed::<K>());
+            && self.cursor.as_ref().is_none_or(seek_text_is_fixed::<K>);
         let (query, mut shape) =
             self.build(deferred, index, keyset_dialect::<DB, K>(), DB::KIND)?;
         if fixed_text && matches!(query, PageQuery::Statement(_)) {
@@ -1184,6 +1184,42 @@ mod tests {
         }
     }
 
+    diesel::table! { mids (id) { id -> BigInt, a -> Integer, m -> Nullable<Integer> } }
+
+    /// `a ASC, m ASC NULLS FIRST, id ASC`: a nullable column after the leading one.
+    #[derive(Debug, Clone, PartialEq)]
+    struct Mid(i32, Option<i32>, i64);
+
+    impl Keyset for Mid {
+        type Table = mids::table;
+        type Columns = (mids::a, mids::m, mids::id);
+        type Key = (i32, Option<i32>, i64);
+        const COLUMNS: &'static [KeyColumn] = &[
+            KeyColumn {
+                name: "a",
+                field: "0",
+                direction: SortDirection::Asc,
+                nulls: None,
+            },
+            KeyColumn {
+                name: "m",
+                field: "1",
+                direction: SortDirection::Asc,
+                nulls: Some(crate::keyset::NullsOrder::First),
+            },
+            KeyColumn {
+                name: "id",
+                field: "2",
+                direction: SortDirection::Asc,
+                nulls: None,
+            },
+        ];
+        const TABLE_NAME: &'static str = "mids";
+        fn key(&self) -> (i32, Option<i32>, i64) {
+            (self.0, self.1, self.2)
+        }
+    }
+
     /// The static shape `build_for::<DB>` gives the page, if any.
     #[cfg(any(feature = "sqlite", feature = "mysql"))]
     fn fixed<DB, K, Q>(paginated: Paginated<Q, K>) -> Option<StaticShape>
@@ -1265,8 +1301,8 @@ mod tests {
             ),
             Some(StaticShape::AfterForward)
         );
-        // A nullable key column: the first page is fixed, a later page's seek is not (a NULL
-        // cursor value writes other arms), whatever the cursor holds.
+        // A nullable leading column: the first page is fixed; a later page is a union around
+        // the NULL group, or (NULL cursor, NULLs last) writes `IS NULL` arms.
         let maybes = || maybes::table.select(maybes::id);
         let maybe = |p: Paginated<_, Maybe>| fixed::<Sqlite, Maybe, _>(p);
         assert_eq!(
@@ -1279,6 +1315,22 @@ mod tests {
         );
         assert_eq!(
             maybe(maybes().paginate_after(Some(Cursor::after((None, 2))))),
+            None
+        );
+        // A nullable column after the first: fixed after a cursor without NULL, not after one
+        // with a NULL (one bind fewer, other text).
+        let mids = || mids::table.select(mids::id);
+        let mid = |p: Paginated<_, Mid>| fixed::<Sqlite, Mid, _>(p);
+        assert_eq!(
+            mid(mids().paginate_after(Some(Cursor::after((3, Some(1), 2))))),
+            Some(StaticShape::AfterForward)
+        );
+        assert_eq!(
+            mid(mids().paginate_after(Some(Cursor::after((3, None, 2))))),
+            None
+        );
+        assert_eq!(
+            mid(mids().paginate_before(Some(Cursor::before((3, None, 2))))),
             None
         );
         // The declared index: naming it is the default; another name or none is not.
@@ -1316,6 +1368,21 @@ mod tests {
         );
         assert_eq!(
             shape(rows().paginate_after(after()).force_index("ix")),
+            None
+        );
+        // A declared index: the direct form naming it is the default; the deferred join is not.
+        let maybes = || maybes::table.select(maybes::id);
+        let maybe = |p: Paginated<_, Maybe>| fixed::<Mysql, Maybe, _>(p);
+        assert_eq!(
+            maybe(maybes().paginate_after(None)),
+            Some(StaticShape::FirstForward)
+        );
+        assert_eq!(
+            maybe(maybes().paginate_after(None).deferred_join(false)),
+            Some(StaticShape::FirstForward)
+        );
+        assert_eq!(
+            maybe(maybes().paginate_after(None).deferred_join(true)),
             None
         );
     }

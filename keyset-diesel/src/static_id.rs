@@ -6,7 +6,7 @@
 //! types (the walk's direction, whether there is a cursor, which cursor values are NULL, the
 //! options), so [`PageStatement`] has no static id. Most pages, though, are one of four shapes
 //! whose SQL the types do fix: the first or a later page, forward or backward, in the
-//! backend's default form, of a query with a static id and a keyset without nullable columns.
+//! backend's default form, of a query with a static id, after a cursor that holds no NULL.
 //! Such a page is loaded as `StaticPage<PageStatement<Q, K>, SHAPE>`, whose id is
 //! `(Q's id, K, SHAPE)`: a cached page costs no SQL writing (measured in
 //! docs/PERFORMANCE.md, section 2a). Every other page keeps the SQL-text key.
@@ -19,11 +19,12 @@ use diesel::QueryResult;
 use crate::cursor::Direction;
 use crate::keyset::Keyset;
 use crate::statement::PageStatement;
+use crate::value::KeyTuple;
 
 /// The page shapes whose SQL text `(Q, K, backend)` fix, when the page is in the backend's
 /// default form (no `deferred_join`/`force_index` choice other than the default, no `until`,
-/// no total count, no `seek_per_level`) and, for a later page, the keyset has no nullable
-/// column (a NULL cursor value changes the seek's text).
+/// no total count, no `seek_per_level`), is one statement and, for a later page, its cursor
+/// holds no NULL (a NULL cursor value changes the seek's text and its number of binds).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum StaticShape {
     /// The first page forward: `ORDER BY <keyset> LIMIT ?`.
@@ -57,10 +58,12 @@ impl StaticShape {
     }
 }
 
-/// Whether a later page of `K` has the same SQL text for every cursor: no key column is
-/// nullable (the seek writes a NULL cursor value as `IS NULL` arms).
-pub(crate) fn seek_text_is_fixed<K: Keyset>() -> bool {
-    K::COLUMNS.iter().all(|c| c.nulls.is_none())
+/// Whether the seek after `key` has the text every NULL-free key of `K` has: `key` holds no
+/// NULL (a NULL is written as `IS NULL` / `IS NOT NULL` arms, with one bind fewer). Asked of
+/// the cursor itself, not of the declared NULL placements, so a keyset's nullable columns
+/// only cost the static id of the pages whose cursor holds a NULL.
+pub(crate) fn seek_text_is_fixed<K: Keyset>(key: &K::Key) -> bool {
+    (0..K::COLUMNS.len()).all(|i| !KeyTuple::is_null(key, i))
 }
 
 /// A page statement loaded with a static query id: the same SQL and binds as the statement it

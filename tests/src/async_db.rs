@@ -227,6 +227,13 @@ macro_rules! async_suite {
                 $crate::async_sql_shapes!($db, $pair, $backend);
             }
 
+            /// Keysets sharing one Diesel query type keep their own cached statements on one
+            /// diesel-async connection.
+            #[test]
+            fn async_keysets_sharing_a_query_type_keep_their_own_cached_statements() {
+                $crate::cases::keysets_sharing_a_query_type_on(&mut <$pair>::open());
+            }
+
             /// Pages on pooled connections (deadpool objects, through `DerefMut`).
             #[test]
             fn async_pages_load_on_deadpool_pooled_connections() {

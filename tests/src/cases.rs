@@ -4,6 +4,7 @@
 
 use keyset_diesel::{Cursor, Keyset};
 
+use crate::db::OracleDb;
 use crate::models::{
     A_asc__ID_asc, A_desc__ID_asc, A_desc__ID_desc, B_asc__ID_asc, C_desc__ID_desc, FeedEvent,
     ID_asc, Oracle, Walk,
@@ -157,11 +158,21 @@ where
     A_desc__ID_asc: Walk<C, Filter = i32>,
     A_desc__ID_desc: Walk<C, Filter = i32>,
 {
-    let mut db = C::open();
+    keysets_sharing_a_query_type_on::<C>(&mut C::open());
+}
+
+/// [`keysets_sharing_a_query_type_keep_their_own_statements`] on `db`: a blocking connection,
+/// or a diesel-async pair, whose own connection's statement cache is the one checked.
+pub fn keysets_sharing_a_query_type_on<D: OracleDb>(db: &mut D)
+where
+    A_asc__ID_asc: Walk<D, Filter = i32>,
+    A_desc__ID_asc: Walk<D, Filter = i32>,
+    A_desc__ID_desc: Walk<D, Filter = i32>,
+{
     let rows: Vec<(i64, i32)> = (1..=23)
         .map(|id| (id, i32::try_from(id % 4).unwrap()))
         .collect();
-    db.insert_rows(&rows_with_a(&rows));
+    db.db().insert_rows(&rows_with_a(&rows));
     let scenario = Scenario {
         tenant: 0,
         page_size: 3,
@@ -176,15 +187,15 @@ where
         let runs = [
             (
                 "a ASC, id ASC",
-                run_scenario::<A_asc__ID_asc, C>(&mut db, &scenario),
+                run_scenario::<A_asc__ID_asc, D>(db, &scenario),
             ),
             (
                 "a DESC, id ASC",
-                run_scenario::<A_desc__ID_asc, C>(&mut db, &scenario),
+                run_scenario::<A_desc__ID_asc, D>(db, &scenario),
             ),
             (
                 "a DESC, id DESC",
-                run_scenario::<A_desc__ID_desc, C>(&mut db, &scenario),
+                run_scenario::<A_desc__ID_desc, D>(db, &scenario),
             ),
         ];
         for (keyset, run) in runs {

@@ -517,7 +517,7 @@ fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> Stri
          query's type when the type has a static query id, and otherwise by its SQL text, \
          which it then writes at every call just to look the statement up. A page in the \
          backend's default form (the first or a later page, either way; no `until`, total \
-         count or `seek_per_level`; after a cursor, a keyset without nullable columns; a query \
+         count or `seek_per_level`; one statement; a cursor without NULLs; a query \
          whose own id is static, as an unboxed one) loads with a static id made of the \
          query's type, the keyset and the page's shape, so a cached page writes no SQL text \
          (0 in the table). Other pages (here MariaDB's `.deferred_join(false)`, a form its \
