@@ -6,6 +6,9 @@ set -euo pipefail
 
 log() { printf '[setup] %s\n' "$*" >&2; }
 
+# psql says only what went wrong.
+export PGOPTIONS='-c client_min_messages=warning'
+
 as_root() {
     if [ "$(id -u)" -eq 0 ]; then "$@"; elif command -v sudo >/dev/null; then sudo "$@"; else "$@"; fi
 }
@@ -46,6 +49,38 @@ if ! psql -h 127.0.0.1 -U postgres -d test -Atc 'SELECT 1' >/dev/null 2>&1; then
     log "creating PostgreSQL database test"
     psql -h 127.0.0.1 -U postgres -d postgres -c 'CREATE DATABASE test' >/dev/null
 fi
+
+# postgres_fdw, for the sharded-table tests (tests/src/shards.rs).
+psql -h 127.0.0.1 -U postgres -d test -qc 'CREATE EXTENSION IF NOT EXISTS postgres_fdw SCHEMA public'
+
+# --- Two PostgreSQL shards: clusters shard1 (127.0.0.1:5433) and shard2 (127.0.0.1:5434) ------
+# The servers a table partitioned across machines lives on (postgres_fdw foreign partitions),
+# each with database test, trust auth like the main cluster, and pg_stat_statements (the tests
+# count the rows each shard sends per page from its FETCH statements).
+pg_version=$(ls /etc/postgresql | sort -n | tail -1)
+for n in 1 2; do
+    cluster="shard$n"
+    port=$((5432 + n))
+    if ! pg_lsclusters -h | awk '{print $1 "/" $2}' | grep -qx "$pg_version/$cluster"; then
+        log "creating PostgreSQL cluster $cluster on port $port"
+        as_root pg_createcluster "$pg_version" "$cluster" -p "$port" -- --auth=trust >/dev/null
+    fi
+    conf="/etc/postgresql/$pg_version/$cluster/conf.d/keyset.conf"
+    if [ ! -f "$conf" ]; then
+        printf "shared_preload_libraries = 'pg_stat_statements'\n" | as_root tee "$conf" >/dev/null
+        as_root pg_ctlcluster --skip-systemctl-redirect "$pg_version" "$cluster" stop >/dev/null 2>&1 || true
+    fi
+    if ! pg_isready -q -h 127.0.0.1 -p "$port" 2>/dev/null; then
+        log "starting PostgreSQL cluster $cluster"
+        as_root pg_ctlcluster --skip-systemctl-redirect "$pg_version" "$cluster" start
+        for _ in $(seq 1 60); do pg_isready -q -h 127.0.0.1 -p "$port" 2>/dev/null && break; sleep 0.5; done
+        pg_isready -q -h 127.0.0.1 -p "$port" || { log "PostgreSQL cluster $cluster did not start"; exit 1; }
+    fi
+    if ! psql -h 127.0.0.1 -p "$port" -U postgres -d test -Atc 'SELECT 1' >/dev/null 2>&1; then
+        psql -h 127.0.0.1 -p "$port" -U postgres -d postgres -qc 'CREATE DATABASE test'
+    fi
+    psql -h 127.0.0.1 -p "$port" -U postgres -d test -qc 'CREATE EXTENSION IF NOT EXISTS pg_stat_statements'
+done
 
 # --- MariaDB: 127.0.0.1:3306, root without password, database test ----------------------------
 maria_ready() { mariadb-admin --protocol=tcp -h 127.0.0.1 -P 3306 -uroot ping >/dev/null 2>&1; }

@@ -24,7 +24,7 @@ use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
 use crate::predicate::{KeysetOrder, SeekPredicate};
-use crate::sql::Dialect;
+use crate::sql::{self, Dialect};
 use crate::statement::{BranchRow, PageStatement};
 use crate::static_id::{
     seek_text_is_fixed, StaticPage, StaticShape, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD,
@@ -124,6 +124,8 @@ pub struct Paginated<Q, K: Keyset, M = Blocking> {
     exact: bool,
     deferred: Option<bool>,
     per_level: bool,
+    /// [`Paginated::expanded_seek`].
+    expanded: bool,
     budget: Option<ByteBudget<K>>,
     total: bool,
     /// [`Paginated::force_index`].
@@ -189,6 +191,7 @@ impl<Q: fmt::Debug, K: Keyset, M> fmt::Debug for Paginated<Q, K, M> {
             .field("exact", &self.exact)
             .field("deferred", &self.deferred)
             .field("per_level", &self.per_level)
+            .field("expanded_seek", &self.expanded)
             .field("max_bytes", &self.budget.as_ref().map(|b| b.max))
             .field("total_count", &self.total)
             .field("force_index", &self.index)
@@ -208,6 +211,7 @@ impl<Q: Clone, K: Keyset, M> Clone for Paginated<Q, K, M> {
             exact: self.exact,
             deferred: self.deferred,
             per_level: self.per_level,
+            expanded: self.expanded,
             budget: self.budget.clone(),
             total: self.total,
             index: self.index,
@@ -227,6 +231,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             exact: false,
             deferred: None,
             per_level: false,
+            expanded: false,
             budget: None,
             total: false,
             index: IndexHint::Declared,
@@ -479,6 +484,58 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         self
     }
 
+    /// Write the seek predicate in the factored expanded form with its redundant leading
+    /// bound on every backend, never as a row-value comparison: for `at ASC, id ASC` after
+    /// `(a, i)`, `at >= a AND (at > a OR (at = a AND id > i))` instead of PostgreSQL's and
+    /// SQLite's `(at, id) > (a, i)`. Pages are identical either way; the [`Paginated::until`]
+    /// bound is written the same way. Default: off (the backend's form, crate docs "The
+    /// SQL"); on MySQL/MariaDB, which always gets the expanded form, it changes nothing.
+    ///
+    /// Turn it on where something between you and the index reads only plain comparisons:
+    ///
+    /// * **Foreign tables** (PostgreSQL's `postgres_fdw`, and a table partitioned across
+    ///   servers, whose partitions are foreign tables): `postgres_fdw` sends a remote server
+    ///   only the conditions it can deparse, and a row-value comparison is not one of them.
+    ///   The row value then runs as a local filter after each remote has sent every row from
+    ///   the start of your filter's range, so a page at depth *d* transfers *d* rows. The
+    ///   expanded form ships whole (with the `ORDER BY`), each remote starts its index range at
+    ///   the cursor, and a page transfers a bounded number of rows per remote (at most
+    ///   postgres_fdw's `fetch_size` per batch; docs/SQL.md "Foreign tables and shards").
+    /// * **Partitioned tables with many partitions** (PostgreSQL): the planner prunes
+    ///   partitions on the leading bound (`at >= a`), not on a row value, so the partitions
+    ///   before the cursor are not even opened.
+    ///
+    /// On a local table a row value is one index range; the expanded form starts the range at
+    /// the cursor's leading value and filters the rows that tie with it before the cursor, so
+    /// keep the default there. [`plan::explain`](crate::plan) reports a foreign scan whose
+    /// seek stayed local as not a seek, and names this option.
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let after = Cursor::after((
+    ///     chrono::NaiveDateTime::parse_from_str("2026-10-10 12:00:01", "%F %T")?,
+    ///     "e101".to_string(),
+    /// ));
+    /// let page = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after(Some(after))
+    ///     .expanded_seek(true)
+    ///     .into_query::<diesel::sqlite::Sqlite>()?;
+    /// let sql = diesel::debug_query::<diesel::sqlite::Sqlite, _>(&page).to_string();
+    /// assert!(sql.contains(
+    ///     "`events`.`occurred_at` >= ? AND (`events`.`occurred_at` > ? OR \
+    ///      (`events`.`occurred_at` = ? AND `events`.`event_id` > ?))"
+    /// ), "{sql}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn expanded_seek(mut self, expanded: bool) -> Self {
+        self.expanded = expanded;
+        self
+    }
+
     /// Bound the window on its far side too (Relay's `after` and `before` together): the page
     /// holds only rows strictly before `until`'s key in the walk's direction. Walking forward
     /// (`paginate_after(after).until(before)`, Relay's `first`), the rows after `after` and
@@ -564,7 +621,8 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     ///
     /// The shape says whether the page is one of the [`StaticShape`]s, whose SQL its types fix
     /// (the default form of the page, whose index and deferred join are what the keyset and
-    /// the backend choose; no `until`, total count or `seek_per_level`; one statement; a cursor
+    /// the backend choose; no `until`, total count, `seek_per_level` or `expanded_seek` that
+    /// changes the text; one statement; a cursor
     /// without NULLs): such a page loads with a static query id.
     fn build_for<DB: KeysetBackend>(self) -> Result<(PageQuery<Q, K>, Shape<K>), KeysetError>
     where
@@ -577,13 +635,20 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         let declared = self.declared_index();
         let default_form =
             index == declared && deferred == (DB::DEFERRED_JOIN && declared.is_none());
+        let mut dialect = keyset_dialect::<DB, K>();
+        // `expanded_seek` on a later page of a backend that would write a row value: another
+        // text.
+        let expands = self.expanded
+            && self.cursor.is_some()
+            && sql::writes_row_value(&sql::terms(K::COLUMNS, self.walk), dialect);
+        dialect.row_values &= !self.expanded;
         let fixed_text = default_form
             && self.until.is_none()
             && !self.total
             && !self.per_level
+            && !expands
             && self.cursor.as_ref().is_none_or(seek_text_is_fixed::<K>);
-        let (query, mut shape) =
-            self.build(deferred, index, keyset_dialect::<DB, K>(), DB::KIND)?;
+        let (query, mut shape) = self.build(deferred, index, dialect, DB::KIND)?;
         if fixed_text && matches!(query, PageQuery::Statement(_)) {
             shape.fixed = Some(StaticShape::new(shape.had_cursor, shape.walk));
         }
@@ -632,7 +697,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         // The far end: the rows strictly after the bound, walking the other way.
         let until = self
             .until
-            .map(|bound| SeekPredicate::new(bound, self.walk.reversed()));
+            .map(|bound| SeekPredicate::new(bound, self.walk.reversed()).expanded(self.expanded));
         let Some(key) = self.cursor else {
             let first = PageStatement::new(self.query, None, order, limit, false, self.total)
                 .until(until)
@@ -1343,6 +1408,129 @@ mod tests {
             None
         );
         assert_eq!(maybe(maybes().paginate_after(None).force_index(None)), None);
+    }
+
+    /// `score ASC, id ASC` on `pairs`: two key levels in one direction (a row value where the
+    /// backend has one).
+    #[derive(Debug, Clone, PartialEq)]
+    struct Ascending(i32, i64);
+
+    impl Keyset for Ascending {
+        type Table = pairs::table;
+        type Columns = (pairs::score, pairs::id);
+        type Key = (i32, i64);
+        const COLUMNS: &'static [KeyColumn] = &[
+            KeyColumn {
+                name: "score",
+                field: "0",
+                direction: SortDirection::Asc,
+                nulls: None,
+            },
+            KeyColumn {
+                name: "id",
+                field: "1",
+                direction: SortDirection::Asc,
+                nulls: None,
+            },
+        ];
+        const TABLE_NAME: &'static str = "pairs";
+        fn key(&self) -> (i32, i64) {
+            (self.0, self.1)
+        }
+    }
+
+    #[cfg(feature = "sqlite")]
+    impl crate::keyset::KeysetSql<diesel::sqlite::Sqlite> for Ascending {
+        fn walk_column(
+            index: usize,
+            out: diesel::query_builder::AstPass<'_, '_, diesel::sqlite::Sqlite>,
+        ) -> QueryResult<()> {
+            use diesel::query_builder::QueryFragment;
+            match index {
+                0 => pairs::score.walk_ast(out),
+                1 => pairs::id.walk_ast(out),
+                _ => Err(crate::keyset::column_index_error(index)),
+            }
+        }
+        fn walk_value<'b>(
+            key: &'b (i32, i64),
+            index: usize,
+            mut out: diesel::query_builder::AstPass<'_, 'b, diesel::sqlite::Sqlite>,
+        ) -> QueryResult<()> {
+            match index {
+                0 => out.push_bind_param::<diesel::sql_types::Integer, _>(&key.0),
+                1 => out.push_bind_param::<diesel::sql_types::BigInt, _>(&key.1),
+                _ => Err(crate::keyset::column_index_error(index)),
+            }
+        }
+    }
+
+    /// `expanded_seek(true)` writes the expanded form (with the leading bound) for the seek and
+    /// the `until` bound where the backend would write a row value, and only a later page that
+    /// changes text loses its static shape.
+    #[cfg(feature = "sqlite")]
+    #[test]
+    fn expanded_seek_writes_the_expanded_form_instead_of_a_row_value() {
+        use diesel::sqlite::Sqlite;
+        use diesel::QueryDsl;
+        let page = |expanded: bool, until: bool| {
+            let p = pairs::table
+                .select(pairs::id)
+                .paginate_after(Some(Cursor::<Ascending>::after((5, 3))))
+                .expanded_seek(expanded);
+            let p = if until {
+                p.until(Some(Cursor::before((9, 1))))
+            } else {
+                p
+            };
+            let q = p.into_query::<Sqlite>().expect("a page query");
+            diesel::debug_query::<Sqlite, _>(&q).to_string()
+        };
+        let row_value = page(false, false);
+        assert!(
+            row_value.contains("(`pairs`.`score`, `pairs`.`id`) > (?, ?)"),
+            "{row_value}"
+        );
+        let expanded = page(true, false);
+        assert!(
+            expanded.contains(
+                "`pairs`.`score` >= ? AND (`pairs`.`score` > ? OR (`pairs`.`score` = ? AND `pairs`.`id` > ?))"
+            ),
+            "{expanded}"
+        );
+        assert!(!expanded.contains(") > ("), "{expanded}");
+        // The far bound too: no row value left anywhere.
+        let window = page(true, true);
+        assert!(
+            !window.contains(") > (") && !window.contains(") < ("),
+            "{window}"
+        );
+        assert!(window.contains("`pairs`.`score` <= ?"), "{window}");
+
+        let ascending = || pairs::table.select(pairs::id);
+        let shape = |p: Paginated<_, Ascending>| fixed::<Sqlite, Ascending, _>(p);
+        assert_eq!(
+            shape(
+                ascending()
+                    .paginate_after(Some(Cursor::after((5, 3))))
+                    .expanded_seek(true)
+            ),
+            None
+        );
+        assert_eq!(
+            shape(ascending().paginate_after(None).expanded_seek(true)),
+            Some(StaticShape::FirstForward)
+        );
+        // Mixed directions are already expanded: the option changes nothing.
+        let mixed = || pairs::table.select(pairs::id);
+        assert_eq!(
+            fixed::<Sqlite, Pair, _>(
+                mixed()
+                    .paginate_after(Some(Cursor::after((5, 3))))
+                    .expanded_seek(true)
+            ),
+            Some(StaticShape::AfterForward)
+        );
     }
 
     #[cfg(feature = "mysql")]

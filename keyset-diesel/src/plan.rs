@@ -11,14 +11,19 @@
 //!
 //! What counts as a seek, per backend:
 //!
-//! * **PostgreSQL** (`EXPLAIN (FORMAT JSON)`, read with `serde_json`): every read of the table
+//! * **PostgreSQL** (`EXPLAIN (FORMAT JSON)`, read with `serde_json`; `VERBOSE` too where the
+//!   table or a partition is a foreign table): every read of the table
 //!   is an `Index Scan` or `Index Only Scan`; on a later page every such scan's `Index Cond`
 //!   names a key column and at least one names the leading key column (the seek predicate is
 //!   an index range start, not a `Filter`); no `Sort` or `Incremental Sort` node sorts the
 //!   table's rows (a sort above per-arm `Limit`s of a union page is bounded and allowed).
 //!   On a partitioned table every partition's scan is a read of the table (the partitions
 //!   are listed with `pg_partition_tree`): each must seek, and [`TableRead::relation`] names
-//!   the partition.
+//!   the partition. A `Foreign Scan` (a `postgres_fdw` foreign table, or a partition on
+//!   another server) counts as a range when the seek went to the remote server: its
+//!   `Remote SQL`'s `WHERE` ([`TableRead::condition`]) names the leading key column and its
+//!   local `Filter` names no key column ([`NotASeek::SeekNotShipped`] otherwise). Whether the
+//!   remote server seeks on its own index is its plan: check it there.
 //! * **SQLite** (`EXPLAIN QUERY PLAN`): every read of the table is a `SEARCH` (on a later page,
 //!   with a key column in its constraint, the leading one in at least one; a first page may
 //!   `SCAN .. USING INDEX` in order), and no `USE TEMP B-TREE FOR ORDER BY` sorts the table's
@@ -119,7 +124,9 @@ pub struct TableRead {
     /// The index read, if any.
     pub index: Option<String>,
     /// What bounds the index range: PostgreSQL's `Index Cond`, SQLite's constraint text
-    /// (`tenant=? AND (at,id)>(?,?)`), MySQL's `used_key_parts` joined by `, `.
+    /// (`tenant=? AND (at,id)>(?,?)`), MySQL's `used_key_parts` joined by `, `. For a
+    /// PostgreSQL `Foreign Scan`, the `WHERE` of its remote SQL (what the remote server
+    /// filters by; its own index is on the remote).
     pub condition: Option<String>,
     /// Rows read and then discarded by a condition outside the index range: PostgreSQL's
     /// `Filter`, MySQL's `attached_condition`.
@@ -136,6 +143,9 @@ pub struct TableRead {
     /// never reached, `never executed` in the text plan): only from [`explain_analyze`] on
     /// PostgreSQL.
     pub loops: Option<f64>,
+    /// The SQL a PostgreSQL `Foreign Scan` (`postgres_fdw`) sends its remote server
+    /// (`Remote SQL`); `None` for every other read.
+    pub remote_sql: Option<String>,
 }
 
 /// Why a page is not a seek.
@@ -168,6 +178,16 @@ pub enum NotASeek {
         /// The sort as the plan names it (node and key).
         sort: String,
     },
+    /// A foreign scan (PostgreSQL `postgres_fdw`) that applies the seek as a local `Filter`:
+    /// its remote server was not sent the seek, so it sends every row from the start of your
+    /// filter's range. postgres_fdw ships no row-value comparison; write the seek in the
+    /// expanded form with [`Paginated::expanded_seek`](crate::Paginated::expanded_seek).
+    SeekNotShipped {
+        /// The foreign table (or foreign partition) read.
+        relation: String,
+        /// The local filter holding the seek.
+        filter: String,
+    },
 }
 
 impl fmt::Display for NotASeek {
@@ -189,6 +209,12 @@ impl fmt::Display for NotASeek {
                 "no index range carries the seek's leading key column `{column}`"
             ),
             NotASeek::Sort { sort } => write!(f, "the table's rows are sorted: {sort}"),
+            NotASeek::SeekNotShipped { relation, filter } => write!(
+                f,
+                "the foreign scan of `{relation}` filters the seek locally (`{filter}`), so its \
+                 remote server sends every row before the cursor: postgres_fdw ships no \
+                 row-value comparison; call `.expanded_seek(true)` on the page"
+            ),
         }
     }
 }
@@ -395,7 +421,7 @@ pub struct KeysetShape {
     pub columns: &'static [KeyColumn],
     /// A later page (a seek predicate is expected).
     pub had_cursor: bool,
-    /// The table's partitions at every level (PostgreSQL), as plans name them: their reads
+    /// The table and its partitions at every level (PostgreSQL), as plans name them: their reads
     /// are reads of the table.
     pub partitions: Vec<String>,
 }
@@ -445,6 +471,9 @@ pub trait PlanBackend: KeysetBackend + Default {
     /// The `EXPLAIN` prefix, without and with execution.
     #[doc(hidden)]
     const EXPLAIN: [&'static str; 2];
+    /// The prefix where the table or one of its partitions is a foreign table.
+    #[doc(hidden)]
+    const EXPLAIN_FOREIGN: [&'static str; 2] = Self::EXPLAIN;
     /// Whether handler counters are read around an analyzed plan.
     #[doc(hidden)]
     const HANDLER_COUNTERS: bool = false;
@@ -455,7 +484,8 @@ pub trait PlanBackend: KeysetBackend + Default {
     #[doc(hidden)]
     const INDEX_STYLE: IndexStyle = IndexStyle::Directions;
     /// A query whose rows name the partitions of `table` (quoted, as Diesel writes it) in
-    /// their `Variable_name` column, if the backend has partitions the plan names.
+    /// their `Variable_name` column and their kind in `Value` (`f`: foreign), if the backend
+    /// has partitions the plan names.
     #[doc(hidden)]
     fn partitions_sql(_table: &str) -> Option<String> {
         None
@@ -534,13 +564,15 @@ where
     let query = paginated.into_query::<Conn::Backend>()?;
     let sql = diesel::debug_query::<Conn::Backend, _>(&query).to_string();
     let (relation, table) = table_names::<K>();
-    let partitions = match <Conn::Backend as PlanBackend>::partitions_sql(&quoted_table::<K>()) {
-        Some(sql) => {
-            let rows: Vec<StatusRow> = diesel::sql_query(sql).load(conn)?;
-            rows.into_iter().map(|r| r.name).collect()
-        }
-        None => Vec::new(),
-    };
+    let (partitions, foreign) =
+        match <Conn::Backend as PlanBackend>::partitions_sql(&quoted_table::<K>()) {
+            Some(sql) => {
+                let rows: Vec<StatusRow> = diesel::sql_query(sql).load(conn)?;
+                let foreign = rows.iter().any(|r| r.value == "f");
+                (rows.into_iter().map(|r| r.name).collect(), foreign)
+            }
+            None => (Vec::new(), false),
+        };
     let shape = KeysetShape {
         relation,
         columns: K::COLUMNS,
@@ -551,7 +583,11 @@ where
     if counters {
         conn.batch_execute("FLUSH STATUS")?;
     }
-    let prefix = <Conn::Backend as PlanBackend>::EXPLAIN[usize::from(analyze)];
+    let prefix = if foreign {
+        <Conn::Backend as PlanBackend>::EXPLAIN_FOREIGN
+    } else {
+        <Conn::Backend as PlanBackend>::EXPLAIN
+    }[usize::from(analyze)];
     let rows =
         Explain::<_, <Conn::Backend as PlanBackend>::PlanSql>::new(prefix, query).load(conn)?;
     let handler_reads = if counters {
@@ -794,16 +830,24 @@ impl PlanBackend for diesel::pg::Pg {
     type PlanSql = diesel::sql_types::Text;
     type PlanRow = String;
     const EXPLAIN: [&'static str; 2] = ["EXPLAIN (FORMAT JSON)", "EXPLAIN (ANALYZE, FORMAT JSON)"];
+    /// `VERBOSE` for the `Remote SQL` of foreign scans (it also qualifies the column names in
+    /// every condition, so only where a foreign table is read).
+    const EXPLAIN_FOREIGN: [&'static str; 2] = [
+        "EXPLAIN (VERBOSE, FORMAT JSON)",
+        "EXPLAIN (ANALYZE, VERBOSE, FORMAT JSON)",
+    ];
     const INDEX_STYLE: IndexStyle = IndexStyle::DirectionsAndNulls;
 
-    /// Every partition below the table (`pg_partition_tree`, PostgreSQL 12+); none for a table
-    /// that is not partitioned, or not found (`to_regclass` is NULL).
+    /// The table and every partition below it (`pg_partition_tree`, PostgreSQL 12+), each
+    /// with its `relkind` (`f`: a foreign table); none for a table not found (`to_regclass`
+    /// is NULL).
     fn partitions_sql(table: &str) -> Option<String> {
+        let table = table.replace('\'', "''");
         Some(format!(
-            "SELECT c.relname::text AS \"Variable_name\", '' AS \"Value\" \
-             FROM pg_partition_tree(to_regclass('{}')) t JOIN pg_class c ON c.oid = t.relid \
-             WHERE t.level > 0 ORDER BY c.relname",
-            table.replace('\'', "''")
+            "SELECT c.relname::text AS \"Variable_name\", c.relkind::text AS \"Value\" \
+             FROM (SELECT relid FROM pg_partition_tree(to_regclass('{table}')) \
+             UNION SELECT to_regclass('{table}')) t JOIN pg_class c ON c.oid = t.relid \
+             ORDER BY c.relname"
         ))
     }
 
@@ -820,13 +864,39 @@ impl PlanBackend for diesel::pg::Pg {
         let mut sorts = Vec::new();
         let mut unbounded_sorts = Vec::new();
         pg_walk(top, shape, &mut reads, &mut sorts, &mut unbounded_sorts);
-        let is_index =
-            |r: &TableRead| matches!(r.access.as_str(), "Index Scan" | "Index Only Scan");
+        // A foreign scan is a range when its remote server is sent the seek; on a later page
+        // one that filters a key column locally was not (`SeekNotShipped`, in place of the
+        // generic reason).
+        let unshipped: Vec<NotASeek> = reads
+            .iter()
+            .filter(|r| shape.had_cursor && r.remote_sql.is_some())
+            .filter_map(|r| {
+                let filter = r.filter.as_deref()?;
+                shape
+                    .names_key_column(filter)
+                    .then(|| NotASeek::SeekNotShipped {
+                        relation: r.relation.clone(),
+                        filter: filter.to_string(),
+                    })
+            })
+            .collect();
+        let is_index = |r: &TableRead| {
+            matches!(
+                r.access.as_str(),
+                "Index Scan" | "Index Only Scan" | "Foreign Scan"
+            )
+        };
         let mut not_a_seek = check_reads(&reads, shape, is_index, |r| {
             r.condition
                 .as_deref()
                 .is_some_and(|c| names_column(c, shape.leading()))
         });
+        if !unshipped.is_empty() {
+            not_a_seek.retain(|reason| {
+                !matches!(reason, NotASeek::SeekNotInIndex { access, .. } if access == "Foreign Scan")
+            });
+            not_a_seek.splice(0..0, unshipped);
+        }
         not_a_seek.extend(
             unbounded_sorts
                 .into_iter()
@@ -853,16 +923,22 @@ fn pg_walk(
     let node_type = text("Node Type").unwrap_or_default();
     let relation = node.get("Relation Name").and_then(Value::as_str);
     if let Some(relation) = relation.filter(|r| shape.is_table(r)) {
+        let remote_sql = text("Remote SQL");
+        let condition = match &remote_sql {
+            Some(remote) => remote_where(remote),
+            None => text("Index Cond"),
+        };
         reads.push(TableRead {
             relation: relation.to_string(),
             access: node_type.clone(),
             index: text("Index Name"),
-            condition: text("Index Cond"),
+            condition,
             filter: text("Filter"),
             backward: node.get("Scan Direction").and_then(Value::as_str) == Some("Backward"),
             rows: node.get("Actual Rows").and_then(Value::as_f64),
             rows_removed_by_filter: node.get("Rows Removed by Filter").and_then(Value::as_f64),
             loops: node.get("Actual Loops").and_then(Value::as_f64),
+            remote_sql,
         });
     }
     if node_type.ends_with("Sort") {
@@ -884,6 +960,19 @@ fn pg_walk(
     {
         pg_walk(child, shape, reads, sorts, unbounded);
     }
+}
+
+/// The `WHERE` of postgres_fdw's remote SQL (`SELECT .. FROM t WHERE .. ORDER BY ..`): the
+/// conditions the remote server was sent, without the `ORDER BY`, `LIMIT` or `FOR` after.
+#[cfg(feature = "postgres")]
+fn remote_where(remote: &str) -> Option<String> {
+    let (_, rest) = remote.split_once(" WHERE ")?;
+    let end = [" ORDER BY ", " LIMIT ", " FOR UPDATE", " FOR SHARE"]
+        .iter()
+        .filter_map(|tail| rest.find(tail))
+        .min()
+        .unwrap_or(rest.len());
+    Some(rest[..end].to_string())
 }
 
 #[cfg(feature = "postgres")]
@@ -960,6 +1049,7 @@ impl PlanBackend for diesel::sqlite::Sqlite {
                 backward: false,
                 rows: None,
                 loops: None,
+                remote_sql: None,
                 rows_removed_by_filter: None,
             })
         };
@@ -1081,6 +1171,7 @@ fn my_walk(
                         rows: table.get("r_rows").and_then(Value::as_f64),
                         rows_removed_by_filter: None,
                         loops: None,
+                        remote_sql: None,
                     });
                 }
             }
@@ -1182,6 +1273,73 @@ mod tests {
         assert!(!report.seeks());
         let sql = <Pg as PlanBackend>::partitions_sql("\"a'b\".\"events\"").unwrap();
         assert!(sql.contains("to_regclass('\"a''b\".\"events\"')"), "{sql}");
+    }
+
+    /// A foreign partition is a read of the table; it seeks when its remote SQL carries the
+    /// seek, and a seek left in its local filter is `SeekNotShipped`, not a generic reason.
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn foreign_scans_seek_when_the_remote_is_sent_the_seek() {
+        use diesel::pg::Pg;
+        let plan = |filter: &str, remote_where: &str| {
+            let filter = if filter.is_empty() {
+                String::new()
+            } else {
+                format!(r#""Filter": "{filter}","#)
+            };
+            let scan = |relation: &str| {
+                format!(
+                    r#"{{"Node Type": "Foreign Scan", "Relation Name": "{relation}", {filter}
+                       "Remote SQL": "SELECT occurred_at, event_id FROM public.rows WHERE {remote_where} ORDER BY occurred_at ASC NULLS LAST, event_id ASC NULLS LAST"}}"#
+                )
+            };
+            format!(
+                r#"[{{"Plan": {{"Node Type": "Limit", "Plans": [{{"Node Type": "Merge Append",
+                   "Sort Key": ["occurred_at", "event_id"], "Plans": [{}, {}]}}]}}}}]"#,
+                scan("events_0"),
+                scan("events_1")
+            )
+        };
+        let parted = KeysetShape {
+            partitions: vec!["events_0".into(), "events_1".into()],
+            ..shape()
+        };
+        let shipped = plan(
+            "",
+            "((occurred_at >= $1)) AND ((workspace_id = $3)) AND (((occurred_at > $1) OR ((occurred_at = $1) AND (event_id > $2))))",
+        );
+        let report = <Pg as PlanBackend>::read_plan(vec![shipped], &parted).unwrap();
+        assert!(report.seeks(), "{:?}", report.not_a_seek);
+        assert_eq!(report.reads.len(), 2);
+        assert!(report.reads[0]
+            .condition
+            .as_deref()
+            .is_some_and(|c| c.starts_with("((occurred_at >= $1))") && !c.contains("ORDER BY")));
+        assert!(report.reads[0].remote_sql.is_some());
+
+        // The row value stays local: the remote WHERE has only the filter (the ORDER BY names
+        // the key columns, and must not count).
+        let local = plan(
+            "(ROW(events_0.occurred_at, events_0.event_id) > ROW($1, $2))",
+            "((workspace_id = $3))",
+        );
+        let report = <Pg as PlanBackend>::read_plan(vec![local], &parted).unwrap();
+        assert!(!report.seeks());
+        assert!(
+            matches!(&report.not_a_seek[0], NotASeek::SeekNotShipped { relation, .. } if relation == "events_0"),
+            "{:?}",
+            report.not_a_seek
+        );
+        assert!(report
+            .not_a_seek
+            .iter()
+            .all(|r| !matches!(r, NotASeek::SeekNotInIndex { .. })));
+        assert!(report.failure().contains(".expanded_seek(true)"));
+        assert_eq!(
+            remote_where("SELECT a FROM t WHERE ((a > 1)) ORDER BY a ASC LIMIT 3").as_deref(),
+            Some("((a > 1))")
+        );
+        assert_eq!(remote_where("SELECT a FROM t ORDER BY a"), None);
     }
 
     /// A key on an expression is named by its Rust text: plans name the column it reads

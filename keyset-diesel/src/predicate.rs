@@ -57,6 +57,9 @@ pub struct SeekPredicate<K: Keyset> {
     key: K::Key,
     walk: Direction,
     plan: SeekPlan,
+    /// Whether the seek may be a row-value comparison where the backend seeks on one; false
+    /// writes the expanded form ([`Paginated::expanded_seek`](crate::Paginated::expanded_seek)).
+    row_values: bool,
 }
 
 impl<K: Keyset> SeekPredicate<K> {
@@ -67,11 +70,20 @@ impl<K: Keyset> SeekPredicate<K> {
             key,
             walk,
             plan: SeekPlan::Single,
+            row_values: true,
         }
     }
 
+    /// The same predicate written in the expanded form on every backend (`expanded`), or in
+    /// the backend's own form (the default).
+    pub(crate) fn expanded(mut self, expanded: bool) -> Self {
+        self.row_values = !expanded;
+        self
+    }
+
     /// The predicate a page query writes on a backend with `dialect`: its arms planned once
-    /// here ([`SeekPlan`]), split per key level when `per_level`.
+    /// here ([`SeekPlan`]), split per key level when `per_level`; without row values where
+    /// `dialect` has none.
     pub(crate) fn planned(key: K::Key, walk: Direction, dialect: Dialect, per_level: bool) -> Self {
         let plan = SeekPlan::new(
             &sql::terms(K::COLUMNS, walk),
@@ -79,7 +91,19 @@ impl<K: Keyset> SeekPredicate<K> {
             dialect,
             per_level,
         );
-        SeekPredicate { key, walk, plan }
+        SeekPredicate {
+            key,
+            walk,
+            plan,
+            row_values: dialect.row_values,
+        }
+    }
+
+    /// The dialect this predicate is written in on `DB`.
+    fn dialect<DB: KeysetBackend>(&self) -> Dialect {
+        let mut dialect = keyset_dialect::<DB, K>();
+        dialect.row_values &= self.row_values;
+        dialect
     }
 
     /// How many arms (union branches) the seek has.
@@ -106,7 +130,7 @@ impl<K: Keyset> SeekPredicate<K> {
             &mut pass,
             &sql::terms(K::COLUMNS, self.walk),
             &|i| KeyTuple::is_null(key, i),
-            keyset_dialect::<DB, K>(),
+            self.dialect::<DB>(),
             self.plan,
             part,
         )
@@ -119,6 +143,7 @@ impl<K: Keyset> Clone for SeekPredicate<K> {
             key: self.key.clone(),
             walk: self.walk,
             plan: self.plan,
+            row_values: self.row_values,
         }
     }
 }

@@ -150,6 +150,15 @@ fn groups(terms: &[Term], row_values: bool) -> Vec<Group> {
     out
 }
 
+/// Whether the seek of `terms` on a backend with `dialect` compares a row value (two or more
+/// columns in one group): what [`Paginated::expanded_seek`](crate::Paginated::expanded_seek)
+/// changes.
+pub(crate) fn writes_row_value(terms: &[Term], dialect: Dialect) -> bool {
+    groups(terms, dialect.row_values)
+        .iter()
+        .any(|g| g.len() > 1)
+}
+
 /// Which part of a seek a statement writes: an argument of every writer, never shared state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Part {

@@ -28,6 +28,8 @@ pub mod proxy;
 pub mod queries;
 pub mod read_contracts;
 pub mod schema;
+#[cfg(feature = "postgres")]
+pub mod shards;
 pub mod typed;
 
 pub use db::{Fixture, NewEvent, OracleDb, PlanRow, Row, TestDb};
