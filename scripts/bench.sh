@@ -10,6 +10,8 @@
 #   bash scripts/bench.sh concurrency    # only section 4a (concurrent walkers, about 3 minutes)
 #   bash scripts/bench.sh scale          # only section 4b (10M rows on one tenant; not in the
 #                                        # full run: the first run loads ~3 GB per backend)
+#   bash scripts/bench.sh shards         # only section 4c (a table partitioned across two
+#                                        # PostgreSQL servers; not in the full run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +36,10 @@ if [ "${1:-}" = "concurrency" ]; then
 fi
 if [ "${1:-}" = "scale" ]; then
     cargo bench -p keyset-bench --bench scale
+    exit
+fi
+if [ "${1:-}" = "shards" ]; then
+    cargo bench -p keyset-bench --bench shards
     exit
 fi
 

@@ -78,7 +78,8 @@ fn tenant_and_k(div: &str, id: &str) -> (String, String) {
 
 const PAYLOAD: &str = " lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod";
 
-const INDEXES: &str = "
+/// The keysets' indexes on `bench_rows`.
+pub const INDEXES: &str = "
 CREATE INDEX bench_rows_tenant_at_id ON bench_rows (tenant, at, id);
 CREATE INDEX bench_rows_tenant_score_id ON bench_rows (tenant, score DESC, id);
 CREATE INDEX bench_rows_tenant_grade_id ON bench_rows (tenant, grade DESC, id);
@@ -91,7 +92,6 @@ pub fn load_postgres(conn: &mut PgConnection) -> QueryResult<()> {
 
 /// [`load_postgres`] with `rows` rows, marked as `version`.
 pub fn fill_postgres(conn: &mut PgConnection, rows: i64, version: &str) -> QueryResult<()> {
-    let (tenant, k) = tenant_and_k("/", "id");
     conn.batch_execute(&format!(
         "SET client_min_messages TO warning;
          DROP TABLE IF EXISTS bench_meta;
@@ -99,12 +99,9 @@ pub fn fill_postgres(conn: &mut PgConnection, rows: i64, version: &str) -> Query
          CREATE TABLE bench_rows (
              id BIGINT PRIMARY KEY, tenant INTEGER NOT NULL, at TIMESTAMP NOT NULL,
              score INTEGER NOT NULL, grade INTEGER NOT NULL, payload TEXT NOT NULL);
-         INSERT INTO bench_rows
-         SELECT id, tenant, TIMESTAMP '2026-01-01 00:00:00' + (k / 10) * INTERVAL '1 second',
-                (k * 7919) % 100000, (k * 7919) % 100, 'event ' || id || '{PAYLOAD}'
-         FROM (SELECT id, {tenant} AS tenant, {k} AS k
-               FROM generate_series(1::BIGINT, {rows}::BIGINT) AS id) AS s;
-         {INDEXES}"
+         INSERT INTO bench_rows {};
+         {INDEXES}",
+        postgres_rows(rows)
     ))?;
     // Not inside the implicit transaction of a multi-statement batch.
     conn.batch_execute("VACUUM ANALYZE bench_rows")?;
@@ -112,6 +109,17 @@ pub fn fill_postgres(conn: &mut PgConnection, rows: i64, version: &str) -> Query
         "CREATE TABLE bench_meta (version TEXT NOT NULL);
          INSERT INTO bench_meta VALUES ('{version}');"
     ))
+}
+
+/// PostgreSQL: the `SELECT` of the data set's first `rows` rows, in `bench_rows`' column order.
+pub fn postgres_rows(rows: i64) -> String {
+    let (tenant, k) = tenant_and_k("/", "id");
+    format!(
+        "SELECT id, tenant, TIMESTAMP '2026-01-01 00:00:00' + (k / 10) * INTERVAL '1 second',
+                (k * 7919) % 100000, (k * 7919) % 100, 'event ' || id || '{PAYLOAD}'
+         FROM (SELECT id, {tenant} AS tenant, {k} AS k
+               FROM generate_series(1::BIGINT, {rows}::BIGINT) AS id) AS s"
+    )
 }
 
 /// SQLite: the connection's main database file.

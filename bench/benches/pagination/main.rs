@@ -169,6 +169,7 @@ fn main() {
         instructions: section::INSTRUCTIONS.extract(&previous),
         concurrency: section::CONCURRENCY.extract(&previous),
         scale: section::SCALE.extract(&previous),
+        shards: section::SHARDS.extract(&previous),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");
     std::fs::write(&path, text).expect("write docs/PERFORMANCE.md");

@@ -26,6 +26,9 @@ pub struct Inputs<'a> {
     /// Section 4b (ten million rows on one tenant) as the file had it: kept, since only
     /// `bash scripts/bench.sh scale` writes it.
     pub scale: Option<&'a str>,
+    /// Section 4c (a table partitioned across servers) as the file had it: kept, since only
+    /// `bash scripts/bench.sh shards` writes it.
+    pub shards: Option<&'a str>,
 }
 
 /// A time in nanoseconds, with a unit a reader takes in at a glance.
@@ -601,6 +604,9 @@ pub fn render(i: &Inputs<'_>) -> String {
     if let Some(section) = i.scale {
         let _ = writeln!(body, "{section}\n");
     }
+    if let Some(section) = i.shards {
+        let _ = writeln!(body, "{section}\n");
+    }
 
     // ---- notes ------------------------------------------------------------------------
     let notes: Vec<(&BackendRun, &String)> = i
@@ -660,8 +666,9 @@ pub fn render(i: &Inputs<'_>) -> String {
          medians of this same run on the same machine, except section 2a (instruction \
          counts), which `bash scripts/bench.sh instructions` writes, section 4a \
          (concurrent walkers), which `bash scripts/bench.sh concurrency` writes (the full run \
-         does both, after this part), and section 4b (ten million rows), which only `bash \
-         scripts/bench.sh scale` writes.\n",
+         does both, after this part), section 4b (ten million rows), which only `bash \
+         scripts/bench.sh scale` writes, and section 4c (a table partitioned across servers), \
+         which only `bash scripts/bench.sh shards` writes.\n",
         i.started_at.format("%Y-%m-%d %H:%M"),
         i.took.as_secs_f64() / 60.0
     );

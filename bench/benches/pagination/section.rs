@@ -1,5 +1,6 @@
 //! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
-//! (the `instructions` target), 4a (the `concurrency` target) and 4b (the `scale` target). The `pagination` target
+//! (the `instructions` target), 4a (the `concurrency` target), 4b (the `scale` target) and 4c
+//! (the `shards` target). The `pagination` target
 //! rewrites the rest of the file and keeps these sections as it finds them; each target
 //! replaces only its own.
 
@@ -34,6 +35,14 @@ pub const CONCURRENCY: Section = Section {
 pub const SCALE: Section = Section {
     start: "<!-- section 4b: written by `bash scripts/bench.sh scale` -->",
     end: "<!-- end of section 4b -->",
+    next: &["## Run notes", "## SQL and plans"],
+};
+
+/// Section 4c, a table partitioned across PostgreSQL servers.
+#[allow(dead_code)] // Not every target uses every section.
+pub const SHARDS: Section = Section {
+    start: "<!-- section 4c: written by `bash scripts/bench.sh shards` -->",
+    end: "<!-- end of section 4c -->",
     next: &["## Run notes", "## SQL and plans"],
 };
 

@@ -30,6 +30,8 @@ mod numbers;
 mod schema;
 #[path = "../pagination/section.rs"]
 mod section;
+#[macro_use]
+mod depth;
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -39,6 +41,7 @@ use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
 use keyset_diesel::{Cursor, Keyset, PaginateDsl};
 
+use crate::depth::{median, Depth};
 use crate::numbers::group;
 use crate::schema::{bench_rows, Asc, Desc, Mixed};
 
@@ -65,14 +68,6 @@ const WARM_UP: usize = 20;
 /// The target: deep page / first page.
 const TARGET: f64 = 1.2;
 
-/// One shape's depth figures.
-struct Depth {
-    backend: &'static str,
-    shape: &'static str,
-    first: Duration,
-    deep: Duration,
-}
-
 /// The full walk's figures.
 struct WalkFigures {
     backend: &'static str,
@@ -83,92 +78,6 @@ struct WalkFigures {
     page_p99: Duration,
     heap_peak: u64,
     rss_peak: Option<u64>,
-}
-
-fn median(mut v: Vec<Duration>) -> Duration {
-    v.sort();
-    v[v.len() / 2]
-}
-
-/// The first page and the page after the row at [`DEPTH`] of `$model` ordered by `$order`
-/// (checked against `OFFSET`), timed alternately.
-macro_rules! depth {
-    ($conn:expr, $backend:expr, $shape:expr, $model:ty, $order:expr) => {
-        depth!($conn, $backend, $shape, $model, $order, false)
-    };
-    ($conn:expr, $backend:expr, $shape:expr, $model:ty, $order:expr, $per_level:expr) => {{
-        let conn = $conn;
-        let base = || {
-            bench_rows::table
-                .filter(bench_rows::tenant.eq(data::BIG_TENANT))
-                .select(<$model>::as_select())
-        };
-        let row: $model = base()
-            .order($order)
-            .offset(DEPTH - 1)
-            .limit(1)
-            .get_result(conn)
-            .expect("the row before the deep page");
-        let want: Vec<$model> = base()
-            .order($order)
-            .offset(DEPTH)
-            .limit(i64::from(PAGE))
-            .load(conn)
-            .expect("the deep page by OFFSET");
-        let cursor = Cursor::after(row.key());
-        let first = |conn: &mut _| {
-            let page = base()
-                .paginate_after(None)
-                .page_size(PAGE)
-                .load_page(conn)
-                .expect("first page");
-            assert_eq!(page.items.len(), PAGE as usize);
-        };
-        let deep = |conn: &mut _| {
-            base()
-                .paginate_after(Some(cursor.clone()))
-                .page_size(PAGE)
-                .seek_per_level($per_level)
-                .load_page(conn)
-                .expect("deep page")
-        };
-        assert_eq!(
-            deep(conn).items,
-            want,
-            "{} {}: the deep page",
-            $backend,
-            $shape
-        );
-        for _ in 0..WARM_UP {
-            first(conn);
-            deep(conn);
-        }
-        let (mut firsts, mut deeps) = (Vec::new(), Vec::new());
-        for _ in 0..SAMPLES {
-            let t = Instant::now();
-            first(conn);
-            firsts.push(t.elapsed());
-            let t = Instant::now();
-            let page = deep(conn);
-            deeps.push(t.elapsed());
-            assert_eq!(page.items.len(), PAGE as usize);
-        }
-        let d = Depth {
-            backend: $backend,
-            shape: $shape,
-            first: median(firsts),
-            deep: median(deeps),
-        };
-        eprintln!(
-            "[scale] {} {}: first {:?}, deep {:?}, ratio {:.2}",
-            d.backend,
-            d.shape,
-            d.first,
-            d.deep,
-            d.deep.as_secs_f64() / d.first.as_secs_f64()
-        );
-        d
-    }};
 }
 
 /// Walks tenant 1 (`at ASC, id ASC`) at [`WALK_PAGE`] rows per page, checking the order and
@@ -426,7 +335,7 @@ fn main() {
                     "mixed, `.seek_per_level(true)`",
                     Mixed,
                     (bench_rows::score.desc(), bench_rows::id.asc()),
-                    true
+                    |page: keyset_diesel::Paginated<_, Mixed>| page.seek_per_level(true)
                 ));
                 walks.push(walk(&mut *c, "postgres"));
             }
@@ -463,7 +372,7 @@ fn main() {
                     "mixed, `.seek_per_level(true)`",
                     Mixed,
                     (bench_rows::score.desc(), bench_rows::id.asc()),
-                    true
+                    |page: keyset_diesel::Paginated<_, Mixed>| page.seek_per_level(true)
                 ));
                 walks.push(walk(&mut *c, "sqlite"));
             }
