@@ -180,6 +180,7 @@ where
         exact: false,
         deferred: None,
         per_level: false,
+        expanded: false,
         total: false,
         steps: vec![true, true, false, true, false, false, true, true],
     };

@@ -409,6 +409,11 @@ where
             deferred: Some(false),
             ..Read::forward(1)
         },
+        Read {
+            expanded: true,
+            exact: true,
+            ..Read::forward(1)
+        },
     ];
     let mut walks = 0;
     for &after in &bounds {
@@ -431,7 +436,7 @@ where
             }
         }
     }
-    assert_eq!(walks, 7 * 7 * 4 * 2 * 3);
+    assert_eq!(walks, 7 * 7 * shapes.len() * 2 * 3);
 }
 
 /// [`SeekPredicate`](keyset_diesel::query::SeekPredicate) used on its own, as a filter of the

@@ -38,6 +38,8 @@ pub struct Read {
     pub deferred: Option<bool>,
     /// `.seek_per_level(..)`.
     pub per_level: bool,
+    /// `.expanded_seek(..)`.
+    pub expanded: bool,
     /// `.max_bytes(n, ..)`, each row weighing the length of its `Debug` text.
     pub max_bytes: Option<usize>,
     /// `.with_total_count()`.
@@ -54,6 +56,7 @@ impl Read {
             exact: false,
             deferred: None,
             per_level: false,
+            expanded: false,
             max_bytes: None,
             total: false,
         }
@@ -202,7 +205,8 @@ macro_rules! impl_walk {
                         .until(until)
                         .page_size(how.page_size)
                         .exact_flags(how.exact)
-                        .seek_per_level(how.per_level);
+                        .seek_per_level(how.per_level)
+                        .expanded_seek(how.expanded);
                         let paginated = if how.total { paginated.with_total_count() } else { paginated };
                         match how.deferred {
                             Some(deferred) => runtime.block_on(paginated.deferred_join(deferred).load_page(conn)),
@@ -247,7 +251,8 @@ macro_rules! impl_walk {
                         .until(until)
                         .page_size(how.page_size)
                         .exact_flags(how.exact)
-                        .seek_per_level(how.per_level);
+                        .seek_per_level(how.per_level)
+                        .expanded_seek(how.expanded);
                         let paginated = match how.max_bytes {
                             Some(max) => paginated.max_bytes(max, $crate::models::debug_len::<$model>),
                             None => paginated,

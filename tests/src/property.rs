@@ -9,7 +9,8 @@
 //! (`lower(b)`, `coalesce(na, 1)`, `lower(nb)`) and the joined table's columns; a random page
 //! size 1-50, a tenant filter, boxed or unboxed queries, exact flags or not, deferred join or
 //! direct seek (or the backend's default), one seek or one union arm per key level
-//! (`seek_per_level`), with the total count or without. For each case:
+//! (`seek_per_level`), the seek as a row value or expanded (`expanded_seek`), with the total
+//! count or without. For each case:
 //!
 //! 1. walking forward from the first page gives exactly the plain `ORDER BY` query's rows;
 //! 2. walking backward from the last page (`paginate_before(None)`, then each page's
@@ -68,6 +69,8 @@ pub struct Scenario {
     pub deferred: Option<bool>,
     /// `.seek_per_level(..)`: one union arm per key level.
     pub per_level: bool,
+    /// `.expanded_seek(..)`: the expanded form where the backend would write a row value.
+    pub expanded: bool,
     /// `.with_total_count()`: every page's `total_count` is the oracle's row count.
     pub total: bool,
     /// Random walk: `true` a step forward (from `end_cursor`), `false` backward (from
@@ -271,6 +274,7 @@ where
         exact: s.exact,
         deferred: s.deferred,
         per_level: s.per_level,
+        expanded: s.expanded,
         max_bytes: None,
         total: s.total,
     };
@@ -413,17 +417,21 @@ pub fn oracle_property_on<D: OracleDb>(
         prop::collection::vec(any::<bool>(), 0..8),
         any::<bool>(),
         any::<bool>(),
+        any::<bool>(),
     )
         .prop_map(
-            |(tenant, page_size, boxed, exact, deferred, steps, per_level, total)| Scenario {
-                tenant,
-                page_size,
-                boxed,
-                exact,
-                deferred,
-                per_level,
-                total,
-                steps,
+            |(tenant, page_size, boxed, exact, deferred, steps, per_level, total, expanded)| {
+                Scenario {
+                    tenant,
+                    page_size,
+                    boxed,
+                    exact,
+                    deferred,
+                    per_level,
+                    expanded,
+                    total,
+                    steps,
+                }
             },
         );
     let strategy = (

@@ -84,6 +84,8 @@ pub struct Shards {
     remote_table: String,
     /// The foreign servers on the test server.
     servers: Vec<String>,
+    /// The role the servers read the shards as.
+    remote_user: String,
 }
 
 #[derive(QueryableByName)]
@@ -98,12 +100,21 @@ impl Shards {
     /// rows through the parent (PostgreSQL routes each row to its shard), then `ANALYZE`s
     /// both sides.
     pub fn create(fetch_size: u32) -> Shards {
+        Shards::create_as(fetch_size, "postgres")
+    }
+
+    /// [`Shards::create`] with the foreign servers reading the shards as role `remote_user`
+    /// (created on the shards when missing, given the shard tables): a test that counts what
+    /// the shards send ([`Shards::rows_sent`]) counts that role's statements only, not those
+    /// of the tests running beside it.
+    pub fn create_as(fetch_size: u32, remote_user: &str) -> Shards {
         let name = unique_name();
         let mut shards = Shards {
             db: PgConnection::open(),
             remotes: Vec::new(),
             remote_table: format!("{name}_rows"),
             servers: Vec::new(),
+            remote_user: String::new(),
         };
         // postgres_fdw is in the database's `public` schema (scripts/setup.sh); a test
         // schema dropped at the end must not take it along.
@@ -126,7 +137,10 @@ impl Shards {
                 "CREATE TABLE {table} (id BIGINT NOT NULL, tenant INTEGER NOT NULL, \
                  at TIMESTAMP NOT NULL, score INTEGER NOT NULL, payload TEXT NOT NULL); \
                  CREATE INDEX {table}_at ON {table} (tenant, at, id); \
-                 CREATE INDEX {table}_score ON {table} (tenant, score DESC, id)"
+                 CREATE INDEX {table}_score ON {table} (tenant, score DESC, id); \
+                 DO $$ BEGIN CREATE ROLE {remote_user} LOGIN; \
+                 EXCEPTION WHEN duplicate_object OR unique_violation THEN NULL; END $$; \
+                 GRANT SELECT, INSERT ON {table} TO {remote_user}"
             ));
             shards.remotes.push(remote);
             let server = format!("{name}_shard{n}");
@@ -134,7 +148,7 @@ impl Shards {
                 "CREATE SERVER {server} FOREIGN DATA WRAPPER postgres_fdw OPTIONS \
                  (host '127.0.0.1', port '{port}', dbname 'test', fetch_size '{fetch_size}', \
                  batch_size '500'); \
-                 CREATE USER MAPPING FOR CURRENT_USER SERVER {server} OPTIONS (user 'postgres'); \
+                 CREATE USER MAPPING FOR CURRENT_USER SERVER {server} OPTIONS (user '{remote_user}'); \
                  CREATE FOREIGN TABLE shard_rows_{n} PARTITION OF shard_rows \
                  FOR VALUES WITH (MODULUS {modulus}, REMAINDER {n}) SERVER {server} \
                  OPTIONS (schema_name 'public', table_name '{table}')"
@@ -151,6 +165,7 @@ impl Shards {
             remote.exec(&format!("ANALYZE {}", shards.remote_table));
         }
         shards.db.exec("ANALYZE shard_rows");
+        shards.remote_user = remote_user.to_string();
         shards
     }
 
@@ -160,13 +175,14 @@ impl Shards {
     }
 
     /// Rows shard `n` has sent in `FETCH {fetch_size}` statements (postgres_fdw reads a
-    /// remote query through a cursor, `fetch_size` rows a batch), from `pg_stat_statements`.
-    /// Cumulative: take the difference around a page.
+    /// remote query through a cursor, `fetch_size` rows a batch) to the servers' role, from
+    /// `pg_stat_statements`. Cumulative: take the difference around a page.
     pub fn rows_sent(&mut self, n: usize, fetch_size: u32) -> i64 {
         diesel::sql_query(format!(
             "SELECT COALESCE(SUM(rows), 0)::bigint AS n FROM pg_stat_statements \
              WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database()) \
-             AND query LIKE 'FETCH {fetch_size} FROM %'"
+             AND userid = '{}'::regrole AND query LIKE 'FETCH {fetch_size} FROM %'",
+            self.remote_user
         ))
         .get_result::<Sum>(&mut self.remotes[n])
         .expect("pg_stat_statements on the shard (scripts/setup.sh preloads it)")

@@ -1171,7 +1171,7 @@ fn sharded_pages_send_the_seek_and_order_by_to_every_shard() {
 fn sharded_pages_fetch_a_bounded_number_of_rows_from_each_shard() {
     use keyset_tests::shards::{shard_rows, ShardAsc, Shards, TENANT_ROWS};
     const FETCH: u32 = PLAN_PAGE_SIZE + 1;
-    let mut shards = Shards::create(FETCH);
+    let mut shards = Shards::create_as(FETCH, "keyset_fdw_probe");
     for depth in [0i64, 300, 600, 900] {
         let id = shards.db.ids(&format!(
             "SELECT id FROM shard_rows WHERE tenant = 1 ORDER BY at, id LIMIT 1 OFFSET {depth}"
