@@ -113,9 +113,14 @@ pub fn fill_postgres(conn: &mut PgConnection, rows: i64, version: &str) -> Query
 
 /// PostgreSQL: the `SELECT` of the data set's first `rows` rows, in `bench_rows`' column order.
 pub fn postgres_rows(rows: i64) -> String {
+    postgres_rows_from(rows, "2026-01-01 00:00:00", "1 second")
+}
+
+/// [`postgres_rows`] with `at` starting at `start` and `step` apart per run of 10 ties.
+pub fn postgres_rows_from(rows: i64, start: &str, step: &str) -> String {
     let (tenant, k) = tenant_and_k("/", "id");
     format!(
-        "SELECT id, tenant, TIMESTAMP '2026-01-01 00:00:00' + (k / 10) * INTERVAL '1 second',
+        "SELECT id, tenant, TIMESTAMP '{start}' + (k / 10) * INTERVAL '{step}',
                 (k * 7919) % 100000, (k * 7919) % 100, 'event ' || id || '{PAYLOAD}'
          FROM (SELECT id, {tenant} AS tenant, {k} AS k
                FROM generate_series(1::BIGINT, {rows}::BIGINT) AS id) AS s"

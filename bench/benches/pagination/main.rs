@@ -170,6 +170,7 @@ fn main() {
         concurrency: section::CONCURRENCY.extract(&previous),
         scale: section::SCALE.extract(&previous),
         shards: section::SHARDS.extract(&previous),
+        partitioned: section::PARTITIONED.extract(&previous),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");
     std::fs::write(&path, text).expect("write docs/PERFORMANCE.md");

@@ -29,6 +29,9 @@ pub struct Inputs<'a> {
     /// Section 4c (a table partitioned across servers) as the file had it: kept, since only
     /// `bash scripts/bench.sh shards` writes it.
     pub shards: Option<&'a str>,
+    /// Section 4d (ten million rows in monthly partitions) as the file had it: kept, since
+    /// only `bash scripts/bench.sh scale` writes it.
+    pub partitioned: Option<&'a str>,
 }
 
 /// A time in nanoseconds, with a unit a reader takes in at a glance.
@@ -607,6 +610,9 @@ pub fn render(i: &Inputs<'_>) -> String {
     if let Some(section) = i.shards {
         let _ = writeln!(body, "{section}\n");
     }
+    if let Some(section) = i.partitioned {
+        let _ = writeln!(body, "{section}\n");
+    }
 
     // ---- notes ------------------------------------------------------------------------
     let notes: Vec<(&BackendRun, &String)> = i
@@ -666,8 +672,8 @@ pub fn render(i: &Inputs<'_>) -> String {
          medians of this same run on the same machine, except section 2a (instruction \
          counts), which `bash scripts/bench.sh instructions` writes, section 4a \
          (concurrent walkers), which `bash scripts/bench.sh concurrency` writes (the full run \
-         does both, after this part), section 4b (ten million rows), which only `bash \
-         scripts/bench.sh scale` writes, and section 4c (a table partitioned across servers), \
+         does both, after this part), sections 4b and 4d (ten million rows, on one table and \
+         in monthly partitions), which only `bash scripts/bench.sh scale` writes, and section 4c (a table partitioned across servers), \
          which only `bash scripts/bench.sh shards` writes.\n",
         i.started_at.format("%Y-%m-%d %H:%M"),
         i.took.as_secs_f64() / 60.0

@@ -1,6 +1,6 @@
 //! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
-//! (the `instructions` target), 4a (the `concurrency` target), 4b (the `scale` target) and 4c
-//! (the `shards` target). The `pagination` target
+//! (the `instructions` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target)
+//! and 4c (the `shards` target). The `pagination` target
 //! rewrites the rest of the file and keeps these sections as it finds them; each target
 //! replaces only its own.
 
@@ -35,6 +35,14 @@ pub const CONCURRENCY: Section = Section {
 pub const SCALE: Section = Section {
     start: "<!-- section 4b: written by `bash scripts/bench.sh scale` -->",
     end: "<!-- end of section 4b -->",
+    next: &["## Run notes", "## SQL and plans"],
+};
+
+/// Section 4d, ten million rows in monthly partitions.
+#[allow(dead_code)] // Not every target uses every section.
+pub const PARTITIONED: Section = Section {
+    start: "<!-- section 4d: written by `bash scripts/bench.sh scale` -->",
+    end: "<!-- end of section 4d -->",
     next: &["## Run notes", "## SQL and plans"],
 };
 

@@ -8,7 +8,11 @@
 //! benchmark's generator at 13,000,130 rows, so tenant 1 holds 10,000,100 of them (PostgreSQL
 //! schema `keyset_scale`, SQLite file `<target>/keyset-bench/scale.sqlite3`), loaded on the
 //! first run (several minutes per backend, about 3 GB each with its indexes) and reused while
-//! it is complete. `KEYSET_BENCH_BACKENDS=postgres` runs a subset.
+//! it is complete. With `partitioned` (selected by default), the same rows with `at` over 27
+//! months in a PostgreSQL table range-partitioned by month (schema `keyset_scale_parts`): the
+//! page at depth 5,000,000 against the first page, with and without `.expanded_seek(true)`,
+//! written as section 4d. `KEYSET_BENCH_BACKENDS=postgres` (or `sqlite`, `partitioned`, or a
+//! comma-separated list) runs a subset; each section is written only when its backends ran.
 //!
 //! Depth figures: [`SAMPLES`] reads of the first page and [`SAMPLES`] of the deep page,
 //! alternating (so a slow moment of the machine falls on both), after [`WARM_UP`] uncounted
@@ -39,7 +43,7 @@ use std::time::{Duration, Instant};
 
 use diesel::connection::SimpleConnection;
 use diesel::prelude::*;
-use keyset_diesel::{Cursor, Keyset, PaginateDsl};
+use keyset_diesel::{Cursor, Keyset, PaginateDsl, Paginated};
 
 use crate::depth::{median, Depth};
 use crate::numbers::group;
@@ -67,6 +71,49 @@ const SAMPLES: usize = 300;
 const WARM_UP: usize = 20;
 /// The target: deep page / first page.
 const TARGET: f64 = 1.2;
+/// The partitioned table's monthly partitions (its rows fill 27 of them).
+const MONTHS: u32 = 28;
+/// Marks a complete load of the partitioned table.
+const PART_VERSION: &str = "keyset-bench scale partitioned v1: 13000130 rows, at 70 s apart per \
+     10 ties from 2024-01-01, 28 monthly partitions";
+/// The partitioned table's target: deep page / first page.
+const PART_TARGET: f64 = 1.3;
+
+/// The data set with `at` over 27 months, in a table range-partitioned by month on `at`
+/// (schema `keyset_scale_parts`): the index recipe of docs/SQL.md, the keysets' indexes
+/// created on the parent.
+fn fill_partitioned(conn: &mut PgConnection, rows: i64, version: &str) -> QueryResult<()> {
+    let mut sql = String::from(
+        "SET client_min_messages TO warning;
+         DROP TABLE IF EXISTS bench_meta;
+         DROP TABLE IF EXISTS bench_rows;
+         CREATE TABLE bench_rows (
+             id BIGINT NOT NULL, tenant INTEGER NOT NULL, at TIMESTAMP NOT NULL,
+             score INTEGER NOT NULL, grade INTEGER NOT NULL, payload TEXT NOT NULL)
+         PARTITION BY RANGE (at);",
+    );
+    for m in 0..MONTHS {
+        let _ = write!(
+            sql,
+            "CREATE TABLE bench_rows_{m} PARTITION OF bench_rows FOR VALUES
+                 FROM (TIMESTAMP '2024-01-01' + INTERVAL '{m} months')
+                 TO (TIMESTAMP '2024-01-01' + INTERVAL '{} months');",
+            m + 1
+        );
+    }
+    let _ = write!(
+        sql,
+        "INSERT INTO bench_rows {}; {}",
+        data::postgres_rows_from(rows, "2024-01-01 00:00:00", "70 seconds"),
+        data::INDEXES
+    );
+    conn.batch_execute(&sql)?;
+    conn.batch_execute("VACUUM ANALYZE bench_rows")?;
+    conn.batch_execute(&format!(
+        "CREATE TABLE bench_meta (version TEXT NOT NULL);
+         INSERT INTO bench_meta VALUES ('{version}');"
+    ))
+}
 
 /// The full walk's figures.
 struct WalkFigures {
@@ -268,12 +315,27 @@ where
     diesel::query_builder::SqlQuery: diesel::query_dsl::LoadQuery<'static, C, data::Version>
         + diesel::query_dsl::LoadQuery<'static, C, data::Count>,
 {
-    if data::is_complete_as(conn, ROWS, VERSION) {
+    ensure_as(conn, fill, name, VERSION)
+}
+
+/// [`ensure`] for the data set marked `version`.
+fn ensure_as<C>(
+    conn: &mut C,
+    fill: fn(&mut C, i64, &str) -> QueryResult<()>,
+    name: &str,
+    version: &str,
+) -> String
+where
+    C: Connection,
+    diesel::query_builder::SqlQuery: diesel::query_dsl::LoadQuery<'static, C, data::Version>
+        + diesel::query_dsl::LoadQuery<'static, C, data::Count>,
+{
+    if data::is_complete_as(conn, ROWS, version) {
         return format!("{name}: the data set was already loaded.");
     }
     eprintln!("[scale] {name}: loading {ROWS} rows");
     let started = Instant::now();
-    fill(conn, ROWS, VERSION).expect("load the data set");
+    fill(conn, ROWS, version).expect("load the data set");
     format!(
         "{name}: the data set was loaded in this run ({:.1} minutes).",
         started.elapsed().as_secs_f64() / 60.0
@@ -289,19 +351,14 @@ fn main() {
         .take(3)
         .collect::<Vec<_>>()
         .join(" ");
-    let selected =
-        std::env::var("KEYSET_BENCH_BACKENDS").unwrap_or_else(|_| "postgres,sqlite".to_string());
+    let selected = std::env::var("KEYSET_BENCH_BACKENDS")
+        .unwrap_or_else(|_| "postgres,sqlite,partitioned".to_string());
     let (mut depths, mut walks, mut loads) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut parts, mut part_load) = (Vec::new(), String::new());
     for name in selected.split(',').map(str::trim) {
         match name {
             "postgres" => {
-                let url = std::env::var("KEYSET_PG_URL")
-                    .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
-                let mut conn = PgConnection::establish(&url).unwrap_or_else(|e| {
-                    panic!(
-                        "PostgreSQL is not reachable at {url} ({e}): run `bash scripts/setup.sh`"
-                    )
-                });
+                let mut conn = pg_connect();
                 conn.batch_execute(
                     "CREATE SCHEMA IF NOT EXISTS keyset_scale; SET search_path TO keyset_scale",
                 )
@@ -376,16 +433,141 @@ fn main() {
                 ));
                 walks.push(walk(&mut *c, "sqlite"));
             }
-            other => panic!("unknown backend {other}: use postgres, sqlite"),
+            "partitioned" => {
+                let mut conn = pg_connect();
+                conn.batch_execute(
+                    "CREATE SCHEMA IF NOT EXISTS keyset_scale_parts; \
+                     SET search_path TO keyset_scale_parts",
+                )
+                .expect("schema keyset_scale_parts");
+                part_load = ensure_as(
+                    &mut conn,
+                    fill_partitioned,
+                    "PostgreSQL, partitioned",
+                    PART_VERSION,
+                );
+                let c = &mut conn;
+                let asc = (bench_rows::at.asc(), bench_rows::id.asc());
+                let desc = (bench_rows::at.desc(), bench_rows::id.desc());
+                let expanded_asc = |p: Paginated<_, Asc>| p.expanded_seek(true);
+                let expanded_desc = |p: Paginated<_, Desc>| p.expanded_seek(true);
+                parts.push(depth!(&mut *c, "postgres", "ASC `at, id`", Asc, asc));
+                parts.push(depth!(
+                    &mut *c,
+                    "postgres",
+                    "ASC `at, id`, `.expanded_seek(true)`",
+                    Asc,
+                    asc,
+                    expanded_asc
+                ));
+                parts.push(depth!(
+                    &mut *c,
+                    "postgres",
+                    "DESC `at DESC, id DESC`",
+                    Desc,
+                    desc
+                ));
+                parts.push(depth!(
+                    &mut *c,
+                    "postgres",
+                    "DESC `at DESC, id DESC`, `.expanded_seek(true)`",
+                    Desc,
+                    desc,
+                    expanded_desc
+                ));
+                parts.push(depth!(
+                    &mut *c,
+                    "postgres",
+                    "mixed `score DESC, id ASC`",
+                    Mixed,
+                    (bench_rows::score.desc(), bench_rows::id.asc())
+                ));
+            }
+            other => panic!("unknown backend {other}: use postgres, sqlite, partitioned"),
         }
     }
-    if depths.is_empty() {
-        eprintln!("[scale] no backend selected: nothing written");
-        return;
-    }
-    let text = render(&depths, &walks, &loads, started.elapsed(), &load_avg);
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
-    let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, section::SCALE.replace(&doc, &text)).expect("write docs/PERFORMANCE.md");
-    eprintln!("[scale] wrote section 4b of {}", path.display());
+    let mut doc = std::fs::read_to_string(&path).unwrap_or_default();
+    if !depths.is_empty() {
+        let text = render(&depths, &walks, &loads, started.elapsed(), &load_avg);
+        doc = section::SCALE.replace(&doc, &text);
+        eprintln!("[scale] writing section 4b");
+    }
+    if !parts.is_empty() {
+        let text = render_partitioned(&parts, &part_load, started.elapsed(), &load_avg);
+        doc = section::PARTITIONED.replace(&doc, &text);
+        eprintln!("[scale] writing section 4d");
+    }
+    std::fs::write(&path, doc).expect("write docs/PERFORMANCE.md");
+    eprintln!("[scale] wrote {}", path.display());
+}
+
+fn pg_connect() -> PgConnection {
+    let url = std::env::var("KEYSET_PG_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
+    PgConnection::establish(&url).unwrap_or_else(|e| {
+        panic!("PostgreSQL is not reachable at {url} ({e}): run `bash scripts/setup.sh`")
+    })
+}
+
+/// Section 4d: the partitioned table's depth figures.
+fn render_partitioned(depths: &[Depth], load: &str, took: Duration, load_avg: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", section::PARTITIONED.start);
+    let _ = writeln!(
+        s,
+        "## 4d. Ten million rows in monthly partitions (PostgreSQL)\n"
+    );
+    let _ = writeln!(
+        s,
+        "Written by `bash scripts/bench.sh scale` (with section 4b; \
+         `KEYSET_BENCH_BACKENDS=partitioned` writes this section alone) on {} UTC; the run took {:.1} minutes (load average at the start: {load_avg}). \
+         {load}\n",
+        chrono::Utc::now().format("%Y-%m-%d %H:%M"),
+        took.as_secs_f64() / 60.0
+    );
+    let _ = writeln!(
+        s,
+        "Section 4b's {} rows (tenant 1: {}) with `at` 70 seconds apart per run of 10 ties from \
+         2024-01-01, so they fill 27 months, in a table range-partitioned by month on `at` \
+         ({MONTHS} partitions; schema `keyset_scale_parts`) with section 1's indexes created on \
+         the parent (the recipe in [SQL.md](SQL.md), \"Partitioned tables\"). The page after the \
+         row at depth {} of tenant 1 (in the 14th month) against the first page, {PAGE} rows, read as in \
+         section 4b. The default seek of a one-direction keyset is a row value, which \
+         PostgreSQL does not prune partitions on: each partition before the cursor is one \
+         index descent that finds nothing. `.expanded_seek(true)` writes the seek with a bound \
+         on `at` that prunes them. The mixed keyset leads with `score`, not the partition key: \
+         every page, the first included, merges one index range from each of the 27 partitions \
+         holding rows, and a later page's expanded seek starts each range at the cursor's \
+         `score` and filters the rows that tie with the cursor before it (about 100 rows of \
+         tenant 1 share a `score`, spread over the partitions; section 4b's mixed row pays \
+         the same on one table). A keyset that leads with the partition key is the shape a \
+         partitioned table pages best.\n",
+        group(ROWS as u64),
+        group(TENANT_ROWS as u64),
+        group(DEPTH as u64)
+    );
+    let _ = writeln!(
+        s,
+        "| shape | first page | page at depth {} | deep / first | target ≤ {PART_TARGET} |",
+        group(DEPTH as u64)
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---|");
+    for d in depths {
+        let ratio = d.deep.as_secs_f64() / d.first.as_secs_f64();
+        let _ = writeln!(
+            s,
+            "| {} | {} | {} | {ratio:.2} | {} |",
+            d.shape,
+            ms(d.first),
+            ms(d.deep),
+            if ratio <= PART_TARGET {
+                "met"
+            } else {
+                "**missed**"
+            }
+        );
+    }
+    let _ = write!(s, "\n{}", section::PARTITIONED.end);
+    s
 }
