@@ -499,8 +499,9 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     ///   The row value then runs as a local filter after each remote has sent every row from
     ///   the start of your filter's range, so a page at depth *d* transfers *d* rows. The
     ///   expanded form ships whole (with the `ORDER BY`), each remote starts its index range at
-    ///   the cursor, and a page transfers a bounded number of rows per remote (at most
-    ///   postgres_fdw's `fetch_size` per batch; docs/SQL.md "Foreign tables and shards").
+    ///   the cursor, and no remote sends a row before the cursor (with `fetch_size` = page
+    ///   size + 1, one batch per remote per page while more than a page follows;
+    ///   docs/SQL.md "Foreign tables and shards").
     /// * **Partitioned tables with many partitions** (PostgreSQL): the planner prunes
     ///   partitions on the leading bound (`at >= a`), not on a row value, so the partitions
     ///   before the cursor are not even opened.
@@ -513,7 +514,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// ```
     /// # include!("doctest_setup.rs");
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-    /// let after = Cursor::after((
+    /// let after = Cursor::<Event>::after((
     ///     chrono::NaiveDateTime::parse_from_str("2026-10-10 12:00:01", "%F %T")?,
     ///     "e101".to_string(),
     /// ));
@@ -1521,7 +1522,7 @@ mod tests {
             shape(ascending().paginate_after(None).expanded_seek(true)),
             Some(StaticShape::FirstForward)
         );
-        // Mixed directions are already expanded: the option changes nothing.
+        // Directions that alternate are already expanded: the option changes nothing.
         let mixed = || pairs::table.select(pairs::id);
         assert_eq!(
             fixed::<Sqlite, Pair, _>(

@@ -344,6 +344,11 @@ impl PlanReport {
         for reason in &self.not_a_seek {
             out.push_str(&format!("  - {reason}\n"));
         }
+        if self.reads.iter().any(|r| r.remote_sql.is_some()) {
+            out.push_str(
+                "the table is read through foreign tables: create the index on each remote table\n",
+            );
+        }
         out.push_str(&format!(
             "create the index the keyset rides on (equality filters, then the key in keyset order and direction):\n  {};\n\
              statement: {}\nplan:\n{}",
@@ -865,20 +870,30 @@ impl PlanBackend for diesel::pg::Pg {
         let mut unbounded_sorts = Vec::new();
         pg_walk(top, shape, &mut reads, &mut sorts, &mut unbounded_sorts);
         // A foreign scan is a range when its remote server is sent the seek; on a later page
-        // one that filters a key column locally was not (`SeekNotShipped`, in place of the
-        // generic reason).
+        // one whose local filter holds the row-value seek was not (`SeekNotShipped`, in place
+        // of the generic reasons for that scan). Another local filter on a key column (one of
+        // yours postgres_fdw cannot send, `at < now()`) is not the seek.
         let unshipped: Vec<NotASeek> = reads
             .iter()
             .filter(|r| shape.had_cursor && r.remote_sql.is_some())
             .filter_map(|r| {
                 let filter = r.filter.as_deref()?;
-                shape
-                    .names_key_column(filter)
-                    .then(|| NotASeek::SeekNotShipped {
+                (filter.contains("ROW(") && shape.names_key_column(filter)).then(|| {
+                    NotASeek::SeekNotShipped {
                         relation: r.relation.clone(),
                         filter: filter.to_string(),
-                    })
+                    }
+                })
             })
+            .collect();
+        let shipped: Vec<TableRead> = reads
+            .iter()
+            .filter(|r| {
+                !unshipped.iter().any(|u| {
+                    matches!(u, NotASeek::SeekNotShipped { relation, .. } if *relation == r.relation)
+                })
+            })
+            .cloned()
             .collect();
         let is_index = |r: &TableRead| {
             matches!(
@@ -886,16 +901,13 @@ impl PlanBackend for diesel::pg::Pg {
                 "Index Scan" | "Index Only Scan" | "Foreign Scan"
             )
         };
-        let mut not_a_seek = check_reads(&reads, shape, is_index, |r| {
-            r.condition
-                .as_deref()
-                .is_some_and(|c| names_column(c, shape.leading()))
-        });
-        if !unshipped.is_empty() {
-            not_a_seek.retain(|reason| {
-                !matches!(reason, NotASeek::SeekNotInIndex { access, .. } if access == "Foreign Scan")
-            });
-            not_a_seek.splice(0..0, unshipped);
+        let mut not_a_seek = unshipped;
+        if !shipped.is_empty() || not_a_seek.is_empty() {
+            not_a_seek.extend(check_reads(&shipped, shape, is_index, |r| {
+                r.condition
+                    .as_deref()
+                    .is_some_and(|c| names_column(c, shape.leading()))
+            }));
         }
         not_a_seek.extend(
             unbounded_sorts
@@ -1310,6 +1322,14 @@ mod tests {
         );
         let report = <Pg as PlanBackend>::read_plan(vec![shipped], &parted).unwrap();
         assert!(report.seeks(), "{:?}", report.not_a_seek);
+        // A filter of the caller's that stays local (postgres_fdw does not send `now()`) is
+        // not the seek: still a seek.
+        let own_filter = plan(
+            "(events_0.occurred_at < now())",
+            "((occurred_at >= $1)) AND (((occurred_at > $1) OR ((occurred_at = $1) AND (event_id > $2))))",
+        );
+        let report = <Pg as PlanBackend>::read_plan(vec![own_filter], &parted).unwrap();
+        assert!(report.seeks(), "{:?}", report.not_a_seek);
         assert_eq!(report.reads.len(), 2);
         assert!(report.reads[0]
             .condition
@@ -1334,7 +1354,9 @@ mod tests {
             .not_a_seek
             .iter()
             .all(|r| !matches!(r, NotASeek::SeekNotInIndex { .. })));
+        assert_eq!(report.not_a_seek.len(), 2, "{:?}", report.not_a_seek);
         assert!(report.failure().contains(".expanded_seek(true)"));
+        assert!(report.failure().contains("on each remote table"));
         assert_eq!(
             remote_where("SELECT a FROM t WHERE ((a > 1)) ORDER BY a ASC LIMIT 3").as_deref(),
             Some("((a > 1))")

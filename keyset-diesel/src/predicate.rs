@@ -154,6 +154,7 @@ impl<K: Keyset> fmt::Debug for SeekPredicate<K> {
             .field("key", &self.key)
             .field("walk", &self.walk)
             .field("plan", &self.plan)
+            .field("row_values", &self.row_values)
             .finish()
     }
 }

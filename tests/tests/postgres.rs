@@ -1093,7 +1093,8 @@ fn sharded_table_walks_equal_the_oracle() {
 /// sorted streams (no `Sort` of the table's rows): the plan check reports a seek. In the
 /// default form a one-direction keyset is a row-value comparison, which postgres_fdw does not
 /// send: it stays a local `Filter` and the plan check says so (`SeekNotShipped`, naming the
-/// option). A mixed-direction keyset is already the expanded form: a seek either way.
+/// option). `score DESC, id ASC` alternates direction, so it is the expanded form already: a
+/// seek either way.
 #[test]
 fn sharded_pages_send_the_seek_and_order_by_to_every_shard() {
     use keyset_diesel::plan::NotASeek;

@@ -4,7 +4,7 @@
 //! Follows diesel-async's own convention: import this module's [`PaginateDsl`] instead of
 //! the crate root's, exactly as `diesel_async::RunQueryDsl` replaces `diesel::RunQueryDsl`.
 //! The call sites stay the same (`paginate_after`, `paginate_before`, `paginate`,
-//! `page_size`, `exact_flags`, `deferred_join`, `seek_per_level`, `max_bytes`,
+//! `page_size`, `exact_flags`, `deferred_join`, `seek_per_level`, `expanded_seek`, `max_bytes`,
 //! `with_total_count`, `into_query`, `load_page`)
 //! and `load_page` returns a future to `.await`. A generic handler's bound is this module's
 //! [`LoadPage`] instead of [`crate::LoadPage`]. (Import one `PaginateDsl` per scope: with both
