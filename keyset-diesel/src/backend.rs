@@ -46,11 +46,7 @@ pub(crate) fn dialect<DB: KeysetBackend>() -> Dialect {
 /// name is the expression's Rust text, which holds a character no column path has).
 pub(crate) fn keyset_dialect<DB: KeysetBackend, K: crate::keyset::Keyset>() -> Dialect {
     let mut d = dialect::<DB>();
-    if !DB::EXPRESSION_ROW_VALUES
-        && K::COLUMNS
-            .iter()
-            .any(|c| crate::keyset::is_expression_name(c.name))
-    {
+    if !DB::EXPRESSION_ROW_VALUES && const { crate::keyset::any_expression_name(K::COLUMNS) } {
         d.row_values = false;
     }
     d

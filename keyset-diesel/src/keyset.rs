@@ -291,11 +291,34 @@ fn unescape_debug_str(text: &str) -> Option<(String, usize)> {
 
 /// Whether a [`KeyColumn::name`] names a key on an SQL expression (the Rust text of a
 /// `select_expression` such as `lower(users::name)` or `users::a+users::b`) rather than a column
-/// or a column path (`occurred_at`, `authors::name`): it holds a character no Rust path has.
-pub(crate) fn is_expression_name(name: &str) -> bool {
-    !name
-        .chars()
-        .all(|c| c.is_alphanumeric() || c == '_' || c == ':')
+/// or a column path (`occurred_at`, `authors::name`): it holds a character no Rust path has
+/// (an ASCII character other than a letter, a digit, `_` and `:`; Rust's operators, brackets,
+/// quotes and spaces are all ASCII, and a non-ASCII character is part of an identifier).
+/// A `const fn`, so a keyset's answer is computed once, at compile time
+/// ([`any_expression_name`]).
+pub(crate) const fn is_expression_name(name: &str) -> bool {
+    let bytes = name.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii() && !(b.is_ascii_alphanumeric() || b == b'_' || b == b':') {
+            return true;
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Whether any of `columns` is a key on an SQL expression ([`is_expression_name`]).
+pub(crate) const fn any_expression_name(columns: &[KeyColumn]) -> bool {
+    let mut i = 0;
+    while i < columns.len() {
+        if is_expression_name(columns[i].name) {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// SHA-256 of a sort signature under a version label, first 16 bytes: the digest tokens carry
@@ -357,6 +380,7 @@ mod tests {
             "users::a+users::b",
             "coalesce(a,b)",
             "a as i64",
+            "größe+1",
         ] {
             assert!(is_expression_name(name), "{name}");
         }
@@ -365,6 +389,7 @@ mod tests {
             "authors::name",
             "app::authors::id",
             "événement",
+            "größe_µs",
         ] {
             assert!(!is_expression_name(name), "{name}");
         }

@@ -22,7 +22,7 @@ use crate::backend::{dialect, keyset_dialect, KeysetBackend};
 use crate::checks::KeysetTableInQuery;
 use crate::cursor::Direction;
 use crate::keyset::{column_index_error, Keyset, KeysetSql};
-use crate::sql::{self, Dialect, Emitter, Part, SeekPlan};
+use crate::sql::{self, Dialect, Emitter, Part, SeekPlan, Short, Term};
 use crate::value::KeyTuple;
 
 /// [`Emitter`] over Diesel's `AstPass`.
@@ -60,6 +60,9 @@ pub struct SeekPredicate<K: Keyset> {
     /// Whether the seek may be a row-value comparison where the backend seeks on one; false
     /// writes the expanded form ([`Paginated::expanded_seek`](crate::Paginated::expanded_seek)).
     row_values: bool,
+    /// The keyset's terms for `walk`, listed once here rather than in each of Diesel's passes
+    /// over the statement.
+    terms: Short<Term>,
 }
 
 impl<K: Keyset> SeekPredicate<K> {
@@ -71,6 +74,7 @@ impl<K: Keyset> SeekPredicate<K> {
             walk,
             plan: SeekPlan::Single,
             row_values: true,
+            terms: sql::terms(K::COLUMNS, walk),
         }
     }
 
@@ -85,17 +89,14 @@ impl<K: Keyset> SeekPredicate<K> {
     /// here ([`SeekPlan`]), split per key level when `per_level`; without row values where
     /// `dialect` has none.
     pub(crate) fn planned(key: K::Key, walk: Direction, dialect: Dialect, per_level: bool) -> Self {
-        let plan = SeekPlan::new(
-            &sql::terms(K::COLUMNS, walk),
-            &|i| KeyTuple::is_null(&key, i),
-            dialect,
-            per_level,
-        );
+        let terms = sql::terms(K::COLUMNS, walk);
+        let plan = SeekPlan::new(&terms, &|i| KeyTuple::is_null(&key, i), dialect, per_level);
         SeekPredicate {
             key,
             walk,
             plan,
             row_values: dialect.row_values,
+            terms,
         }
     }
 
@@ -128,7 +129,7 @@ impl<K: Keyset> SeekPredicate<K> {
         };
         sql::write_part(
             &mut pass,
-            &sql::terms(K::COLUMNS, self.walk),
+            &self.terms,
             &|i| KeyTuple::is_null(key, i),
             self.dialect::<DB>(),
             self.plan,
@@ -144,6 +145,7 @@ impl<K: Keyset> Clone for SeekPredicate<K> {
             walk: self.walk,
             plan: self.plan,
             row_values: self.row_values,
+            terms: self.terms.clone(),
         }
     }
 }
@@ -277,7 +279,7 @@ where
         };
         sql::write_order(
             &mut pass,
-            &sql::terms(K::COLUMNS, self.walk),
+            sql::each_term(K::COLUMNS, self.walk),
             dialect::<DB>(),
         )
     }

@@ -23,12 +23,90 @@ pub(crate) trait Emitter {
     fn value(&mut self, index: usize) -> QueryResult<()>;
 }
 
+/// How many items a [`Short`] list keeps on the stack: a derived keyset has at most 12 key
+/// columns (its key is a tuple of at most 12 values), so it has at most 12 terms and groups.
+const INLINE: usize = 12;
+
+/// A list of at most a keyset's columns (its [`Term`]s, its groups), kept on the stack up to
+/// [`INLINE`] items and on the heap beyond (a hand-written keyset with more columns): the SQL
+/// of a page is written in every pass Diesel makes over it (binds, cache check, text), and a
+/// derived keyset's passes then allocate nothing (issue 16, section 2a of the performance
+/// report: each allocation cost more than the list's work).
+#[derive(Debug, Clone)]
+pub(crate) enum Short<T> {
+    Inline { items: [T; INLINE], len: usize },
+    Heap(Vec<T>),
+}
+
+impl<T: Copy + Default> Short<T> {
+    fn new() -> Self {
+        Short::Inline {
+            items: [T::default(); INLINE],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        match self {
+            Short::Inline { items, len } if *len < INLINE => {
+                items[*len] = item;
+                *len += 1;
+            }
+            Short::Inline { items, .. } => {
+                let mut heap = items.to_vec();
+                heap.push(item);
+                *self = Short::Heap(heap);
+            }
+            Short::Heap(heap) => heap.push(item),
+        }
+    }
+}
+
+impl<T: Copy + Default> FromIterator<T> for Short<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        let mut out = Short::new();
+        for item in iter {
+            out.push(item);
+        }
+        out
+    }
+}
+
+impl<T> std::ops::Deref for Short<T> {
+    type Target = [T];
+    fn deref(&self) -> &[T] {
+        match self {
+            Short::Inline { items, len } => &items[..*len],
+            Short::Heap(heap) => heap,
+        }
+    }
+}
+
+impl<T> std::ops::DerefMut for Short<T> {
+    fn deref_mut(&mut self) -> &mut [T] {
+        match self {
+            Short::Inline { items, len } => &mut items[..*len],
+            Short::Heap(heap) => heap,
+        }
+    }
+}
+
 /// One key column's order for a given walk direction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Term {
     pub direction: SortDirection,
     /// `None`: the column is not nullable.
     pub nulls: Option<NullsOrder>,
+}
+
+/// A placeholder for the unused slots of a [`Short`] list, never read.
+impl Default for Term {
+    fn default() -> Self {
+        Term {
+            direction: SortDirection::Asc,
+            nulls: None,
+        }
+    }
 }
 
 impl Term {
@@ -79,10 +157,10 @@ pub(crate) struct Dialect {
 /// Writes `ORDER BY` terms (without the keyword) for the walk.
 pub(crate) fn write_order(
     e: &mut dyn Emitter,
-    terms: &[Term],
+    terms: impl IntoIterator<Item = Term>,
     dialect: Dialect,
 ) -> QueryResult<()> {
-    for (i, term) in terms.iter().enumerate() {
+    for (i, term) in terms.into_iter().enumerate() {
         if i > 0 {
             e.sql(", ");
         }
@@ -118,7 +196,7 @@ pub(crate) fn write_order(
 }
 
 /// A run of key columns compared together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 struct Group {
     start: usize,
     end: usize,
@@ -130,8 +208,8 @@ impl Group {
     }
 }
 
-fn groups(terms: &[Term], row_values: bool) -> Vec<Group> {
-    let mut out: Vec<Group> = Vec::with_capacity(terms.len());
+fn groups(terms: &[Term], row_values: bool) -> Short<Group> {
+    let mut out: Short<Group> = Short::new();
     for (i, term) in terms.iter().enumerate() {
         let joins_previous = row_values
             && term.nulls.is_none()
@@ -231,8 +309,14 @@ fn needs_null_split(terms: &[Term], is_null: &dyn Fn(usize) -> bool) -> bool {
 }
 
 /// The keyset's terms for a walk direction.
-pub(crate) fn terms(columns: &[KeyColumn], walk: Direction) -> Vec<Term> {
-    columns.iter().map(|c| Term::new(c, walk)).collect()
+pub(crate) fn terms(columns: &[KeyColumn], walk: Direction) -> Short<Term> {
+    each_term(columns, walk).collect()
+}
+
+/// The keyset's terms for a walk direction, one at a time (for [`write_order`], which needs
+/// no list).
+pub(crate) fn each_term(columns: &[KeyColumn], walk: Direction) -> impl Iterator<Item = Term> + '_ {
+    columns.iter().map(move |c| Term::new(c, walk))
 }
 
 /// Writes `part` of the seek predicate planned as `plan` for the walk. `is_null(i)` says
@@ -254,7 +338,7 @@ pub(crate) fn write_part(
     match (part, plan) {
         (Part::Probe, _) => {
             // At or before the key = the seek of the reversed walk, its last column inclusive.
-            let reversed: Vec<Term> = terms.iter().map(|t| t.reversed()).collect();
+            let reversed: Short<Term> = terms.iter().map(|t| t.reversed()).collect();
             let groups = self::groups(&reversed, dialect.row_values);
             Writer::probe(&reversed, is_null, &groups).write_seek(e)
         }
@@ -611,7 +695,7 @@ pub(crate) mod tests {
 
     fn order(spec: &str, dialect: Dialect) -> String {
         let mut t = Text::default();
-        write_order(&mut t, &terms(spec), dialect).unwrap();
+        write_order(&mut t, terms(spec), dialect).unwrap();
         t.0
     }
 
@@ -838,13 +922,39 @@ pub(crate) mod tests {
             },
         ];
         assert_eq!(
-            super::terms(&columns, Direction::Forward),
+            super::terms(&columns, Direction::Forward).to_vec(),
             terms("a/last d")
         );
         assert_eq!(
-            super::terms(&columns, Direction::Backward),
+            super::terms(&columns, Direction::Backward).to_vec(),
             terms("d/first a")
         );
+    }
+
+    #[test]
+    fn short_lists_keep_every_item_past_the_inline_ones() {
+        // A hand-written keyset may have more columns than a derived one: the 13th term and
+        // group go to the heap, in order, and the list keeps them all.
+        let many: Vec<Term> = (0..super::INLINE + 3)
+            .map(|i| Term {
+                direction: if i % 2 == 0 {
+                    SortDirection::Asc
+                } else {
+                    SortDirection::Desc
+                },
+                nulls: None,
+            })
+            .collect();
+        let short: super::Short<Term> = many.iter().copied().collect();
+        assert!(matches!(short, super::Short::Heap(_)));
+        assert_eq!(short.to_vec(), many);
+        // Alternating directions: one group per column.
+        let groups = super::groups(&many, true);
+        assert_eq!(groups.len(), many.len());
+        assert_eq!(groups.last().map(|g| g.start), Some(many.len() - 1));
+        let few: super::Short<Term> = many[..3].iter().copied().collect();
+        assert!(matches!(few, super::Short::Inline { len: 3, .. }));
+        assert_eq!(few.to_vec(), many[..3].to_vec());
     }
 
     #[test]

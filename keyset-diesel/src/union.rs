@@ -217,8 +217,11 @@ where
             out.push_identifier(ARM_ALIAS)?;
             out.push_sql(" DESC, ");
         }
-        let terms = sql::terms(K::COLUMNS, self.walk);
-        sql::write_order(&mut OuterColumns { out: &mut out }, &terms, dialect::<DB>())?;
+        sql::write_order(
+            &mut OuterColumns { out: &mut out },
+            sql::each_term(K::COLUMNS, self.walk),
+            dialect::<DB>(),
+        )?;
         out.push_sql(" LIMIT ");
         out.push_bind_param::<BigInt, i64>(&self.outer_limit)
     }
