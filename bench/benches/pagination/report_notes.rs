@@ -47,7 +47,7 @@ pub fn text() -> String {
 * **Noise.** The machine was shared with other work during the run (see the load averages
   under Machine), and criterion's medians of pages that take tens to hundreds of
   microseconds move by tens of percent between runs. The "noise floor" line in section 1
-  measures it within this run. Targets near their limit (1.5, 2, 1.05) are met or missed
+  measures it within this run. Targets near their limit (1.5, 1.3, 1.05) are met or missed
   within that noise; the ratios of 100 and more are far outside it.
 * **Walks on MariaDB.** The table and its indexes (about 280 MB) do not fit the 128 MiB
   InnoDB buffer pool of this server, which reads with `O_DIRECT` (no operating-system cache
