@@ -222,7 +222,6 @@ where
             sql::each_term(K::COLUMNS, self.walk),
             dialect::<DB>(),
         )?;
-        out.push_sql(" LIMIT ");
-        out.push_bind_param::<BigInt, i64>(&self.outer_limit)
+        crate::statement::walk_limit(&self.outer_limit, out)
     }
 }

@@ -73,7 +73,7 @@ fn a_union_page_writes_each_branch_once_and_orders_by_marker_then_keys() {
     );
     assert!(
         text.contains(
-            " ORDER BY `__keyset_arm` DESC, `__keyset_k0` DESC NULLS LAST, `__keyset_k1` ASC LIMIT ?"
+            " ORDER BY `__keyset_arm` DESC, `__keyset_k0` DESC NULLS LAST, `__keyset_k1` ASC LIMIT +?"
         ),
         "{text}"
     );
@@ -86,13 +86,13 @@ fn a_union_page_writes_each_branch_once_and_orders_by_marker_then_keys() {
     let arms_only = sql!(query!().paginate_after(after()));
     assert_eq!(arms_only.matches(" UNION ALL ").count(), 1, "{arms_only}");
     assert!(
-        arms_only.ends_with(" ORDER BY `__keyset_k0` DESC NULLS LAST, `__keyset_k1` ASC LIMIT ? -- binds: [Some(20), Some(20), Some(20), 2, 21, 21, 21]"),
+        arms_only.ends_with(" ORDER BY `__keyset_k0` DESC NULLS LAST, `__keyset_k1` ASC LIMIT +? -- binds: [Some(20), Some(20), Some(20), 2, 21, 21, 21]"),
         "{arms_only}"
     );
     // Backward, the union is ordered in the walk's direction.
     let back = sql!(query!().paginate_before(Some(Cursor::<Scored>::before((None, 4)))));
     assert!(
-        back.contains(" ORDER BY `__keyset_k0` ASC NULLS FIRST, `__keyset_k1` DESC LIMIT ?"),
+        back.contains(" ORDER BY `__keyset_k0` ASC NULLS FIRST, `__keyset_k1` DESC LIMIT +?"),
         "{back}"
     );
 }

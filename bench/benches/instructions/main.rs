@@ -8,7 +8,9 @@
 //! database `keyset_instr`, SQLite file `<target>/keyset-bench/instructions.sqlite3`), then
 //! runs this same binary (`case <backend> <shape> <form>`) for each backend, shape, form and
 //! side under `valgrind --tool=callgrind --toggle-collect=*measured_<side>*`, and reads the
-//! inclusive count of the side's loop with `callgrind_annotate`.
+//! inclusive count of the side's loop with `callgrind_annotate`. For SQLite it also counts the
+//! library's first page and its page at depth 1,000,000 on section 1's data file
+//! (`depth <shape> <depth>`; SQLite runs in the process, so the count holds its index reads).
 //! `KEYSET_BENCH_BACKENDS=sqlite,postgres` runs a subset.
 
 #[allow(dead_code)]
@@ -319,6 +321,126 @@ macro_rules! shapes {
     }};
 }
 
+/// SQLite's deep page against its first page, counted: the library's page at `$depth` (0: the
+/// first page) of section 1's big tenant, checked against the same page by OFFSET, then read
+/// by the counted loop [`measured_library`].
+macro_rules! depth_case {
+    ($conn:expr, $model:ty, $order:expr, $depth:expr) => {{
+        use keyset_diesel::{Cursor, PaginateDsl};
+        use $crate::schema::bench_rows;
+
+        let conn = $conn;
+        let depth: i64 = $depth;
+        let base = || {
+            bench_rows::table
+                .filter(bench_rows::tenant.eq(data::BIG_TENANT))
+                .select(<$model>::as_select())
+        };
+        let cursor = if depth == 0 {
+            None
+        } else {
+            let row: $model = base()
+                .order($order)
+                .offset(depth - 1)
+                .limit(1)
+                .get_result(conn)
+                .expect("cursor row");
+            Some(Cursor::after_row(&row))
+        };
+        let want: Vec<$model> = base()
+            .order($order)
+            .offset(depth)
+            .limit(i64::from(PAGE))
+            .load(conn)
+            .expect("the page by OFFSET");
+        let page = base()
+            .paginate_after(cursor.clone())
+            .page_size(PAGE)
+            .load_page(conn)
+            .expect("library page");
+        assert_eq!(
+            page.items, want,
+            "the page at depth {depth} is the OFFSET page"
+        );
+        assert!(page.has_more);
+        counted(
+            || {
+                base()
+                    .paginate_after(cursor.clone())
+                    .page_size(PAGE)
+                    .load_page(&mut *conn)
+                    .expect("page")
+            },
+            |page| page.items.len(),
+            measured_library,
+        );
+    }};
+}
+
+/// The data file of section 1 (`<target>/keyset-bench/bench.sqlite3`), loaded unless complete.
+fn sqlite_big() -> SqliteConnection {
+    let path = dirs::bench_dir().join("bench.sqlite3");
+    SqliteConnection::establish(&path.to_string_lossy()).expect("SQLite file")
+}
+
+fn run_depth(shape: &str, depth: i64) {
+    use crate::schema::{Asc, Desc, Mixed};
+    let conn = &mut sqlite_big();
+    assert!(data::is_complete(conn), "section 1's SQLite data set");
+    match shape {
+        "asc" => depth_case!(
+            conn,
+            Asc,
+            (bench_rows::at.asc(), bench_rows::id.asc()),
+            depth
+        ),
+        "desc" => depth_case!(
+            conn,
+            Desc,
+            (bench_rows::at.desc(), bench_rows::id.desc()),
+            depth
+        ),
+        "mixed" => depth_case!(
+            conn,
+            Mixed,
+            (bench_rows::score.desc(), bench_rows::id.asc()),
+            depth
+        ),
+        other => panic!("unknown shape {other}"),
+    }
+}
+
+/// The depths of SQLite's counted deep page: the first page and section 1's deepest page.
+const SQLITE_DEPTHS: [i64; 2] = [0, 1_000_000];
+
+/// SQLite's first and deep page of one shape, counted: instructions per page at each of
+/// [`SQLITE_DEPTHS`].
+struct DepthCount {
+    shape: &'static str,
+    /// On section 1's file, which `ANALYZE` gave `sqlite_stat4` rows.
+    per_page: [f64; 2],
+    /// On a copy of it without `sqlite_stat4` rows.
+    without_stat4: [f64; 2],
+}
+
+/// A copy of section 1's SQLite file without `sqlite_stat4` rows (SQLite then plans a cached
+/// page once), in `<bench dir>/without-stat4/`: the directory to give the case as
+/// `KEYSET_BENCH_DIR`.
+fn sqlite_without_stat4() -> PathBuf {
+    let dir = dirs::bench_dir().join("without-stat4");
+    std::fs::create_dir_all(&dir).expect("directory for the copy");
+    std::fs::copy(
+        dirs::bench_dir().join("bench.sqlite3"),
+        dir.join("bench.sqlite3"),
+    )
+    .expect("copy the SQLite file");
+    let mut conn =
+        SqliteConnection::establish(&dir.join("bench.sqlite3").to_string_lossy()).expect("copy");
+    conn.batch_execute("DELETE FROM sqlite_stat4")
+        .expect("delete the copy's sqlite_stat4 rows");
+    dir
+}
+
 fn run_case(backend: &str, shape: &str, form: &str) {
     match backend {
         "postgres" => shapes!(&mut postgres(), diesel::pg::Pg, shape, form),
@@ -424,7 +546,13 @@ fn shape_title(shape: &str) -> &'static str {
 /// The target of issue 16: the library within 3% of the same statement prepared by hand.
 const TARGET: f64 = 1.03;
 
-fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> String {
+fn render(
+    counted: &[Counted],
+    depths: &[DepthCount],
+    valgrind: &str,
+    took_s: f64,
+    runs: usize,
+) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "{}", section::INSTRUCTIONS.start);
     let _ = writeln!(
@@ -538,6 +666,50 @@ fn render(counted: &[Counted], valgrind: &str, took_s: f64, runs: usize) -> Stri
             hi * 100.0
         );
     }
+    if !depths.is_empty() {
+        let _ = writeln!(
+            s,
+            "\n### SQLite's deep page, counted\n\nSQLite runs inside this process, so \
+             callgrind counts its own work as well: the descent of the index to the cursor, \
+             the index entries and rows read (the ties before the cursor included), the \
+             decoding. The library's page (`load_page`, {PAGE} rows and the look-ahead row) \
+             of section 1's big tenant, on section 1's data file \
+             (`<target>/keyset-bench/bench.sqlite3`), first page and after the row at depth \
+             {}, checked against the OFFSET page and then read {PAGES} times after {WARM_UP} \
+             uncounted reads. Unlike section 1's timings this ratio does not move with the \
+             machine's load: where it stays near 1 the page does the same work at every \
+             depth, and a deep / first timing ratio of section 1 above it is the machine (the \
+             noise floor), not the query. Not counted: the kernel's work, such as reading a \
+             database page that SQLite's own cache (`cache_size` -2000, about 2 MB) does not \
+             hold; a repeated page finds its pages there.\n\nThe file was analyzed \
+             (`ANALYZE`), which wrote histogram samples (`sqlite_stat4`): SQLite then plans a \
+             statement for the values bound to parameters compared with indexed columns (the \
+             filter's `tenant = ?`, the seek's bounds) and plans it again whenever they are \
+             bound anew, at every page ([SQL.md](SQL.md), \"SQLite: a cached statement that is \
+             planned again\"); a later page's seek bounds make that plan costlier than the \
+             first page's. The last three columns count the same pages on a copy of the file \
+             without `sqlite_stat4` rows, where a cached page is planned once.\n",
+            group(SQLITE_DEPTHS[1] as u64)
+        );
+        let _ = writeln!(
+            s,
+            "| shape | first page | page at depth {0} | deep / first | first page, no `sqlite_stat4` | page at depth {0}, no `sqlite_stat4` | deep / first, no `sqlite_stat4` |\n|---|---:|---:|---:|---:|---:|---:|",
+            group(SQLITE_DEPTHS[1] as u64)
+        );
+        for d in depths {
+            let _ = writeln!(
+                s,
+                "| {} | {} | {} | {:.3} | {} | {} | {:.3} |",
+                shape_title(d.shape),
+                group(d.per_page[0].round() as u64),
+                group(d.per_page[1].round() as u64),
+                d.per_page[1] / d.per_page[0],
+                group(d.without_stat4[0].round() as u64),
+                group(d.without_stat4[1].round() as u64),
+                d.without_stat4[1] / d.without_stat4[0]
+            );
+        }
+    }
     let _ = writeln!(
         s,
         "\nThe callgrind output files stay in `<target>/keyset-bench/instructions/` for \
@@ -638,7 +810,62 @@ fn drive() {
             }
         }
     }
-    let section = render(&counted, &valgrind, started.elapsed().as_secs_f64(), runs);
+    let mut depths = Vec::new();
+    if selected.split(',').any(|b| b.trim() == "sqlite") {
+        let mut conn = sqlite_big();
+        if !data::is_complete(&mut conn) {
+            eprintln!(
+                "[instructions] sqlite: loading section 1's data set ({} rows)",
+                data::ROWS
+            );
+            data::load_sqlite(&mut conn).expect("load the SQLite data set");
+            assert!(data::is_complete(&mut conn));
+        }
+        drop(conn);
+        let copy = sqlite_without_stat4();
+        for shape in ["asc", "desc", "mixed"] {
+            let count = |dir: Option<&Path>, depth: i64| {
+                let name = if dir.is_some() { "-without-stat4" } else { "" };
+                let out = out_dir.join(format!("sqlite-{shape}-depth-{depth}{name}.callgrind"));
+                let mut command = Command::new("valgrind");
+                command
+                    .args(["--tool=callgrind", "--quiet"])
+                    .arg(format!("--toggle-collect=*{}*", SIDES[0]))
+                    .arg(format!("--callgrind-out-file={}", out.display()))
+                    .arg(&exe)
+                    .args(["depth", shape, &depth.to_string()]);
+                if let Some(dir) = dir {
+                    command.env("KEYSET_BENCH_DIR", dir);
+                }
+                let status = command.status().expect("run valgrind");
+                assert!(
+                    status.success(),
+                    "sqlite {shape} at depth {depth}{name}: the case failed"
+                );
+                read_count(&out, SIDES[0]).total as f64 / f64::from(PAGES)
+            };
+            let per_page = SQLITE_DEPTHS.map(|depth| count(None, depth));
+            let without_stat4 = SQLITE_DEPTHS.map(|depth| count(Some(&copy), depth));
+            eprintln!(
+                "[instructions] sqlite {shape}: per page at depth 0 {:.0}, at depth {} {:.0}; \
+                 without sqlite_stat4 {:.0} and {:.0}",
+                per_page[0], SQLITE_DEPTHS[1], per_page[1], without_stat4[0], without_stat4[1]
+            );
+            depths.push(DepthCount {
+                shape,
+                per_page,
+                without_stat4,
+            });
+        }
+        std::fs::remove_dir_all(&copy).expect("remove the copy");
+    }
+    let section = render(
+        &counted,
+        &depths,
+        &valgrind,
+        started.elapsed().as_secs_f64(),
+        runs,
+    );
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Performance\n".to_string());
     std::fs::write(&path, section::INSTRUCTIONS.replace(&doc, &section))
@@ -654,6 +881,7 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
         Some("case") => run_case(&args[1], &args[2], &args[3]),
+        Some("depth") => run_depth(&args[1], args[2].parse().expect("a depth")),
         _ => drive(),
     }
 }

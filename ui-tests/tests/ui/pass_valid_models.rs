@@ -138,7 +138,7 @@ fn main() {
         .paginate_after::<ById>(None)
         .into_query::<Sqlite>()
         .unwrap();
-    assert!(sql(by_id).contains("ORDER BY `events`.`event_id` ASC LIMIT ?"));
+    assert!(sql(by_id).contains("ORDER BY `events`.`event_id` ASC LIMIT +?"));
     assert_eq!(
         ByIdV2::sort_signature(),
         format!("{};version=2", ById::sort_signature())
@@ -167,7 +167,7 @@ fn main() {
         .into_query::<Sqlite>()
         .unwrap();
     assert!(sql(newest)
-        .contains("ORDER BY `events`.`occurred_at` DESC, `events`.`event_id` DESC LIMIT ?"));
+        .contains("ORDER BY `events`.`occurred_at` DESC, `events`.`event_id` DESC LIMIT +?"));
 
     let ranked = events::table
         .select(Ranked::as_select())
