@@ -423,13 +423,10 @@ where
 /// (counted with valgrind: 35-47% of a page's instructions on a 1,300,100-row table). `+?` is
 /// the same value, which SQLite's planner does not read, so the cached statement runs as
 /// prepared (unless `sqlite_stat4` samples make it plan for other parameters: docs/SQL.md).
-pub(crate) fn walk_limit<'b, DB: KeysetBackend>(
-    limit: &'b i64,
-    mut out: AstPass<'_, 'b, DB>,
-) -> QueryResult<()>
+pub(crate) fn walk_limit<'b, DB>(limit: &'b i64, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
 where
+    DB: KeysetBackend + HasSqlType<BigInt>,
     i64: ToSql<BigInt, DB>,
-    DB: HasSqlType<BigInt>,
 {
     out.push_sql(match DB::KIND {
         BackendKind::Sqlite => " LIMIT +",
