@@ -1,73 +1,286 @@
-//! Checks a parsed [`Model`] can describe a correct keyset. Everything that needs Diesel's type
-//! information (primary key, nullability, SQL types) is checked by the compiler through the
-//! check functions `expand` writes; this module checks the rest.
+//! Every rule that compares parts of a read [`Model`]: between fields, between sorts, between
+//! the struct's options and its keysets. Everything that needs Diesel's type information
+//! (primary key, nullability, SQL types) is checked by the compiler through the check
+//! functions `expand` writes; the rules of one attribute alone are checked as it is read
+//! (`attr/`). Each error is reported at the mark of the part it concerns (see `errors.rs`).
 
-use crate::errors::Errors;
+use std::collections::HashSet;
+
+use crate::attr::{SORT_EXAMPLE, SORT_INDEX_EXAMPLE};
+use crate::case::snake_case;
+use crate::errors::{Errors, Mark};
 use crate::model::{KeyField, Model};
 
-pub fn model(model: &Model, errors: &mut Errors) {
+pub fn model(model: &mut Model, errors: &mut Errors) {
+    tuple_keys_name_their_columns(model, errors);
+    named_sorts_are_distinct_and_have_columns(model, errors);
+    struct_index_has_a_keyset(model, errors);
+    keys_compare_sql_not_rust(model, errors);
     if model.keys.is_empty() && model.sorts.is_empty() {
-        errors.push(syn::Error::new(
-            model.ident.span(),
-            format!(
-                "`{}` has no key column: mark its sort columns in order with #[keyset(asc)] or \
-                 #[keyset(desc)], the last one the unique tie-breaker, e.g. \
-                 #[keyset(asc, unique)] on the primary key (or declare named sorts on the \
-                 struct, e.g. #[keyset(sort(Newest(created_at(desc), id(desc))))])",
-                model.ident
+        errors.push_at(
+            model.end,
+            syn::Error::new(
+                model.ident.span(),
+                format!(
+                    "`{}` has no key column: mark its sort columns in order with #[keyset(asc)] \
+                     or #[keyset(desc)], the last one the unique tie-breaker, e.g. \
+                     #[keyset(asc, unique)] on the primary key (or declare named sorts on the \
+                     struct, e.g. {SORT_EXAMPLE})",
+                    model.ident
+                ),
             ),
-        ));
+        );
         return;
     }
-    keys(&model.keys, errors);
+    keys(&model.keys, model.end, errors);
     for sort in &model.sorts {
-        keys(&sort.keys, errors);
+        keys(&sort.keys, model.end, errors);
+    }
+}
+
+/// A key field of a tuple struct names its column (a tuple field has no name to take it from).
+fn tuple_keys_name_their_columns(model: &Model, errors: &mut Errors) {
+    if model.named {
+        return;
+    }
+    for k in &model.keys {
+        if k.field.column.is_none() && k.field.expression.is_none() {
+            errors.push_at(
+                k.mark,
+                k.attr_error(
+                    "a key field of a tuple struct needs #[diesel(column_name = ..)] to name its \
+                     column",
+                ),
+            );
+        }
+    }
+}
+
+/// Two named sorts never share a name (on the wire, in snake case): the second is reported
+/// and dropped. A sort lists at least one column.
+fn named_sorts_are_distinct_and_have_columns(model: &mut Model, errors: &mut Errors) {
+    let mut kept: Vec<crate::model::NamedSort> = Vec::new();
+    for sort in std::mem::take(&mut model.sorts) {
+        let wire = snake_case(&sort.name.to_string());
+        if let Some(first) = kept
+            .iter()
+            .find(|s| snake_case(&s.name.to_string()) == wire)
+        {
+            let mut e = syn::Error::new(
+                sort.name.span(),
+                format!(
+                    "two sorts are named `{wire}`: each named sort needs its own name (a variant \
+                     of `{}`)",
+                    model.sort_enum()
+                ),
+            );
+            e.combine(syn::Error::new(first.name.span(), "the first is here"));
+            errors.push_at(sort.mark, e);
+            continue;
+        }
+        if sort.keys.is_empty() {
+            errors.push_at(
+                sort.mark,
+                syn::Error::new(
+                    sort.name.span(),
+                    format!(
+                        "sort `{}` has no key column: list its columns in order inside its \
+                         parentheses, the last one the unique tie-breaker, e.g. {SORT_EXAMPLE}",
+                        sort.name
+                    ),
+                ),
+            );
+        }
+        kept.push(sort);
+    }
+    model.sorts = kept;
+}
+
+/// `index` on the struct names the model's own keyset's index: a model with only named sorts
+/// has none to name.
+fn struct_index_has_a_keyset(model: &Model, errors: &mut Errors) {
+    if let Some(declared) = &model.index {
+        if model.keys.is_empty() && !model.sorts.is_empty() {
+            errors.push_at(
+                model.end,
+                syn::Error::new(
+                    declared.span,
+                    format!(
+                        "`index` on the struct names the index of the model's own keyset (its \
+                         #[keyset(asc)] / #[keyset(desc)] fields), and `{}` has none: give each \
+                         named sort its own among its columns, e.g. {SORT_INDEX_EXAMPLE}",
+                        model.ident
+                    ),
+                ),
+            );
+        }
+    }
+}
+
+/// A key field is not read through a Rust conversion: reported once per field, however many
+/// keysets use it.
+fn keys_compare_sql_not_rust(model: &Model, errors: &mut Errors) {
+    let mut reported = HashSet::new();
+    let used = model
+        .keys
+        .iter()
+        .chain(model.sorts.iter().flat_map(|s| &s.keys));
+    for k in used {
+        if !reported.insert(k.field.name.clone()) {
+            continue;
+        }
+        for (option, span) in &k.field.refused {
+            errors.push_at(
+                model.end,
+                syn::Error::new(
+                    *span,
+                    format!(
+                        "`{option}` on key field `{}`: the seek predicate and ORDER BY compare \
+                         the field's SQL expression, not the Rust value it is converted to or \
+                         from, so pages would be wrong; key on a column, or on an SQL \
+                         expression with #[diesel(select_expression = ..)] (e.g. \
+                         `select_expression = lower(users::name)`), whose SQL type the field \
+                         reads directly",
+                        k.field.name
+                    ),
+                ),
+            );
+        }
     }
 }
 
 /// The rules of one keyset's columns (the model's own, or a named sort's) that need no type
 /// information: `unique` only on the last, the tie-breaker NOT NULL, at most 12 columns.
-fn keys(keys: &[KeyField], errors: &mut Errors) {
+fn keys(keys: &[KeyField], at: Mark, errors: &mut Errors) {
     let Some(last) = keys.len().checked_sub(1) else {
         return;
     };
-
     for (i, key) in keys.iter().enumerate() {
         if let (Some(unique), true) = (key.unique, i < last) {
             let after: Vec<String> = keys[i + 1..]
                 .iter()
                 .map(|k| format!("`{}`", k.field.name))
                 .collect();
-            errors.push(syn::Error::new(
-                unique.span,
-                format!(
-                    "`unique` marks the tie-breaker, which must be the last key column: the key \
-                     columns after `{}` ({}) can never change the order; remove them or move \
-                     `{}` last",
-                    key.field.name,
-                    after.join(", "),
-                    key.field.name
+            errors.push_at(
+                at,
+                syn::Error::new(
+                    unique.span,
+                    format!(
+                        "`unique` marks the tie-breaker, which must be the last key column: the \
+                         key columns after `{}` ({}) can never change the order; remove them or \
+                         move `{}` last",
+                        key.field.name,
+                        after.join(", "),
+                        key.field.name
+                    ),
                 ),
-            ));
+            );
         }
     }
     if let Some(nulls) = keys[last].nulls {
-        errors.push(syn::Error::new(
-            nulls.span,
-            format!(
-                "the tie-breaker `{}` must be NOT NULL (a unique column may hold many NULLs, so \
-                 NULL cannot name one row): make the last key column a NOT NULL unique column, \
-                 usually the primary key",
-                keys[last].field.name
+        errors.push_at(
+            at,
+            syn::Error::new(
+                nulls.span,
+                format!(
+                    "the tie-breaker `{}` must be NOT NULL (a unique column may hold many NULLs, \
+                     so NULL cannot name one row): make the last key column a NOT NULL unique \
+                     column, usually the primary key",
+                    keys[last].field.name
+                ),
             ),
-        ));
+        );
     }
     if keys.len() > 12 {
-        errors.push(keys[12].attr_error(format!(
-            "a keyset has at most 12 columns (its key is a tuple of at most 12 values), this one \
-             has {}: keep at most 11 sort columns, the ones that decide the order, and the \
-             unique tie-breaker last",
-            keys.len()
-        )));
+        errors.push_at(
+            at,
+            keys[12].attr_error(format!(
+                "a keyset has at most 12 columns (its key is a tuple of at most 12 values), this \
+                 one has {}: keep at most 11 sort columns, the ones that decide the order, and \
+                 the unique tie-breaker last",
+                keys.len()
+            )),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use syn::DeriveInput;
+
+    use super::*;
+    use crate::attr;
+
+    /// The model `input` reads into and its every message, reading and checks, in order.
+    fn messages(input: DeriveInput) -> Vec<String> {
+        let mut errors = Errors::default();
+        if let Some(mut model) = attr::model(&input, &mut errors) {
+            super::model(&mut model, &mut errors);
+        }
+        errors
+            .into_error()
+            .map(|e| e.into_iter().map(|e| e.to_string()).collect())
+            .unwrap_or_default()
+    }
+
+    /// A check's error lands where the part it concerns was read: a duplicate sort between
+    /// the sorts around it, a tuple field's between the fields.
+    #[test]
+    fn checks_report_in_source_order() {
+        let got = messages(syn::parse_quote! {
+            #[keyset(sort(Top(a(desc), id(desc))))]
+            #[keyset(sort(Top(id(asc))))]
+            #[keyset(sort(Later(nope(asc))))]
+            struct Post {
+                id: i64,
+                a: i32,
+            }
+        });
+        assert_eq!(got.len(), 4, "{got:#?}");
+        assert!(got[0].starts_with("two sorts are named `top`"), "{got:#?}");
+        assert_eq!(got[1], "the first is here");
+        assert!(
+            got[2].starts_with("`nope` is not a field of `Post`"),
+            "{got:#?}"
+        );
+        assert!(
+            got[3].starts_with("sort `Later` has no key column"),
+            "{got:#?}"
+        );
+
+        let got = messages(syn::parse_quote! {
+            struct Pair(#[keyset(asc)] i32, #[keyset(asc, uniqe)] i64);
+        });
+        assert_eq!(got.len(), 3, "{got:#?}");
+        assert!(
+            got[0].contains("tuple struct needs #[diesel(column_name"),
+            "{got:#?}"
+        );
+        assert!(
+            got[1].starts_with("unknown keyset option `uniqe`"),
+            "{got:#?}"
+        );
+        assert!(
+            got[2].contains("tuple struct needs #[diesel(column_name"),
+            "{got:#?}"
+        );
+    }
+
+    /// The second of two sorts of one name is dropped (its row type would be defined twice).
+    #[test]
+    fn a_sort_named_twice_is_dropped_once_reported() {
+        let input: DeriveInput = syn::parse_quote! {
+            #[keyset(sort(Top(id(asc))))]
+            #[keyset(sort(Top(id(desc))))]
+            struct Post {
+                id: i64,
+            }
+        };
+        let mut errors = Errors::default();
+        let mut model = attr::model(&input, &mut errors).expect("a struct");
+        assert_eq!(model.sorts.len(), 2);
+        super::model(&mut model, &mut errors);
+        assert_eq!(model.sorts.len(), 1);
+        assert!(errors.into_error().is_some());
     }
 }

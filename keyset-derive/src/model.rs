@@ -3,6 +3,8 @@
 use proc_macro2::{Span, TokenStream};
 use syn::{Ident, Path, Type};
 
+use crate::errors::Mark;
+
 /// Declared sort direction of a key column (the runtime's `SortDirection`; the runtime's
 /// `Direction` is the walk direction, after or before a cursor).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -40,8 +42,13 @@ pub struct Model {
     pub version: Option<Spanned<u32>>,
     /// `#[keyset(index = "..")]` on the struct: the index the model's own keyset reads.
     pub index: Option<Spanned<String>>,
-    /// `#[keyset(sort(Name(field(asc), ..)))]` on the struct, in declaration order.
+    /// `#[keyset(sort(Name(field(asc), ..)))]` on the struct, in declaration order (two of
+    /// one name included: `check` reports and drops the second).
     pub sorts: Vec<NamedSort>,
+    /// Whether the struct has named fields.
+    pub named: bool,
+    /// Where reading the model ended: the checks of the whole model report there.
+    pub end: Mark,
 }
 
 /// A named sort: another keyset of the same model, `#[keyset(sort(Newest(created_at(desc),
@@ -53,6 +60,8 @@ pub struct NamedSort {
     pub keys: Vec<KeyField>,
     /// `index = ".."` among the sort's columns: the index this sort reads.
     pub index: Option<Spanned<String>>,
+    /// Where reading the sort ended: its checks report there.
+    pub mark: Mark,
 }
 
 impl Model {
@@ -104,6 +113,8 @@ pub struct KeyField {
     /// Where the column is declared, for errors that cover all of it: the field's
     /// `#[keyset(..)]` attribute, or a named sort's `field(..)` entry.
     pub site: TokenStream,
+    /// Where reading the declaration ended: its checks report there.
+    pub mark: Mark,
 }
 
 impl KeyField {
