@@ -1,55 +1,81 @@
-//! What the SQL generator needs to know about each backend.
+//! What each backend is, in one sealed table: [`KeysetBackend`]. The ground floor: every
+//! other module may ask it, it asks none of them.
 
 use diesel::backend::Backend;
 
-pub use crate::kind::BackendKind;
-use crate::sql::Dialect;
+/// Which backend a key value is bound on ([`KeyValue::check_bind`](crate::query::KeyValue::check_bind)).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum BackendKind {
+    /// PostgreSQL (`diesel::pg::Pg`).
+    Postgres,
+    /// SQLite (`diesel::sqlite::Sqlite`).
+    Sqlite,
+    /// MySQL / MariaDB (`diesel::mysql::Mysql`).
+    Mysql,
+}
 
 /// A Diesel backend keyset pagination knows how to write SQL for. Sealed: implemented for
 /// `Pg` (feature `postgres`), `Sqlite` (feature `sqlite`) and `Mysql` (feature `mysql`).
+///
+/// | | PostgreSQL | SQLite | MySQL / MariaDB |
+/// |---|---|---|---|
+/// | [`ROW_VALUES`](Self::ROW_VALUES) | yes | yes | no |
+/// | [`EXPRESSION_ROW_VALUES`](Self::EXPRESSION_ROW_VALUES) | yes | no | no |
+/// | [`NULLS_ORDER_SYNTAX`](Self::NULLS_ORDER_SYNTAX) | yes | yes | no (`col IS NULL` term) |
+/// | [`DEFERRED_JOIN`](Self::DEFERRED_JOIN) | no | no | yes |
+/// | [`PARENTHESIZED_UNION`](Self::PARENTHESIZED_UNION) | yes | no (`SELECT * FROM (..)`) | yes |
+/// | [`BEGIN_READ_SNAPSHOT`](Self::BEGIN_READ_SNAPSHOT) | `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY` | `BEGIN DEFERRED` | `START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY` |
+/// | [`BEGIN_WRITE_SNAPSHOT`](Self::BEGIN_WRITE_SNAPSHOT) | `BEGIN ISOLATION LEVEL REPEATABLE READ` | `BEGIN IMMEDIATE` | `START TRANSACTION WITH CONSISTENT SNAPSHOT` |
+///
+/// Why each rule holds is in docs/SQL.md (row values, NULL placement, deferred joins, unions)
+/// and docs/READ_CONTRACTS.md (snapshots).
 pub trait KeysetBackend: Backend + private::Sealed {
     /// Row-value comparison `(a, b) > ($1, $2)` is an index range start on this backend.
-    /// True for PostgreSQL and SQLite (3.15+); false for MySQL/MariaDB, whose manuals say row
-    /// comparisons other than `=` and `IN` do not use an index, so there every keyset gets the
-    /// expanded form `a >= $1 AND (a > $1 OR (a = $1 AND b > $2))` instead.
+    /// False for MySQL/MariaDB, whose manuals say row comparisons other than `=` and `IN` do
+    /// not use an index: every keyset there gets the expanded form
+    /// `a >= $1 AND (a > $1 OR (a = $1 AND b > $2))`.
     const ROW_VALUES: bool;
-    /// A row value holding an SQL expression (`(lower(name), id) > (?, ?)`, a key read through
-    /// `select_expression`) starts an index range on an expression index. False for SQLite,
-    /// which reads such a row value as a `SCAN` of the index `(lower(name), id)` from its
-    /// start (the expanded form is a `SEARCH` of it), so there a keyset with an expression
-    /// key gets the expanded form.
+    /// A row value holding an SQL expression (`(lower(name), id) > (?, ?)`) starts an index
+    /// range on an expression index. False for SQLite, which scans such an index from its
+    /// start: a keyset with an expression key gets the expanded form there.
     const EXPRESSION_ROW_VALUES: bool;
-    /// `NULLS FIRST` / `NULLS LAST` is valid in `ORDER BY` (PostgreSQL; SQLite 3.30+). On MySQL
-    /// the placement is a leading `col IS NULL` sort term instead.
+    /// `NULLS FIRST` / `NULLS LAST` is valid in `ORDER BY` (PostgreSQL; SQLite 3.30+). On
+    /// MySQL the placement is a leading `col IS NULL` sort term instead.
     const NULLS_ORDER_SYNTAX: bool;
-    /// Later pages run as a deferred join by default (see [`PageStatement`](crate::query::PageStatement)): true for
-    /// MySQL/MariaDB, whose planner otherwise reads a non-covering page from the start of the
-    /// filtered range.
+    /// Later pages run as a deferred join by default (see
+    /// [`PageStatement`](crate::query::PageStatement)): true for MySQL/MariaDB.
     const DEFERRED_JOIN: bool;
     /// A member of `UNION ALL` may be parenthesized to carry its own `ORDER BY` and `LIMIT`
     /// (PostgreSQL, MySQL); SQLite needs `SELECT * FROM (..)` instead.
     const PARENTHESIZED_UNION: bool;
-    /// Which backend this is, for [`KeyValue::check_bind`](crate::query::KeyValue::check_bind).
+    /// Which backend this is.
     const KIND: BackendKind;
+    /// Begins a read-only transaction whose reads all see one snapshot
+    /// ([`with_read_snapshot`](crate::with_read_snapshot)). PostgreSQL and SQLite take the
+    /// snapshot at the first statement, MySQL/MariaDB (InnoDB) at `START TRANSACTION`.
+    const BEGIN_READ_SNAPSHOT: &'static str;
+    /// Begins a transaction whose reads all see one snapshot and that may write (a stored
+    /// export). On SQLite it takes the write lock at once (`BEGIN IMMEDIATE`): a WAL read
+    /// snapshot cannot be upgraded to a writer once another connection has committed.
+    const BEGIN_WRITE_SNAPSHOT: &'static str;
 }
 
-/// The capabilities of `DB` that the SQL text depends on.
-pub(crate) fn dialect<DB: KeysetBackend>() -> Dialect {
+/// The capabilities of a backend that the SQL text depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Dialect {
+    /// A run of key columns in one direction may be compared as a row value.
+    pub row_values: bool,
+    /// `NULLS FIRST` / `NULLS LAST` may be written.
+    pub nulls_order_syntax: bool,
+}
+
+/// [`Dialect`] of `DB`.
+pub(crate) const fn dialect<DB: KeysetBackend>() -> Dialect {
     Dialect {
         row_values: DB::ROW_VALUES,
         nulls_order_syntax: DB::NULLS_ORDER_SYNTAX,
     }
-}
-
-/// The capabilities of `DB` for keyset `K`: [`dialect`], without row values where the backend
-/// does not seek on a row value holding an expression and a key column of `K` is one (its
-/// name is the expression's Rust text, which holds a character no column path has).
-pub(crate) fn keyset_dialect<DB: KeysetBackend, K: crate::keyset::Keyset>() -> Dialect {
-    let mut d = dialect::<DB>();
-    if !DB::EXPRESSION_ROW_VALUES && const { crate::keyset::any_expression_name(K::COLUMNS) } {
-        d.row_values = false;
-    }
-    d
 }
 
 mod private {
@@ -66,6 +92,8 @@ impl KeysetBackend for diesel::pg::Pg {
     const DEFERRED_JOIN: bool = false;
     const PARENTHESIZED_UNION: bool = true;
     const KIND: BackendKind = BackendKind::Postgres;
+    const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
+    const BEGIN_WRITE_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ";
 }
 
 #[cfg(feature = "sqlite")]
@@ -78,6 +106,8 @@ impl KeysetBackend for diesel::sqlite::Sqlite {
     const DEFERRED_JOIN: bool = false;
     const PARENTHESIZED_UNION: bool = false;
     const KIND: BackendKind = BackendKind::Sqlite;
+    const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN DEFERRED";
+    const BEGIN_WRITE_SNAPSHOT: &'static str = "BEGIN IMMEDIATE";
 }
 
 #[cfg(feature = "mysql")]
@@ -90,4 +120,7 @@ impl KeysetBackend for diesel::mysql::Mysql {
     const DEFERRED_JOIN: bool = true;
     const PARENTHESIZED_UNION: bool = true;
     const KIND: BackendKind = BackendKind::Mysql;
+    const BEGIN_READ_SNAPSHOT: &'static str =
+        "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
+    const BEGIN_WRITE_SNAPSHOT: &'static str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
 }

@@ -21,7 +21,7 @@ use diesel::query_source::Once;
 use diesel::sql_types::is_nullable::{IsNullable, NotNull};
 use diesel::sql_types::SqlType;
 
-use crate::value::{InvalidKeyValue, KeyValue};
+use crate::key::{InvalidKeyValue, KeyValue};
 
 // ---------------------------------------------------------------------------------------------
 // Model checks, written by the derive.

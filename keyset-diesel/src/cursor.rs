@@ -5,8 +5,8 @@ use std::fmt;
 use serde::ser::SerializeStruct;
 use serde::{Serialize, Serializer};
 
+use crate::key::KeyTuple;
 use crate::keyset::Keyset;
-use crate::value::KeyTuple;
 
 /// Which way a page is read from its cursor. Serializes as `"forward"` / `"backward"`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize)]
@@ -108,7 +108,7 @@ impl<K: Keyset> Serialize for Cursor<K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::token::fixtures::ById;
+    use crate::fixtures::ById;
 
     #[test]
     fn cursors_are_equal_only_with_the_same_key_and_direction() {

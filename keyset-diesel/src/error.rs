@@ -1,4 +1,4 @@
-//! Errors of the query builder side (the token side has [`crate::CursorError`]).
+//! Errors of the query builder side (the token side has [`crate::token::CursorError`]).
 
 /// Why a page could not be built or trusted.
 ///

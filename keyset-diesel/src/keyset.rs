@@ -4,9 +4,9 @@
 use diesel::backend::Backend;
 use diesel::query_builder::AstPass;
 use diesel::QueryResult;
-use sha2::{Digest, Sha256};
 
-use crate::value::KeyTuple;
+use crate::key::KeyTuple;
+use crate::signature;
 
 /// The order of one key column as declared on the model (`#[keyset(asc)]` / `#[keyset(desc)]`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -69,6 +69,24 @@ pub struct KeyColumn {
     pub direction: SortDirection,
     /// Declared NULL placement; `None` for a column that is not nullable.
     pub nulls: Option<NullsOrder>,
+    /// The key is an SQL expression (`#[diesel(select_expression = lower(users::name))]`),
+    /// not a column (of the model's table or a joined one). Set by the derive from the
+    /// expression's syntax; it decides the row-value rule of SQLite
+    /// ([`KeysetBackend::EXPRESSION_ROW_VALUES`](crate::KeysetBackend::EXPRESSION_ROW_VALUES)).
+    pub expression: bool,
+}
+
+/// Whether any of `columns` is a key on an SQL expression ([`KeyColumn::expression`]):
+/// a `const fn`, so a keyset's answer is known at compile time.
+pub(crate) const fn any_expression(columns: &[KeyColumn]) -> bool {
+    let mut i = 0;
+    while i < columns.len() {
+        if columns[i].expression {
+            return true;
+        }
+        i += 1;
+    }
+    false
 }
 
 /// A model that can be paginated by keyset: an ordered list of sort columns whose last column
@@ -122,7 +140,7 @@ pub trait Keyset: Sized {
     /// directions and types do not show (a column's collation migrated, say from a linguistic
     /// one to `"C"`; a column's meaning changed): a version other than 1 enters
     /// [`Keyset::sort_signature`] (as `;version=N` after the columns), so the tokens made
-    /// before are refused with [`CursorError::SortMismatch`](crate::CursorError::SortMismatch)
+    /// before are refused with [`CursorError::SortMismatch`](crate::token::CursorError::SortMismatch)
     /// instead of resuming in the new order. Version 1 adds nothing, so a model without the
     /// attribute keeps the signature (and the tokens) it always had, and `version = 1` is the
     /// same ordering as no attribute.
@@ -168,27 +186,19 @@ pub trait Keyset: Sized {
     /// The key of this row (cloned out of the model).
     fn key(&self) -> Self::Key;
 
-    /// Diesel's own description of the table's SQL name: the `Debug` text of the static
-    /// component `diesel::table!` writes for it (`Identifier("events")`, or an `InfixNode` of
-    /// the schema and the table). Written by `#[derive(Keyset)]`; empty by default.
-    #[doc(hidden)]
-    fn sql_table_component() -> String {
-        String::new()
-    }
-
     /// The table as Diesel writes it in SQL, schema-qualified when its `table!` names a schema,
-    /// each part double-quoted: `"events"`, `"archive"."events"`. Empty for a hand-written impl
-    /// that does not provide [`Keyset::sql_table_component`].
+    /// each part double-quoted: `"events"`, `"archive"."events"`. Written by
+    /// `#[derive(Keyset)]`; empty for a hand-written impl that does not provide it.
     fn sql_table_name() -> String {
-        sql_table_name_of(&Self::sql_table_component())
+        String::new()
     }
 
     /// A stable text naming the table (by its Rust path and by its schema-qualified SQL name),
     /// the key columns with their key value type tags, their directions and NULL placements,
     /// e.g. `events@"events"(occurred_at:naive_datetime asc,event_id:text asc)`, followed by
-    /// `;version=N` for an ordering [`Keyset::VERSION`] other than 1. Tokens carry
-    /// it, so a token made for one keyset is refused by another, and one made for
-    /// `live.events` by a keyset on `archive.events` even when both are imported as `events`.
+    /// `;version=N` for an ordering [`Keyset::VERSION`] other than 1. Tokens carry its digest,
+    /// so a token made for one keyset is refused by another, and one made for `live.events`
+    /// by a keyset on `archive.events` even when both are imported as `events`.
     fn sort_signature() -> String {
         let mut s = String::with_capacity(64);
         s.push_str(Self::TABLE_NAME);
@@ -227,111 +237,8 @@ pub trait Keyset: Sized {
     /// The digest of [`Keyset::sort_signature`] that tokens carry (SHA-256, first 16 bytes).
     /// The derive caches it in a static; this default computes it on every call.
     fn sort_signature_digest() -> [u8; 16] {
-        sort_signature_digest(&Self::sort_signature())
+        signature::digest(&Self::sort_signature())
     }
-}
-
-/// The SQL name in Diesel's `Debug` text of a table's static component: every
-/// `Identifier("..")` in it, in order, each double-quoted (a `"` inside doubled), joined with
-/// `.`. The whole text when it holds no identifier (a shape this does not know), empty for
-/// empty.
-fn sql_table_name_of(component: &str) -> String {
-    const MARK: &str = "Identifier(\"";
-    let mut parts = Vec::new();
-    let mut rest = component;
-    while let Some(at) = rest.find(MARK) {
-        let after = &rest[at + MARK.len()..];
-        match unescape_debug_str(after) {
-            Some((name, used)) => {
-                parts.push(format!("\"{}\"", name.replace('"', "\"\"")));
-                rest = &after[used..];
-            }
-            None => return component.to_string(),
-        }
-    }
-    if parts.is_empty() {
-        return component.to_string();
-    }
-    parts.join(".")
-}
-
-/// The string whose `Debug` text starts `text` (after its opening quote): the string and the
-/// number of bytes up to and including the closing quote; `None` if it is not one.
-fn unescape_debug_str(text: &str) -> Option<(String, usize)> {
-    let mut out = String::new();
-    let mut chars = text.char_indices();
-    while let Some((i, c)) = chars.next() {
-        match c {
-            '"' => return Some((out, i + 1)),
-            '\\' => match chars.next()?.1 {
-                'n' => out.push('\n'),
-                'r' => out.push('\r'),
-                't' => out.push('\t'),
-                '0' => out.push('\0'),
-                'u' => {
-                    if chars.next()?.1 != '{' {
-                        return None;
-                    }
-                    let mut hex = String::new();
-                    loop {
-                        match chars.next()?.1 {
-                            '}' => break,
-                            h => hex.push(h),
-                        }
-                    }
-                    out.push(char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?);
-                }
-                other => out.push(other), // \\, \", \'
-            },
-            c => out.push(c),
-        }
-    }
-    None
-}
-
-/// Whether a [`KeyColumn::name`] names a key on an SQL expression (the Rust text of a
-/// `select_expression` such as `lower(users::name)` or `users::a+users::b`) rather than a column
-/// or a column path (`occurred_at`, `authors::name`): it holds a character no Rust path has
-/// (an ASCII character other than a letter, a digit, `_` and `:`; Rust's operators, brackets,
-/// quotes and spaces are all ASCII, and a non-ASCII character is part of an identifier).
-/// A `const fn`, so a keyset's answer is computed once, at compile time
-/// ([`any_expression_name`]).
-pub(crate) const fn is_expression_name(name: &str) -> bool {
-    let bytes = name.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
-        let b = bytes[i];
-        if b.is_ascii() && !(b.is_ascii_alphanumeric() || b == b'_' || b == b':') {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
-/// Whether any of `columns` is a key on an SQL expression ([`is_expression_name`]).
-pub(crate) const fn any_expression_name(columns: &[KeyColumn]) -> bool {
-    let mut i = 0;
-    while i < columns.len() {
-        if is_expression_name(columns[i].name) {
-            return true;
-        }
-        i += 1;
-    }
-    false
-}
-
-/// SHA-256 of a sort signature under a version label, first 16 bytes: the digest tokens carry
-/// ([`Keyset::sort_signature_digest`]; the derive caches it).
-#[doc(hidden)]
-pub fn sort_signature_digest(signature: &str) -> [u8; 16] {
-    let digest = Sha256::new()
-        .chain_update(b"keyset-diesel sort v1\0")
-        .chain_update(signature.as_bytes())
-        .finalize();
-    let mut out = [0u8; 16];
-    out.copy_from_slice(&digest[..16]);
-    out
 }
 
 /// The backend-specific half of [`Keyset`]: writes key column `index` (qualified with its table)
@@ -360,6 +267,11 @@ pub trait KeysetSql<DB: Backend>: Keyset {
     ) -> QueryResult<()>;
 }
 
+/// The SQL name of key column `index` of `K` (empty past the end), for errors.
+pub(crate) fn column_name<K: Keyset>(index: usize) -> &'static str {
+    K::COLUMNS.get(index).map_or("", |c| c.name)
+}
+
 /// The error for a key column index past the keyset's end (a [`KeysetSql`] method of a
 /// hand-written impl, or a seek arm the page's plan does not have). The derive's generated
 /// code reaches it as `__private::__index_error`.
@@ -367,48 +279,4 @@ pub fn column_index_error(index: usize) -> diesel::result::Error {
     diesel::result::Error::QueryBuilderError(
         format!("keyset column index {index} out of range").into(),
     )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{is_expression_name, sql_table_name_of};
-
-    #[test]
-    fn expression_names_are_told_from_column_names() {
-        for name in [
-            "lower(users::name)",
-            "users::a+users::b",
-            "coalesce(a,b)",
-            "a as i64",
-            "größe+1",
-        ] {
-            assert!(is_expression_name(name), "{name}");
-        }
-        for name in [
-            "occurred_at",
-            "authors::name",
-            "app::authors::id",
-            "événement",
-            "größe_µs",
-        ] {
-            assert!(!is_expression_name(name), "{name}");
-        }
-    }
-
-    /// The SQL name is read from Diesel's `Debug` text of the table's static component.
-    #[test]
-    fn sql_table_names_from_diesels_component() {
-        use diesel::internal::table_macro::{Identifier, InfixNode};
-        let plain = format!("{:?}", Identifier("events"));
-        assert_eq!(sql_table_name_of(&plain), r#""events""#);
-        let qualified = format!(
-            "{:?}",
-            InfixNode::new(Identifier("archive"), Identifier("events"), ".")
-        );
-        assert_eq!(sql_table_name_of(&qualified), r#""archive"."events""#);
-        let odd = format!("{:?}", Identifier("a\"b.c\\d\u{1}é"));
-        assert_eq!(sql_table_name_of(&odd), "\"a\"\"b.c\\d\u{1}é\"");
-        assert_eq!(sql_table_name_of(""), "");
-        assert_eq!(sql_table_name_of("Unknown(1)"), "Unknown(1)");
-    }
 }

@@ -34,23 +34,21 @@ use crate::keyset::Keyset;
 ///   list (`has_next_page == false`), to come back later for rows added after it (tailing).
 ///   An empty page has no cursors (Relay: no edges, no cursors); go back from the page you
 ///   came from.
-/// * `has_more` / `next_cursor`: the flag and cursor in the walk's own direction:
-///   `has_next_page` / `end_cursor` read forward, `has_previous_page` / `start_cursor` read
-///   backward, but `next_cursor` is `Some` only while `has_more`: `None` is the end-of-results
-///   signal, and the flags (not the Relay cursors) say whether more rows exist. `next_cursor`
-///   is the key of the last row delivered in walk order, never the look-ahead row.
+/// * [`Page::has_more`] / [`Page::next_cursor`]: the flag and cursor in the walk's own
+///   direction, derived from the fields above: `has_next_page` / `end_cursor` read forward,
+///   `has_previous_page` / `start_cursor` read backward, but `next_cursor()` is `Some` only
+///   while `has_more()`: `None` is the end-of-results signal, and the flags (not the Relay
+///   cursors) say whether more rows exist. `next_cursor()` is the key of the last row
+///   delivered in walk order, never the look-ahead row.
 ///
-/// `Page` is [`Serialize`] (items as `T` serializes them, the cursors as
+/// `Page` is [`Serialize`] (items as `T` serializes them, `has_more` and `next_cursor` among
+/// the fields, the cursors as
 /// `{"key": [...], "direction": "forward"|"backward"}` with each key value in its lossless
 /// token form): for logs, caches and server-side use. Do not hand raw cursors to clients:
-/// [`PageResponse`](crate::PageResponse) carries signed tokens instead.
+/// [`PageResponse`](crate::web::PageResponse) carries signed tokens instead.
 pub struct Page<T, K: Keyset = T> {
     /// The rows of this page, in keyset (display) order.
     pub items: Vec<T>,
-    /// Whether another page existed in the walk's direction at this read.
-    pub has_more: bool,
-    /// Where the walk continues: `Some` iff `has_more`.
-    pub next_cursor: Option<Cursor<K>>,
     /// The page size the page was read with (rows; the query used `LIMIT page_size + 1`).
     pub page_size: u32,
     /// Which way the page was read.
@@ -81,6 +79,28 @@ impl<T, K: Keyset> Page<T, K> {
         self.items.is_empty()
     }
 
+    /// Whether another page existed in the walk's direction at this read: `has_next_page` for
+    /// a page read forward, `has_previous_page` for one read backward.
+    pub fn has_more(&self) -> bool {
+        match self.direction {
+            Direction::Forward => self.has_next_page,
+            Direction::Backward => self.has_previous_page,
+        }
+    }
+
+    /// Where the walk continues: the cursor of the last row delivered in the walk's direction
+    /// (`end_cursor` forward, `start_cursor` backward), `Some` iff [`Page::has_more`]; `None`
+    /// is the end of results.
+    pub fn next_cursor(&self) -> Option<Cursor<K>> {
+        if !self.has_more() {
+            return None;
+        }
+        match self.direction {
+            Direction::Forward => self.end_cursor.clone(),
+            Direction::Backward => self.start_cursor.clone(),
+        }
+    }
+
     /// The same page with each item turned into `f(item)`, in order: the flags, the page size,
     /// the direction and the cursors (still `Cursor<K>`, of the rows that were read) are kept.
     ///
@@ -99,15 +119,13 @@ impl<T, K: Keyset> Page<T, K> {
     ///     .load_page(conn)?
     ///     .map(|e| EventDto { id: e.event_id, text: e.message });
     /// assert_eq!(page.items[2].id, "e103");
-    /// assert_eq!(page.next_cursor.unwrap().key.1, "e103"); // the cursor of the row read
+    /// assert_eq!(page.next_cursor().unwrap().key.1, "e103"); // the cursor of the row read
     /// # Ok(())
     /// # }
     /// ```
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U, K> {
         Page {
             items: self.items.into_iter().map(f).collect(),
-            has_more: self.has_more,
-            next_cursor: self.next_cursor,
             page_size: self.page_size,
             direction: self.direction,
             has_previous_page: self.has_previous_page,
@@ -123,8 +141,6 @@ impl<T: Clone, K: Keyset> Clone for Page<T, K> {
     fn clone(&self) -> Self {
         Page {
             items: self.items.clone(),
-            has_more: self.has_more,
-            next_cursor: self.next_cursor.clone(),
             page_size: self.page_size,
             direction: self.direction,
             has_previous_page: self.has_previous_page,
@@ -140,8 +156,8 @@ impl<T: fmt::Debug, K: Keyset> fmt::Debug for Page<T, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Page")
             .field("items", &self.items)
-            .field("has_more", &self.has_more)
-            .field("next_cursor", &self.next_cursor)
+            .field("has_more", &self.has_more())
+            .field("next_cursor", &self.next_cursor())
             .field("page_size", &self.page_size)
             .field("direction", &self.direction)
             .field("has_previous_page", &self.has_previous_page)
@@ -160,8 +176,8 @@ impl<T: Serialize, K: Keyset> Serialize for Page<T, K> {
         let fields = 9 + usize::from(self.total_count.is_some());
         let mut s = serializer.serialize_struct("Page", fields)?;
         s.serialize_field("items", &self.items)?;
-        s.serialize_field("has_more", &self.has_more)?;
-        s.serialize_field("next_cursor", &self.next_cursor)?;
+        s.serialize_field("has_more", &self.has_more())?;
+        s.serialize_field("next_cursor", &self.next_cursor())?;
         s.serialize_field("page_size", &self.page_size)?;
         s.serialize_field("direction", &self.direction)?;
         s.serialize_field("has_previous_page", &self.has_previous_page)?;
@@ -179,7 +195,7 @@ impl<T: Serialize, K: Keyset> Serialize for Page<T, K> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::token::fixtures::ById;
+    use crate::fixtures::ById;
 
     /// The serialized shape token by token, with the struct's field count, which a
     /// length-prefixed format (CBOR, MessagePack) writes before the fields: 9, or 10 with the
@@ -189,12 +205,10 @@ mod tests {
         use serde_test::{assert_ser_tokens, Token};
         let page = |total_count| Page::<u8, ById> {
             items: vec![7],
-            has_more: false,
-            next_cursor: None,
             page_size: 5,
             direction: Direction::Backward,
-            has_previous_page: true,
-            has_next_page: false,
+            has_previous_page: false,
+            has_next_page: true,
             start_cursor: None,
             end_cursor: None,
             total_count,
@@ -220,9 +234,9 @@ mod tests {
             });
             t.extend([
                 Token::Str("has_previous_page"),
-                Token::Bool(true),
-                Token::Str("has_next_page"),
                 Token::Bool(false),
+                Token::Str("has_next_page"),
+                Token::Bool(true),
                 Token::Str("start_cursor"),
                 Token::None,
                 Token::Str("end_cursor"),
@@ -243,8 +257,6 @@ mod tests {
     fn len_and_is_empty_count_the_items() {
         let page = |items: Vec<ById>| Page::<ById> {
             items,
-            has_more: false,
-            next_cursor: None,
             page_size: 5,
             direction: Direction::Forward,
             has_previous_page: false,
@@ -263,8 +275,6 @@ mod tests {
     fn debug_shows_the_items_flags_and_cursors() {
         let page = Page::<ById> {
             items: vec![ById(4)],
-            has_more: true,
-            next_cursor: Some(Cursor::after((4,))),
             page_size: 1,
             direction: Direction::Forward,
             has_previous_page: false,

@@ -36,7 +36,7 @@ enum Overflow {
 ///   64-bit arithmetic).
 ///
 /// ```
-/// use keyset_diesel::{PageSizePolicy, PageSizeError};
+/// use keyset_diesel::web::{PageSizeError, PageSizePolicy};
 /// let policy = PageSizePolicy::new(20, 100).expect("0 < default <= max");
 /// assert_eq!(policy.resolve(None), Ok(20));
 /// assert_eq!(policy.resolve(Some("50")), Ok(50));
@@ -124,13 +124,13 @@ impl PageSizePolicy {
     }
 
     /// Like [`PageSizePolicy::resolve`], but a request that gives no size gets `remembered`
-    /// (the page size a token was made with, [`DecodedToken::page_size`](crate::DecodedToken))
+    /// (the page size a token was made with, [`DecodedToken::page_size`](crate::token::DecodedToken))
     /// instead of the default, so a client that asked for 50 rows keeps getting 50 by following
     /// tokens alone. A remembered size above today's maximum is lowered to it (it is not the
     /// client's request, so it is never refused); 0 or `None` gives the default.
     ///
     /// ```
-    /// use keyset_diesel::PageSizePolicy;
+    /// use keyset_diesel::web::PageSizePolicy;
     /// let policy = PageSizePolicy::new(20, 100).unwrap();
     /// assert_eq!(policy.resolve_or(None, Some(50)), Ok(50));
     /// assert_eq!(policy.resolve_or(Some("10"), Some(50)), Ok(10)); // the request wins

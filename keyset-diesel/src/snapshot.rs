@@ -1,46 +1,9 @@
 //! [`with_read_snapshot`]: run reads (a [`Walk`](crate::Walk), say) inside one read-only
 //! transaction with a consistent snapshot, on one connection.
 
-use diesel::backend::Backend;
 use diesel::connection::{AnsiTransactionManager, Connection, TransactionManager};
 
-/// A backend that can open a transaction on a consistent snapshot: the SQL that begins it.
-///
-/// | backend | read-only snapshot ([`with_read_snapshot`]) | read-write snapshot (stored export) |
-/// |---|---|---|
-/// | PostgreSQL | `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY` | `BEGIN ISOLATION LEVEL REPEATABLE READ` |
-/// | MySQL / MariaDB | `START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY` | `START TRANSACTION WITH CONSISTENT SNAPSHOT` |
-/// | SQLite | `BEGIN DEFERRED` | `BEGIN IMMEDIATE` |
-///
-/// When the snapshot is taken: PostgreSQL and SQLite at the first statement inside the
-/// transaction, MySQL/MariaDB (InnoDB) at `START TRANSACTION` itself.
-pub trait SnapshotBackend: Backend {
-    /// Begins a read-only transaction whose reads all see one snapshot.
-    const BEGIN_READ_SNAPSHOT: &'static str;
-    /// Begins a transaction whose reads all see one snapshot and that may write. On SQLite it
-    /// takes the write lock at once (`BEGIN IMMEDIATE`): a WAL read snapshot cannot be upgraded
-    /// to a writer once another connection has committed, so other writers wait instead.
-    const BEGIN_WRITE_SNAPSHOT: &'static str;
-}
-
-#[cfg(feature = "postgres")]
-impl SnapshotBackend for diesel::pg::Pg {
-    const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
-    const BEGIN_WRITE_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ";
-}
-
-#[cfg(feature = "mysql")]
-impl SnapshotBackend for diesel::mysql::Mysql {
-    const BEGIN_READ_SNAPSHOT: &'static str =
-        "START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
-    const BEGIN_WRITE_SNAPSHOT: &'static str = "START TRANSACTION WITH CONSISTENT SNAPSHOT";
-}
-
-#[cfg(feature = "sqlite")]
-impl SnapshotBackend for diesel::sqlite::Sqlite {
-    const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN DEFERRED";
-    const BEGIN_WRITE_SNAPSHOT: &'static str = "BEGIN IMMEDIATE";
-}
+use crate::backend::KeysetBackend;
 
 /// Runs `f` inside one read-only transaction on a consistent snapshot, then commits (or rolls
 /// back when `f` fails). Every read `f` makes on `conn`, every page of a
@@ -90,13 +53,13 @@ impl SnapshotBackend for diesel::sqlite::Sqlite {
 pub fn with_read_snapshot<Conn, R, E, F>(conn: &mut Conn, f: F) -> Result<R, E>
 where
     Conn: Connection<TransactionManager = AnsiTransactionManager>,
-    Conn::Backend: SnapshotBackend,
+    Conn::Backend: KeysetBackend,
     E: From<diesel::result::Error>,
     F: FnOnce(&mut Conn) -> Result<R, E>,
 {
     in_transaction(
         conn,
-        <Conn::Backend as SnapshotBackend>::BEGIN_READ_SNAPSHOT,
+        <Conn::Backend as KeysetBackend>::BEGIN_READ_SNAPSHOT,
         f,
     )
 }

@@ -10,12 +10,11 @@ use diesel::backend::Backend;
 use diesel::Selectable;
 
 use crate::keyset::Keyset;
-use crate::problem::Problem;
 
 /// The enum `#[derive(Keyset)]` generates for a model's named sorts (`<Model>Sort`): a closed
 /// set of orderings a request chooses from by name. Each variant pages through its own row type
 /// (`<Model>By<Name>`), whose sort signature the tokens carry, so a token made in one sort is
-/// refused in another with [`CursorError::SortMismatch`](crate::CursorError::SortMismatch).
+/// refused in another with [`CursorError::SortMismatch`](crate::token::CursorError::SortMismatch).
 ///
 /// The name of a variant is its identifier in snake case (`MostLiked` is `"most_liked"`); the
 /// first variant is the `Default`. `FromStr` and serde's `Deserialize` read a name and refuse
@@ -119,8 +118,8 @@ where
 }
 
 /// A sort name that is not one of the model's named sorts (`?sort=oldest` where the model
-/// declares `newest` and `top`). For a client: [`Problem`] 400 `sort_invalid`, the choices in
-/// `detail`.
+/// declares `newest` and `top`). For a client: [`Problem`](crate::web::Problem) 400
+/// `sort_invalid`, the choices in `detail`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("unknown sort {given:?}: expected one of {}", quoted(expected))]
 pub struct UnknownSort {
@@ -141,20 +140,19 @@ impl UnknownSort {
     }
 }
 
+impl UnknownSort {
+    /// The names of the sorts there are, quoted and separated by commas.
+    pub(crate) fn choices(&self) -> String {
+        quoted(self.expected)
+    }
+}
+
 fn quoted(names: &[&str]) -> String {
     names
         .iter()
         .map(|n| format!("\"{n}\""))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// 400 `sort_invalid`, the choices in `detail`.
-impl From<&UnknownSort> for Problem {
-    fn from(e: &UnknownSort) -> Self {
-        Problem::new(400, "sort_invalid", "unknown sort")
-            .with_detail(format!("expected one of {}", quoted(e.expected)))
-    }
 }
 
 /// The generated `Deserialize` of a [`SortChoice`]: a string, then [`SortChoice::from_name`].
@@ -201,12 +199,7 @@ mod tests {
         );
         let long = "x".repeat(1000);
         assert_eq!(Sort::from_name(&long).unwrap_err().given.len(), 64);
-        let p = Problem::from(&e);
-        assert_eq!((p.status, p.code.as_str()), (400, "sort_invalid"));
-        assert_eq!(
-            p.detail.as_deref(),
-            Some("expected one of \"newest\", \"most_liked\"")
-        );
+        assert_eq!(e.choices(), "\"newest\", \"most_liked\"");
     }
 
     #[test]

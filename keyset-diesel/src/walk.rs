@@ -8,8 +8,9 @@ use diesel::QueryResult;
 
 use crate::cursor::Cursor;
 use crate::keyset::Keyset;
+use crate::load::LoadPage;
 use crate::page::Page;
-use crate::paginate::{LoadPage, Paginated, DEFAULT_PAGE_SIZE};
+use crate::paginate::{IndexHint, DEFAULT_PAGE_SIZE};
 
 /// Walks all pages of a query forward, as an [`Iterator`] of `QueryResult<Page<K>>`.
 ///
@@ -88,8 +89,8 @@ pub struct Walk<'c, 'q, K: Keyset, Conn, F> {
     make_query: F,
     cursor: Option<Cursor<K>>,
     page_size: u32,
-    /// [`Walk::force_index`]: `None` until it is called (the keyset's declared index applies).
-    index: Option<Option<&'static str>>,
+    /// [`Walk::force_index`], for every query of the walk.
+    index: IndexHint,
     bound: Bound<K>,
     done: bool,
 }
@@ -99,7 +100,7 @@ enum Bound<K: Keyset> {
     Unbounded,
     Requested,
     /// The key of the last row of the range when the walk started (`None`: the range was
-    /// empty, so the walk yields nothing).
+    /// empty, so the walk yields nothing): every page ends at it, inclusive.
     Mark(Option<K::Key>),
 }
 
@@ -113,7 +114,7 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
             make_query,
             cursor: None,
             page_size: DEFAULT_PAGE_SIZE,
-            index: None,
+            index: IndexHint::Declared,
             bound: Bound::Unbounded,
             done: false,
         }
@@ -137,23 +138,22 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
     /// leaves out the hint of the keyset's declared index ([`Keyset::INDEX`]). Without the
     /// call, the walk's pages name the declared index, if any, as any page does.
     pub fn force_index(mut self, index: impl Into<Option<&'static str>>) -> Self {
-        self.index = Some(index.into());
+        self.index = IndexHint::forced(index.into());
         self
     }
 
     /// Stop at the high-water mark: before the first page, one query (the keyset's order
-    /// reversed, `LIMIT 2`) reads the key of the last row of the filtered range, and the walk
-    /// ends with that row. Rows appended behind it while the walk runs are left to the next
-    /// walk, so the walk ends even while writers keep appending.
+    /// reversed, `LIMIT 2`) reads the key of the last row of the filtered range, and every
+    /// page of the walk is bounded by it in its statement ("at or before the mark", next to
+    /// the seek), so the walk ends with the rows up to that key. Rows appended behind it while
+    /// the walk runs are left to the next walk, so the walk ends even while writers keep
+    /// appending.
     ///
-    /// The rows the walk yields are the rows up to the mark *at the time each page is read*:
-    /// it is not a snapshot (rows deleted before the walk reaches them are not yielded, rows
-    /// inserted before the mark are). If the mark's own row is deleted or its key changes
-    /// during the walk, each page that does not contain it costs one more query, the first row
-    /// after the mark (`LIMIT 2`), and the walk stops before that row. That is exact for rows
-    /// appended after the mark (the high-water case); a row inserted *between* the mark and the
-    /// rows already after it, and deleted again, during the very page it is read on, could be
-    /// yielded.
+    /// The rows the walk yields are the rows up to the mark's key *at the time each page is
+    /// read*: it is not a snapshot (rows deleted before the walk reaches them are not yielded,
+    /// rows inserted before the mark are). The bound is a key, not a row: the mark's row may be
+    /// deleted or change during the walk and the walk still stops at the same place, with no
+    /// extra query.
     pub fn high_water_mark(mut self) -> Self {
         self.bound = Bound::Requested;
         self
@@ -186,18 +186,6 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
     }
 }
 
-/// `paginated` with a walk's index choice ([`Walk::force_index`]; `None`: as the keyset
-/// declares).
-fn hint<Q, K: Keyset, M>(
-    index: Option<Option<&'static str>>,
-    paginated: Paginated<Q, K, M>,
-) -> Paginated<Q, K, M> {
-    match index {
-        Some(index) => paginated.force_index(index),
-        None => paginated,
-    }
-}
-
 impl<'q, K, Conn, F, Q> Iterator for Walk<'_, 'q, K, Conn, F>
 where
     K: Keyset,
@@ -213,61 +201,38 @@ where
             }
             if matches!(self.bound, Bound::Requested) {
                 // The last row of the range: the first page read backward, one row.
-                let last = hint(
-                    self.index,
-                    (self.make_query)().paginate_before(None).page_size(1),
-                );
-                match last.load_page(self.conn) {
+                let last = (self.make_query)()
+                    .paginate_before(None)
+                    .page_size(1)
+                    .index_hint(self.index)
+                    .load_page(self.conn);
+                match last {
                     Ok(last) => self.bound = Bound::Mark(last.items.first().map(K::key)),
                     Err(e) => return self.fail(e),
                 }
             }
-            if let Bound::Mark(None) = self.bound {
-                self.done = true;
-                return None;
-            }
-            let paginated = hint(
-                self.index,
-                (self.make_query)()
-                    .paginate_after(self.cursor.clone())
-                    .page_size(self.page_size),
-            );
-            let mut page = match paginated.load_page(self.conn) {
+            let through = match &self.bound {
+                Bound::Mark(None) => {
+                    self.done = true;
+                    return None;
+                }
+                Bound::Mark(Some(mark)) => Some(mark.clone()),
+                Bound::Unbounded | Bound::Requested => None,
+            };
+            let page = (self.make_query)()
+                .paginate_after(self.cursor.clone())
+                .page_size(self.page_size)
+                .index_hint(self.index)
+                .through(through)
+                .load_page(self.conn);
+            let page = match page {
                 Ok(page) => page,
                 Err(e) => return self.fail(e),
             };
-            if let Bound::Mark(Some(mark)) = &self.bound {
-                let cut = match page.items.iter().position(|r| r.key() == *mark) {
-                    Some(i) => Some(i + 1),
-                    None if page.items.is_empty() => None,
-                    None => {
-                        // The mark's row is not here: either it is further on, or it is gone.
-                        // The first row after the mark bounds the walk instead.
-                        let paginated = hint(
-                            self.index,
-                            (self.make_query)()
-                                .paginate_after(Some(Cursor::after(mark.clone())))
-                                .page_size(1),
-                        );
-                        let after = match paginated.load_page(self.conn) {
-                            Ok(after) => after,
-                            Err(e) => return self.fail(e),
-                        };
-                        after.items.first().and_then(|first| {
-                            let key = first.key();
-                            page.items.iter().position(|r| r.key() == key)
-                        })
-                    }
-                };
-                if let Some(keep) = cut {
-                    page.items.truncate(keep);
-                    end_of_walk(&mut page);
-                }
-            }
             if let Some(last) = page.items.last() {
                 self.cursor = Some(Cursor::after(last.key()));
             }
-            if !page.has_more {
+            if !page.has_more() {
                 self.done = true;
             }
             if !page.is_empty() {
@@ -275,17 +240,6 @@ where
             }
         }
     }
-}
-
-/// The last page of a bounded walk: nothing more in the walk's direction.
-fn end_of_walk<K: Keyset>(page: &mut Page<K>) {
-    page.has_more = false;
-    page.next_cursor = None;
-    page.has_next_page = false;
-    // C29: the Relay cursors stay those of the rows delivered (the end cursor is the resume
-    // position, present whenever the page has rows).
-    page.start_cursor = page.items.first().map(|row| Cursor::before(row.key()));
-    page.end_cursor = page.items.last().map(|row| Cursor::after(row.key()));
 }
 
 impl<K: Keyset, Conn, F> fmt::Debug for Walk<'_, '_, K, Conn, F> {

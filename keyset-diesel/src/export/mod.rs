@@ -14,7 +14,7 @@ pub use self::store::StoreBackend;
 
 use crate::cursor::Cursor;
 use crate::keyset::{KeyColumn, Keyset, SortDirection};
-use crate::paginate::LoadPage;
+use crate::load::LoadPage;
 use crate::snapshot::in_transaction;
 use crate::token::{scope_digest, Clock, CursorCodec, CursorError, EncodeError, SystemClock};
 use crate::walk::Walk;
@@ -101,7 +101,8 @@ pub struct Purged {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum ExportError {
-    /// No export with this id under this scope (never made, purged, or another scope's): 404.
+    /// No export with this id under this scope (never made, purged, or another scope's). An
+    /// API answers each variant as [`Problem`](crate::web::Problem) tables it (404 here).
     #[error("no such export")]
     Unknown,
     /// The export expired (and is not purged yet): 410 Gone; the client creates a new one.
@@ -132,20 +133,6 @@ pub enum ExportError {
     Random(getrandom::Error),
 }
 
-impl ExportError {
-    /// The HTTP status an API should answer: 404 unknown, 410 expired, the token's status for
-    /// a refused token (400), 400 for a page size of 0, 500 for the server's failures.
-    pub fn http_status(&self) -> u16 {
-        match self {
-            ExportError::Unknown => 404,
-            ExportError::Expired { .. } => 410,
-            ExportError::Cursor(e) => e.http_status(),
-            ExportError::InvalidPageSize => 400,
-            _ => 500,
-        }
-    }
-}
-
 /// The key of a position in a stored export: what export page tokens carry.
 struct ExportPosition;
 
@@ -158,6 +145,7 @@ impl Keyset for ExportPosition {
         field: "0",
         direction: SortDirection::Asc,
         nulls: None,
+        expression: false,
     }];
     const TABLE_NAME: &'static str = "keyset_export_rows";
     fn key(&self) -> (i64,) {
@@ -250,7 +238,7 @@ impl ExportStore {
         let expires_at = created_at.saturating_add(self.ttl.as_secs());
         let rows = in_transaction(
             conn,
-            <Conn::Backend as crate::snapshot::SnapshotBackend>::BEGIN_WRITE_SNAPSHOT,
+            <Conn::Backend as crate::backend::KeysetBackend>::BEGIN_WRITE_SNAPSHOT,
             |conn| {
                 <Conn::Backend as StoreBackend>::insert_export(
                     conn,

@@ -4,7 +4,7 @@
 use diesel::connection::LoadConnection;
 use diesel::prelude::*;
 
-use crate::snapshot::SnapshotBackend;
+use crate::backend::KeysetBackend;
 
 diesel::table! {
     /// One row per stored export.
@@ -29,10 +29,10 @@ diesel::table! {
 /// An export's header: `(scope, row_count, created_at, expires_at)`.
 pub(crate) type Header = (String, i64, i64, i64);
 
-/// A backend the [`ExportStore`](crate::ExportStore) can keep exports on: the consistent
-/// snapshot of [`SnapshotBackend`] and the store's statements (implemented for PostgreSQL,
+/// A backend the [`ExportStore`](super::ExportStore) can keep exports on: the consistent
+/// snapshot of [`KeysetBackend`] and the store's statements (implemented for PostgreSQL,
 /// MySQL/MariaDB and SQLite, with the crate's migrations applied).
-pub trait StoreBackend: SnapshotBackend + Sized {
+pub trait StoreBackend: KeysetBackend + Sized {
     #[doc(hidden)]
     fn insert_export<C: Connection<Backend = Self>>(
         conn: &mut C,

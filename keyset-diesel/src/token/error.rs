@@ -8,14 +8,13 @@
 pub const MIN_SECRET_LEN: usize = 32;
 
 /// Why a token was refused. Every variant about the token means the same thing to the client:
-/// **restart from the first page**, and gets the same response: status 400
-/// ([`CursorError::http_status`]), the same text ([`CursorError::client_message`]) and a code
-/// ([`CursorError::code`]) that is `cursor_expired` for an expired token and `cursor_invalid`
-/// for all others.
+/// **restart from the first page** ([`CursorError::restart_from_first_page`]); an API answers
+/// each with the same status and text, and a code that is `cursor_expired` for an expired
+/// token and `cursor_invalid` for all others ([`Problem`](crate::web::Problem) is that table).
 ///
 /// The variants and their `Display` texts are for **server logs**: they tell apart an unknown
 /// key id from a bad signature, which a client must not learn (it would let anyone enumerate
-/// the configured key ids). Never send `Display` to a client; send `client_message`.
+/// the configured key ids). Never send `Display` to a client.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum CursorError {
@@ -66,70 +65,16 @@ pub enum CursorError {
 }
 
 impl CursorError {
-    /// The one text every refused token gets in a response, whatever the reason
-    /// ([`CursorError::client_message`]).
-    pub const CLIENT_MESSAGE: &'static str =
-        "invalid or expired cursor; restart from the first page";
-
-    /// The HTTP status an API should answer: `400 Bad Request` for every variant about the
-    /// token (the request carries a cursor the server will not use; the client restarts from
-    /// the first page), `500` for [`CursorError::ScopeNotSerializable`] (a server bug).
-    pub const fn http_status(&self) -> u16 {
-        match self {
-            CursorError::ScopeNotSerializable => 500,
-            _ => 400,
-        }
-    }
-
     /// `true` when the client should drop the token and request the first page again: every
-    /// variant about the token. `false` only for [`CursorError::ScopeNotSerializable`].
+    /// variant about the token. `false` only for [`CursorError::ScopeNotSerializable`], a
+    /// server bug that restarting does not cure.
     pub const fn restart_from_first_page(&self) -> bool {
         !matches!(self, CursorError::ScopeNotSerializable)
     }
-
-    /// The stable machine-readable code a response carries: `cursor_expired` (expired, or a
-    /// lifetime longer than allowed), `cursor_invalid` (every other refusal of the token), or
-    /// `internal_error` ([`CursorError::ScopeNotSerializable`]). A client restarts from the
-    /// first page on either `cursor_` code. Listed in docs/TOKENS.md; never changed.
-    pub const fn code(&self) -> &'static str {
-        match self {
-            CursorError::Expired { .. } | CursorError::LifetimeTooLong { .. } => "cursor_expired",
-            CursorError::ScopeNotSerializable => INTERNAL_ERROR,
-            _ => "cursor_invalid",
-        }
-    }
-
-    /// The text to show a client: the same [`CursorError::CLIENT_MESSAGE`] for every variant about
-    /// the token, so a response reveals nothing of why (and which key ids exist);
-    /// `"internal server error"` for [`CursorError::ScopeNotSerializable`].
-    pub const fn client_message(&self) -> &'static str {
-        match self {
-            CursorError::ScopeNotSerializable => INTERNAL_MESSAGE,
-            _ => CursorError::CLIENT_MESSAGE,
-        }
-    }
 }
 
-/// The code of every server-side failure.
-const INTERNAL_ERROR: &str = "internal_error";
-/// The client text of every server-side failure.
-const INTERNAL_MESSAGE: &str = "internal server error";
-
-impl crate::page_size::PageSizeError {
-    /// HTTP 400: the request asked for a page size the policy refuses.
-    pub const fn http_status(&self) -> u16 {
-        400
-    }
-
-    /// The stable machine-readable code: `page_size_invalid` (fix the request; the cursor, if
-    /// any, is still good). Listed in docs/TOKENS.md.
-    pub const fn code(&self) -> &'static str {
-        "page_size_invalid"
-    }
-}
-
-/// Why a token could not be made. A server problem, not a client error: HTTP 500, code
-/// `internal_error` ([`EncodeError::code`]).
+/// Why a token could not be made: a server problem, not a client error (an API answers 500,
+/// [`Problem`](crate::web::Problem)).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum EncodeError {
@@ -160,23 +105,6 @@ pub enum EncodeError {
         /// The encoded key values, in bytes: what made it long.
         key_bytes: usize,
     },
-}
-
-impl EncodeError {
-    /// HTTP 500: a token could not be made, a server problem.
-    pub const fn http_status(&self) -> u16 {
-        500
-    }
-
-    /// `internal_error`.
-    pub const fn code(&self) -> &'static str {
-        INTERNAL_ERROR
-    }
-
-    /// `"internal server error"`: nothing of the cause.
-    pub const fn client_message(&self) -> &'static str {
-        INTERNAL_MESSAGE
-    }
 }
 
 /// Why a codec could not be built.
@@ -258,11 +186,11 @@ pub enum EnvKeyError {
 mod tests {
     use super::*;
 
-    /// Every refusal of a token is a 400 that tells the client to restart, in words that say
-    /// so; only the server's own scope failure is a 500 that restarting does not cure.
+    /// Every refusal of a token tells the client to restart; only the server's own scope
+    /// failure does not.
     #[test]
     fn every_token_error_means_restart_except_the_servers_own() {
-        let about_the_token = [
+        for error in [
             CursorError::Malformed,
             CursorError::TooLong { max: 2048 },
             CursorError::BadSignature,
@@ -272,69 +200,29 @@ mod tests {
             CursorError::LifetimeTooLong { expires_at: 9 },
             CursorError::ScopeMismatch,
             CursorError::SortMismatch,
-        ];
-        for error in about_the_token {
-            assert_eq!(error.http_status(), 400, "{error:?}");
+        ] {
             assert!(error.restart_from_first_page(), "{error:?}");
-            assert_eq!(
-                error.client_message(),
-                CursorError::CLIENT_MESSAGE,
-                "{error:?}"
-            );
-            let expected = if matches!(
-                error,
-                CursorError::Expired { .. } | CursorError::LifetimeTooLong { .. }
-            ) {
-                "cursor_expired"
-            } else {
-                "cursor_invalid"
-            };
-            assert_eq!(error.code(), expected, "{error:?}");
         }
-        let server = CursorError::ScopeNotSerializable;
-        assert_eq!(server.http_status(), 500);
-        assert!(!server.restart_from_first_page());
-        assert_eq!(server.code(), "internal_error");
-        assert!(!server.client_message().contains("restart"));
+        assert!(!CursorError::ScopeNotSerializable.restart_from_first_page());
     }
 
-    /// Issue 12 (5): what a client sees cannot tell a retired key id from a bad signature.
-    /// Before, the two `Display` texts (then the client-facing text) differed.
     #[test]
-    fn unknown_key_and_bad_signature_look_the_same_to_a_client() {
-        let (a, b) = (CursorError::UnknownKeyId, CursorError::BadSignature);
+    fn messages_name_the_rule() {
+        let short = CodecConfigError::SecretTooShort { id: 3, len: 5 };
         assert_eq!(
-            (a.http_status(), a.code(), a.client_message()),
-            (b.http_status(), b.code(), b.client_message())
+            short.to_string(),
+            "secret key 3 is 5 bytes; at least 32 are required"
         );
-        assert_ne!(
-            a.to_string(),
-            b.to_string(),
-            "the logs still tell them apart"
-        );
-    }
-
-    #[test]
-    fn page_size_and_encode_errors_have_codes() {
-        use crate::page_size::PageSizeError;
-        for e in [PageSizeError::TooSmall, PageSizeError::NotANumber] {
-            assert_eq!((e.http_status(), e.code()), (400, "page_size_invalid"));
-        }
         let e = EncodeError::TooLong {
             len: 7000,
             max: 6144,
             key_bytes: 6000,
         };
-        assert_eq!((e.http_status(), e.code()), (500, "internal_error"));
         assert!(e.to_string().contains("6000 bytes"), "{e}");
-    }
-
-    #[test]
-    fn config_errors_name_the_rule() {
-        let short = CodecConfigError::SecretTooShort { id: 3, len: 5 };
-        assert_eq!(
-            short.to_string(),
-            "secret key 3 is 5 bytes; at least 32 are required"
+        // The logs tell a retired key from a bad signature (a client never sees either).
+        assert_ne!(
+            CursorError::UnknownKeyId.to_string(),
+            CursorError::BadSignature.to_string()
         );
     }
 }

@@ -1,0 +1,118 @@
+//! Rows into a page: the probe and count rows split from the page rows, the page check, the
+//! byte budget, and the Relay flags and cursors.
+
+use super::check::check_rows;
+use crate::cursor::{Cursor, Direction};
+use crate::error::KeysetError;
+use crate::keyset::Keyset;
+use crate::page::Page;
+use crate::query::shape::Assembly;
+use crate::query::RowKind;
+
+/// The rows a page statement loaded, by its shape (one statement or a union, with or without
+/// the total count): what the blocking and the async loads hand to [`Loaded::into_page`].
+pub(crate) enum Loaded<K: Keyset> {
+    Rows(Vec<K>),
+    CountedRows(Vec<(K, i64)>),
+    Union(Vec<(K, K::Key, i32)>),
+    CountedUnion(Vec<(K, K::Key, i32, i64)>),
+}
+
+impl<K: Keyset> Loaded<K> {
+    /// The page: the page rows split from the probe and count rows, then [`assemble`]d.
+    ///
+    /// # Errors
+    /// The page check's ([`check_rows`]).
+    pub(crate) fn into_page(self, assembly: Assembly<K>) -> Result<Page<K>, KeysetError> {
+        let (rows, probe, total) = match self {
+            Loaded::Rows(rows) => (rows, None, None),
+            // The first page (or a later one written as one statement): every row carries the
+            // count; no row, no rows in the query (a first page reads from its start).
+            Loaded::CountedRows(rows) => {
+                let total = rows.first().map_or(0, |(_, n)| *n);
+                (
+                    rows.into_iter().map(|(row, _)| row).collect(),
+                    None,
+                    Some(total),
+                )
+            }
+            Loaded::Union(rows) => {
+                let (rows, probe, _) = split_union(rows.into_iter().map(|(r, _, k)| (r, k, 0)));
+                (rows, assembly.probed.then_some(probe), None)
+            }
+            Loaded::CountedUnion(rows) => {
+                let (rows, probe, total) =
+                    split_union(rows.into_iter().map(|(r, _, k, n)| (r, k, n)));
+                (rows, assembly.probed.then_some(probe), Some(total))
+            }
+        };
+        assemble(rows, probe, total, assembly)
+    }
+}
+
+/// A union page's `(row, kind, total)` rows: the page rows, whether the probe found a row, and
+/// the count row's total (0 without a count row: the query has no rows).
+pub(crate) fn split_union<K>(loaded: impl Iterator<Item = (K, i32, i64)>) -> (Vec<K>, bool, i64) {
+    let mut found = false;
+    let mut total = 0;
+    let mut rows = Vec::new();
+    for (row, kind, n) in loaded {
+        match RowKind::of(kind) {
+            Some(RowKind::Probe) => found = true,
+            Some(RowKind::Count) => total = n,
+            Some(RowKind::Page) | None => rows.push(row),
+        }
+    }
+    (rows, found, total)
+}
+
+/// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
+/// never returned (docs/CASES.md C03); a backward page is reversed into display order; flags
+/// and cursors follow the Relay connection spec's words (see [`Page`]). First the page check:
+/// the rows against each other and the first against the request's cursor. A byte budget cuts
+/// the page further, in walk order (the rows nearest the cursor stay), and a cut page has more
+/// in the walk's direction: at least the row it left out.
+pub(crate) fn assemble<K: Keyset>(
+    mut items: Vec<K>,
+    probe: Option<bool>,
+    total_count: Option<i64>,
+    assembly: Assembly<K>,
+) -> Result<Page<K>, KeysetError> {
+    check_rows(&items, assembly.cursor.as_ref(), assembly.walk)?;
+    let mut keep = usize::try_from(assembly.page_size).unwrap_or(usize::MAX);
+    if let Some(budget) = &assembly.budget {
+        let upto = keep.min(items.len());
+        keep = budget.rows_within(&items[..upto]);
+    }
+    let more_in_walk = items.len() > keep;
+    items.truncate(keep);
+    // The other side: exact with a probe; otherwise "there was a cursor" (its row was
+    // delivered before). The first page (no cursor) has nothing on the other side.
+    let other_side = probe.unwrap_or(assembly.cursor.is_some());
+    let (has_previous_page, has_next_page) = match assembly.walk {
+        Direction::Forward => (other_side, more_in_walk),
+        Direction::Backward => {
+            items.reverse();
+            (more_in_walk, other_side)
+        }
+    };
+    // Relay (C29): a page with rows has both cursors, whatever the flags say; they are the
+    // resume positions of a live list. No edges, no cursors. (A cursor made from the
+    // request's key would be off by one: the page before an empty page ends *at* the
+    // request's row, which `before` excludes.)
+    let start_cursor = items.first().map(|row| Cursor::before(row.key()));
+    let end_cursor = items.last().map(|row| Cursor::after(row.key()));
+    Ok(Page {
+        items,
+        page_size: assembly.page_size,
+        direction: assembly.walk,
+        has_previous_page,
+        has_next_page,
+        start_cursor,
+        end_cursor,
+        total_count,
+    })
+}
+
+#[cfg(test)]
+mod tests;

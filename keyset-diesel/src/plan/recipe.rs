@@ -1,0 +1,289 @@
+//! The index a keyset rides on: the recipe [`PlanReport::index_recipe`](super::PlanReport)
+//! gives (your equality filters' columns, then the key columns in keyset order and direction),
+//! and how a plan's conditions name key columns.
+
+use super::KeysetShape;
+use crate::keyset::{KeyColumn, Keyset, NullsOrder, SortDirection};
+
+/// Whether a plan's `condition` names key column `name`: the column itself, or for a key on an
+/// expression (`lower(users::name)`, named by its Rust text) a column the expression reads
+/// (`name`), or SQLite's `<expr>` for an index expression.
+pub(super) fn names_column(condition: &str, column: &KeyColumn) -> bool {
+    let name = column.name;
+    if !name.contains("::") && !column.expression {
+        return mentions(condition, name);
+    }
+    condition.contains("<expr>")
+        || name
+            .split("::")
+            .skip(1)
+            .filter_map(|part| {
+                let end = part
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+                    .unwrap_or(part.len());
+                (end > 0).then(|| &part[..end])
+            })
+            .any(|column| mentions(condition, column))
+}
+
+/// The keyset's table as plans name it (its last part) and in full, unquoted.
+pub(super) fn table_names<K: Keyset>() -> (String, String) {
+    let parts: Vec<String> = quoted_table::<K>()
+        .split("\".\"")
+        .map(|p| p.trim_matches('"').replace("\"\"", "\""))
+        .collect();
+    let last = parts.last().cloned().unwrap_or_default();
+    (last, parts.join("."))
+}
+
+/// The keyset's table quoted as Diesel writes it (`"archive"."events"`).
+pub(super) fn quoted_table<K: Keyset>() -> String {
+    let quoted = K::sql_table_name();
+    if quoted.is_empty() {
+        K::TABLE_NAME
+            .split("::")
+            .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(".")
+    } else {
+        quoted
+    }
+}
+
+/// Whether `text` names `column` as a whole word (not inside a longer identifier).
+fn mentions(text: &str, column: &str) -> bool {
+    let ident = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(column).any(|(at, _)| {
+        let before = text[..at].chars().next_back();
+        let after = text[at + column.len()..].chars().next();
+        !before.is_some_and(ident) && !after.is_some_and(ident)
+    })
+}
+
+/// The columns of the keyset's table that your query's `WHERE` clause (as Diesel writes it,
+/// [`filters_sql`](super::filters_sql)) compares with `=` to a bound value (`"t"."c" = $1`,
+/// `` `t`.`c` = ? ``), in order, without the key columns.
+pub(super) fn equality_columns(sql: &str, shape: &KeysetShape) -> Vec<String> {
+    let mut found: Vec<String> = Vec::new();
+    for (at, _) in sql.match_indices(" = ") {
+        let right = sql[at + 3..].trim_start();
+        if !(right.starts_with('?') || right.starts_with('$')) {
+            continue;
+        }
+        let Some((column, rest)) = quoted_before(&sql[..at]) else {
+            continue;
+        };
+        // A qualified column must belong to the keyset's table.
+        if let Some(qualifier) = rest.strip_suffix('.') {
+            match quoted_before(qualifier) {
+                Some((table, _)) if table == shape.relation => {}
+                _ => continue,
+            }
+        }
+        if shape.columns.iter().all(|c| c.name != column) && !found.contains(&column) {
+            found.push(column);
+        }
+    }
+    found
+}
+
+/// The quoted identifier that ends `text` (`"name"` or `` `name` ``), unquoted, and the text
+/// before it.
+fn quoted_before(text: &str) -> Option<(String, &str)> {
+    let quote = text
+        .chars()
+        .next_back()
+        .filter(|q| *q == '"' || *q == '`')?;
+    let inner = &text[..text.len() - 1];
+    let start = inner.rfind(quote)?;
+    Some((inner[start + 1..].to_string(), &inner[..start]))
+}
+
+/// How a recipe writes the key columns' order.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IndexStyle {
+    /// `ASC` / `DESC` on every key column (SQLite).
+    Directions,
+    /// And the NULL placement where it differs from the default (PostgreSQL).
+    DirectionsAndNulls,
+    /// Ascending columns, read backward for a keyset in one direction; `ASC` / `DESC` only for
+    /// a keyset of mixed directions (MySQL/MariaDB: MariaDB 10.11's `EXPLAIN` leaves the parts
+    /// after a descending one out of `used_key_parts`, so a descending index in one direction
+    /// would hide the seek it serves).
+    DescendingOnlyWhenMixed,
+}
+
+pub(super) fn index_recipe(
+    table: &str,
+    shape: &KeysetShape,
+    equality: &[String],
+    style: IndexStyle,
+) -> String {
+    let mut names: Vec<String> = equality.to_vec();
+    names.extend(shape.columns.iter().map(|c| recipe_name(c.name)));
+    let mut parts: Vec<String> = equality.to_vec();
+    let mixed = shape
+        .columns
+        .iter()
+        .any(|c| Some(c.direction) != shape.columns.first().map(|f| f.direction));
+    for c in shape.columns {
+        let direction = match style {
+            IndexStyle::DescendingOnlyWhenMixed if !mixed => String::new(),
+            _ => format!(" {}", c.direction.keyword()),
+        };
+        let mut part = format!("{}{direction}", recipe_column(c.name));
+        if style == IndexStyle::DirectionsAndNulls {
+            // PostgreSQL's default placement (ASC: NULLS LAST, DESC: NULLS FIRST) is written
+            // only when the keyset's differs.
+            let default = match c.direction {
+                SortDirection::Asc => NullsOrder::Last,
+                SortDirection::Desc => NullsOrder::First,
+            };
+            match c.nulls {
+                Some(n) if n != default => part.push_str(match n {
+                    NullsOrder::First => " NULLS FIRST",
+                    NullsOrder::Last => " NULLS LAST",
+                }),
+                _ => {}
+            }
+        }
+        parts.push(part);
+    }
+    format!(
+        "CREATE INDEX {}_{} ON {table} ({})",
+        shape.relation,
+        names.join("_"),
+        parts.join(", ")
+    )
+}
+
+/// A key column as a recipe writes it: the column, or for a key on an expression (named by
+/// its Rust text) that text without table paths, `lower(users::name)` -> `lower(name)` (the
+/// SQL of a function call; a sketch for other Rust expressions).
+fn recipe_column(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(at) = rest.find("::") {
+        let head = &rest[..at];
+        // Drop the identifier just before `::` (the table, or a schema module).
+        let keep = head.trim_end_matches(|c: char| c.is_alphanumeric() || c == '_');
+        out.push_str(keep);
+        rest = &rest[at + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A key column's part of a recipe's index name: [`recipe_column`] with every run of other
+/// characters than letters, digits and `_` made one `_` (`lower(name)` -> `lower_name`).
+fn recipe_name(name: &str) -> String {
+    let column = recipe_column(name);
+    let mut out = String::with_capacity(column.len());
+    for c in column.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            out.push(c);
+        } else if !out.ends_with('_') {
+            out.push('_');
+        }
+    }
+    out.trim_matches('_').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::shape;
+    use super::*;
+
+    /// A key on an expression is named by its Rust text: plans name the column it reads
+    /// (PostgreSQL) or `<expr>` (SQLite), and a recipe writes it without table paths.
+    #[test]
+    fn expression_keys_in_plans_and_recipes() {
+        let pg = "(ROW(lower((name)::text), id) > ROW('bob'::text, '10371'::bigint))";
+        let expr = |name: &'static str| KeyColumn {
+            name,
+            field: "f",
+            direction: SortDirection::Asc,
+            nulls: None,
+            expression: true,
+        };
+        let column = |name: &'static str| KeyColumn {
+            expression: false,
+            ..expr(name)
+        };
+        assert!(names_column(pg, &expr("lower(users::name)")));
+        assert!(!names_column(pg, &expr("lower(users::nick)")));
+        assert!(names_column("(<expr>>?)", &expr("lower(users::name)")));
+        assert!(!names_column("(<expr>>?)", &column("name")));
+        assert!(names_column("(name > $1)", &column("authors::name")));
+        assert!(!names_column("(surname > $1)", &column("authors::name")));
+        assert_eq!(recipe_column("lower(users::name)"), "lower(name)");
+        assert_eq!(
+            recipe_column("coalesce(app::users::nick,users::name)"),
+            "coalesce(nick,name)"
+        );
+        assert_eq!(recipe_column("occurred_at"), "occurred_at");
+        assert_eq!(recipe_name("lower(users::name)"), "lower_name");
+        assert_eq!(
+            recipe_name("coalesce(users::nick,users::name)"),
+            "coalesce_nick_name"
+        );
+        const EXPR: &[KeyColumn] = &[
+            KeyColumn {
+                name: "lower(people::name)",
+                field: "folded",
+                direction: SortDirection::Asc,
+                nulls: None,
+                expression: true,
+            },
+            KeyColumn {
+                name: "id",
+                field: "id",
+                direction: SortDirection::Asc,
+                nulls: None,
+                expression: false,
+            },
+        ];
+        let shape = KeysetShape {
+            relation: "people".into(),
+            columns: EXPR,
+            had_cursor: true,
+            partitions: Vec::new(),
+        };
+        assert_eq!(
+            index_recipe("people", &shape, &[], IndexStyle::Directions),
+            "CREATE INDEX people_lower_name_id ON people (lower(name) ASC, id ASC)"
+        );
+    }
+
+    #[test]
+    fn equality_columns_are_the_tables_columns_compared_to_a_bind() {
+        let pg = r#" WHERE (("events"."workspace_id" = $1) AND ("events"."kind" = $2)) AND ("other"."x" = $3) AND ("events"."n" > $4) AND ("events"."occurred_at" = $5)"#;
+        assert_eq!(equality_columns(pg, &shape()), ["workspace_id", "kind"]);
+        let my = " WHERE (`events`.`workspace_id` = ?) AND `workspace_id` = ?";
+        assert_eq!(equality_columns(my, &shape()), ["workspace_id"]);
+    }
+
+    #[test]
+    fn the_recipe_lists_equality_columns_then_the_key_in_order_and_direction() {
+        let recipe = |style| index_recipe("events", &shape(), &["workspace_id".into()], style);
+        assert_eq!(
+            recipe(IndexStyle::Directions),
+            "CREATE INDEX events_workspace_id_occurred_at_event_id ON events \
+             (workspace_id, occurred_at DESC, event_id DESC)"
+        );
+        // One direction on MySQL: ascending, read backward.
+        assert_eq!(
+            recipe(IndexStyle::DescendingOnlyWhenMixed),
+            "CREATE INDEX events_workspace_id_occurred_at_event_id ON events \
+             (workspace_id, occurred_at, event_id)"
+        );
+    }
+
+    #[test]
+    fn columns_are_matched_as_whole_words() {
+        assert!(mentions("ROW(at, id) > ROW($1)", "at"));
+        assert!(!mentions("'2020'::timestamp", "at"));
+        assert!(!mentions("created_at > 1", "at"));
+    }
+}

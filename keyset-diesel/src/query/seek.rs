@@ -1,0 +1,351 @@
+//! Diesel expression nodes: [`SeekPredicate`] (the `WHERE` condition "strictly after this key")
+//! and [`KeysetOrder`] (the matching `ORDER BY`). Both are written from [`Keyset::COLUMNS`], so
+//! they cannot disagree.
+//!
+//! Their SQL text depends on runtime data (walk direction, which key values are NULL), so
+//! `HAS_STATIC_QUERY_ID` is false: Diesel then caches prepared statements by SQL text, never
+//! reusing a statement written for another shape.
+
+use std::fmt;
+use std::marker::PhantomData;
+
+use diesel::backend::Backend;
+use diesel::expression::{
+    is_aggregate, AppearsOnTable, Expression, SelectableExpression, ValidGrouping,
+};
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_source::AppearsInFromClause;
+use diesel::sql_types::Bool;
+use diesel::QueryResult;
+
+use super::small_list::SmallList;
+use super::sql::{self, Emitter, Part, SeekPlan, Term};
+use crate::backend::{dialect, Dialect, KeysetBackend};
+use crate::checks::KeysetTableInQuery;
+use crate::cursor::Direction;
+use crate::key::KeyTuple;
+use crate::keyset::{any_expression, column_index_error, Keyset, KeysetSql};
+
+/// The dialect `DB` writes keyset `K` in: [`dialect`], without row values where the backend
+/// does not seek on a row value holding an expression and a key column of `K` is one
+/// ([`KeyColumn::expression`](crate::query::KeyColumn::expression), known at compile time).
+pub(crate) fn keyset_dialect<DB: KeysetBackend, K: Keyset>() -> Dialect {
+    let mut d = dialect::<DB>();
+    if !DB::EXPRESSION_ROW_VALUES && const { any_expression(K::COLUMNS) } {
+        d.row_values = false;
+    }
+    d
+}
+
+/// [`Emitter`] over Diesel's `AstPass`.
+struct Pass<'p, 'a, 'b, DB: Backend, K: Keyset> {
+    out: &'p mut AstPass<'a, 'b, DB>,
+    key: Option<&'b K::Key>,
+}
+
+impl<DB: Backend, K: KeysetSql<DB>> Emitter for Pass<'_, '_, '_, DB, K> {
+    fn sql(&mut self, sql: &str) {
+        self.out.push_sql(sql);
+    }
+    fn column(&mut self, index: usize) -> QueryResult<()> {
+        K::walk_column(index, self.out.reborrow())
+    }
+    fn value(&mut self, index: usize) -> QueryResult<()> {
+        match self.key {
+            Some(key) => K::walk_value(key, index, self.out.reborrow()),
+            None => Err(column_index_error(index)),
+        }
+    }
+}
+
+/// `WHERE` condition selecting the rows strictly after `key` in the keyset's order (or strictly
+/// before it, walking backward). The crate docs ("The SQL") give the exact SQL per backend.
+///
+/// As a Diesel expression (`.filter(seek)`) it is the whole seek in one condition. A page
+/// query may split it into arms, one union branch each (see
+/// [`Paginated::seek_per_level`](crate::Paginated::seek_per_level)); that split is planned
+/// once, when the page is built.
+pub struct SeekPredicate<K: Keyset> {
+    key: K::Key,
+    walk: Direction,
+    plan: SeekPlan,
+    /// The dialect the page was planned for; `None` (a predicate made with
+    /// [`SeekPredicate::new`]) writes the backend's own at each pass.
+    dialect: Option<Dialect>,
+    /// The keyset's terms for `walk`, listed once here rather than in each of Diesel's passes
+    /// over the statement.
+    terms: SmallList<Term>,
+}
+
+impl<K: Keyset> SeekPredicate<K> {
+    /// The predicate for rows after (`Forward`) or before (`Backward`) `key`, as one
+    /// condition, in the backend's form.
+    pub fn new(key: K::Key, walk: Direction) -> Self {
+        SeekPredicate {
+            key,
+            walk,
+            plan: SeekPlan::Single,
+            dialect: None,
+            terms: sql::terms(K::COLUMNS, walk),
+        }
+    }
+
+    /// The predicate a page query writes in `dialect`, its arms planned once here
+    /// ([`SeekPlan`]): split per key level when `per_level`.
+    pub(crate) fn planned(key: K::Key, walk: Direction, dialect: Dialect, per_level: bool) -> Self {
+        let terms = sql::terms(K::COLUMNS, walk);
+        let plan = SeekPlan::new(&terms, &|i| KeyTuple::is_null(&key, i), dialect, per_level);
+        SeekPredicate {
+            key,
+            walk,
+            plan,
+            dialect: Some(dialect),
+            terms,
+        }
+    }
+
+    /// The dialect this predicate is written in on `DB`.
+    fn dialect<DB: KeysetBackend>(&self) -> Dialect {
+        self.dialect.unwrap_or_else(keyset_dialect::<DB, K>)
+    }
+
+    /// How many arms (union branches) the seek has.
+    pub(crate) fn arms(&self) -> usize {
+        self.plan.arms()
+    }
+
+    /// Whether this seek's text is the one every seek of `K` in `walk`'s direction has on
+    /// `DB` in the default form: one arm, the backend's own dialect (or a keyset that writes
+    /// no row value either way), and no NULL in the key (a NULL is written as `IS NULL` /
+    /// `IS NOT NULL` arms, with one bind fewer).
+    pub(crate) fn text_is_fixed<DB: KeysetBackend>(&self) -> bool {
+        let default = keyset_dialect::<DB, K>();
+        let dialect = self.dialect::<DB>();
+        self.plan == SeekPlan::Single
+            && (dialect == default
+                || !sql::writes_row_value(&self.terms, default)
+                    && !sql::writes_row_value(&self.terms, dialect))
+            && (0..K::COLUMNS.len()).all(|i| !KeyTuple::is_null(&self.key, i))
+    }
+
+    /// Writes `part` of the seek: an arm of its plan, or the probe of the other side.
+    pub(crate) fn walk_part<'b, DB>(
+        &'b self,
+        part: Part,
+        mut out: AstPass<'_, 'b, DB>,
+    ) -> QueryResult<()>
+    where
+        DB: KeysetBackend,
+        K: KeysetSql<DB>,
+    {
+        let key = &self.key;
+        let mut pass = Pass::<DB, K> {
+            out: &mut out,
+            key: Some(key),
+        };
+        sql::write_part(
+            &mut pass,
+            &self.terms,
+            &|i| KeyTuple::is_null(key, i),
+            self.dialect::<DB>(),
+            self.plan,
+            part,
+        )
+    }
+}
+
+/// The far end of a page's window: the rows strictly before a key in the walk's order
+/// ([`Paginated::until`](crate::Paginated::until): the seek of the reversed walk), or the rows
+/// at or before it (a [`Walk`](crate::Walk)'s high-water mark: the probe of the walk).
+pub(crate) struct FarBound<K: Keyset> {
+    seek: SeekPredicate<K>,
+    part: Part,
+}
+
+impl<K: Keyset> FarBound<K> {
+    /// The rows strictly before `key` walking `walk`, or at or before it when `inclusive`,
+    /// written in `dialect`.
+    pub(crate) fn new(key: K::Key, walk: Direction, inclusive: bool, dialect: Dialect) -> Self {
+        let (walk, part) = if inclusive {
+            (walk, Part::Probe)
+        } else {
+            (walk.reversed(), Part::Arm(0))
+        };
+        // One condition whatever the key holds: never split around a NULL group.
+        FarBound {
+            seek: SeekPredicate {
+                terms: sql::terms(K::COLUMNS, walk),
+                key,
+                walk,
+                plan: SeekPlan::Single,
+                dialect: Some(dialect),
+            },
+            part,
+        }
+    }
+
+    /// Writes the bound as one condition.
+    pub(crate) fn walk_bound<'b, DB>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+    where
+        DB: KeysetBackend,
+        K: KeysetSql<DB>,
+    {
+        self.seek.walk_part(self.part, out)
+    }
+}
+
+impl<K: Keyset> fmt::Debug for FarBound<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("FarBound")
+            .field("key", &self.seek.key)
+            .field("inclusive", &(self.part == Part::Probe))
+            .finish()
+    }
+}
+
+impl<K: Keyset> Clone for SeekPredicate<K> {
+    fn clone(&self) -> Self {
+        SeekPredicate {
+            key: self.key.clone(),
+            walk: self.walk,
+            plan: self.plan,
+            dialect: self.dialect,
+            terms: self.terms.clone(),
+        }
+    }
+}
+
+impl<K: Keyset> fmt::Debug for SeekPredicate<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SeekPredicate")
+            .field("key", &self.key)
+            .field("walk", &self.walk)
+            .field("plan", &self.plan)
+            .field("row_values", &self.dialect.is_none_or(|d| d.row_values))
+            .finish()
+    }
+}
+
+impl<K: Keyset> Expression for SeekPredicate<K> {
+    type SqlType = Bool;
+}
+
+/// "The key columns appear on `QS`" is "`K::Table` appears once in `QS`, and then every key
+/// column (a joined table's too) appears on `QS`", said with the marker trait whose message
+/// names the fix (the same predicate as `PageSource`'s, so a query on the wrong table gets
+/// that message, not Diesel's type mismatch on `AppearsInFromClause::Count`).
+impl<K: Keyset, QS> AppearsOnTable<QS> for SeekPredicate<K>
+where
+    Self: Expression,
+    QS: AppearsInFromClause<K::Table>,
+    QS::Count: KeysetTableInQuery<K, K::Table, QS>,
+{
+}
+
+impl<K: Keyset, QS> SelectableExpression<QS> for SeekPredicate<K>
+where
+    Self: AppearsOnTable<QS>,
+    K::Columns: SelectableExpression<QS>,
+{
+}
+
+impl<K: Keyset, GB> ValidGrouping<GB> for SeekPredicate<K> {
+    type IsAggregate = is_aggregate::No;
+}
+
+impl<K: Keyset> QueryId for SeekPredicate<K> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<K, DB> QueryFragment<DB> for SeekPredicate<K>
+where
+    DB: KeysetBackend,
+    K: KeysetSql<DB>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.walk_part(Part::Arm(0), out)
+    }
+}
+
+/// `ORDER BY` expression for the keyset in a walk direction: every key column with its
+/// direction, and its NULL placement when nullable (`NULLS FIRST/LAST`, or a leading
+/// `col IS NULL` term on MySQL).
+pub struct KeysetOrder<K: Keyset> {
+    walk: Direction,
+    _model: PhantomData<fn() -> K>,
+}
+
+impl<K: Keyset> KeysetOrder<K> {
+    /// The order for walking forward (the declared order) or backward (its exact reverse).
+    pub fn new(walk: Direction) -> Self {
+        KeysetOrder {
+            walk,
+            _model: PhantomData,
+        }
+    }
+
+    /// The walk direction this order is for.
+    pub(crate) fn walk(&self) -> Direction {
+        self.walk
+    }
+}
+
+impl<K: Keyset> Clone for KeysetOrder<K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K: Keyset> Copy for KeysetOrder<K> {}
+
+impl<K: Keyset> fmt::Debug for KeysetOrder<K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("KeysetOrder")
+            .field("walk", &self.walk)
+            .finish()
+    }
+}
+
+impl<K: Keyset> Expression for KeysetOrder<K> {
+    type SqlType = diesel::expression::expression_types::NotSelectable;
+}
+
+/// As for [`SeekPredicate`].
+impl<K: Keyset, QS> AppearsOnTable<QS> for KeysetOrder<K>
+where
+    Self: Expression,
+    QS: AppearsInFromClause<K::Table>,
+    QS::Count: KeysetTableInQuery<K, K::Table, QS>,
+{
+}
+
+impl<K: Keyset, GB> ValidGrouping<GB> for KeysetOrder<K>
+where
+    K::Columns: ValidGrouping<GB>,
+{
+    type IsAggregate = <K::Columns as ValidGrouping<GB>>::IsAggregate;
+}
+
+impl<K: Keyset> QueryId for KeysetOrder<K> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<K, DB> QueryFragment<DB> for KeysetOrder<K>
+where
+    DB: KeysetBackend,
+    K: KeysetSql<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        let mut pass = Pass::<DB, K> {
+            out: &mut out,
+            key: None,
+        };
+        sql::write_order(
+            &mut pass,
+            sql::each_term(K::COLUMNS, self.walk),
+            dialect::<DB>(),
+        )
+    }
+}

@@ -1,0 +1,141 @@
+//! The one decision of a page: from its options, its backend and its cursor to the statement
+//! it runs ([`PageQuery`]) and how its rows become a page ([`Assembly`]).
+
+use super::seek::{keyset_dialect, FarBound, KeysetOrder, SeekPredicate};
+use super::source::PageSource;
+use super::statement::PageStatement;
+use super::union::UnionPage;
+use super::PageQuery;
+use crate::backend::KeysetBackend;
+use crate::cursor::Direction;
+use crate::error::KeysetError;
+use crate::key::KeyTuple;
+use crate::keyset::{column_name, Keyset};
+use crate::paginate::{ByteBudget, IndexHint, Paginated};
+
+/// How the rows a page statement loads become a page (`load/assemble.rs`).
+pub(crate) struct Assembly<K: Keyset> {
+    pub walk: Direction,
+    pub page_size: u32,
+    /// The request's cursor: the page check compares the first row with it, and the flag of
+    /// the other side is "there was a cursor" unless probed.
+    pub cursor: Option<K::Key>,
+    /// The union carries a probe of the other side (exact flags).
+    pub probed: bool,
+    /// The byte budget, if any ([`Paginated::max_bytes`]).
+    pub budget: Option<ByteBudget<K>>,
+    /// The rows carry the total count ([`Paginated::with_total_count`]).
+    pub total: bool,
+}
+
+/// The page statement of `paginated` on backend `DB`, and how its rows become a page: the
+/// first page or one statement after the cursor (direct or deferred join), or a union of the
+/// seek's arms, the probe of the other side and the count row.
+///
+/// # Errors
+/// [`KeysetError::InvalidPageSize`] for a page size of 0, the query's own refusals
+/// ([`PageSource::check_clauses`]), [`KeysetError::InvalidCursorKey`] for a cursor or window
+/// end that cannot be bound.
+pub(crate) fn shape<DB, Q, K, M>(
+    paginated: Paginated<Q, K, M>,
+) -> Result<(PageQuery<Q, K>, Assembly<K>), KeysetError>
+where
+    DB: KeysetBackend,
+    Q: PageSource<K>,
+    K: Keyset,
+{
+    let Paginated {
+        mode: _,
+        query,
+        cursor,
+        until,
+        walk,
+        page_size,
+        exact,
+        deferred,
+        per_level,
+        expanded,
+        budget,
+        total,
+        index,
+    } = paginated;
+    if page_size == 0 {
+        return Err(KeysetError::InvalidPageSize(0));
+    }
+    query.check_clauses()?;
+    for key in until.as_ref().map(|u| &u.key).into_iter().chain(&cursor) {
+        check_bound::<DB, K>(key)?;
+    }
+    let index = match index {
+        IndexHint::Declared => query.default_index(),
+        IndexHint::Named(name) => Some(name),
+        IndexHint::Off => None,
+    };
+    let deferred = deferred.unwrap_or(DB::DEFERRED_JOIN && index.is_none());
+    let mut dialect = keyset_dialect::<DB, K>();
+    dialect.row_values &= !expanded;
+    // u32 + 1 always fits in i64.
+    let limit = i64::from(page_size) + 1;
+    let order = KeysetOrder::new(walk);
+    let until = until.map(|end| FarBound::new(end.key, walk, end.inclusive, dialect));
+    let probed = exact && cursor.is_some();
+    let assembly = Assembly {
+        walk,
+        page_size,
+        cursor: cursor.clone(),
+        probed,
+        budget,
+        total,
+    };
+    let seek = cursor.map(|key| SeekPredicate::planned(key, walk, dialect, per_level));
+    let query = match seek {
+        // A later page with the total count is a union: its count row carries the count even
+        // when the page after the cursor is empty.
+        Some(seek) if seek.arms() > 1 || probed || total => PageQuery::Union(
+            UnionPage::new(query, seek, order, probed, deferred, limit, total)
+                .until(until)
+                .index(index),
+        ),
+        seek => PageQuery::Statement(PageStatement {
+            query,
+            deferred: deferred && seek.is_some(),
+            seek,
+            until,
+            order,
+            limit,
+            total,
+            index,
+        }),
+    };
+    Ok((query, assembly))
+}
+
+/// A cursor or window end that can be bound on `DB`: no value that is never a key (a NaN),
+/// none Diesel would not bind exactly.
+fn check_bound<DB: KeysetBackend, K: Keyset>(key: &K::Key) -> Result<(), KeysetError> {
+    key.check_key()
+        .and_then(|()| key.check_bind(DB::KIND))
+        .map_err(|(index, e)| KeysetError::InvalidCursorKey {
+            column: column_name::<K>(index),
+            reason: e.0,
+        })
+}
+
+impl<Q, K: Keyset, M> Paginated<Q, K, M> {
+    /// The SQL query this page runs on backend `DB` (the deferred-join default depends on the
+    /// backend), for `diesel::debug_query` or `EXPLAIN`. It is not itself loadable: use
+    /// [`Paginated::load_page`].
+    ///
+    /// # Errors
+    /// [`KeysetError::InvalidPageSize`] for a page size of 0;
+    /// [`KeysetError::InvalidCursorKey`] for a cursor (or an [`until`](Paginated::until)
+    /// bound) holding a NaN; for a boxed query, [`KeysetError::AlreadyOrdered`] /
+    /// [`KeysetError::AlreadyLimited`] when it already has `ORDER BY`, `LIMIT` or `OFFSET`,
+    /// [`KeysetError::DistinctOn`] when it has `DISTINCT ON`.
+    pub fn into_query<DB: KeysetBackend>(self) -> Result<PageQuery<Q, K>, KeysetError>
+    where
+        Q: PageSource<K>,
+    {
+        Ok(shape::<DB, Q, K, M>(self)?.0)
+    }
+}

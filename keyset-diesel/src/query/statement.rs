@@ -1,0 +1,402 @@
+//! The page statement: one `SELECT` written from the parts of your query (`SelectParts`),
+//! the keyset's `ORDER BY` and `LIMIT page_size + 1`, and, on a later page, the seek
+//! predicate ANDed after your filters. Every page shape is written here: the first page, a
+//! later page in the direct form or as a deferred join, and each branch of a union page
+//! (`crate::query::UnionPage`).
+//!
+//! ```sql
+//! SELECT <your select> FROM <your table> WHERE <your filters> AND (<seek predicate>)
+//! ORDER BY <keyset> LIMIT ?
+//! ```
+//!
+//! The deferred join runs the seek on the keyset's index alone (a covering, index-only range
+//! scan that reads page size + 1 entries), and then fetches the page's rows by their
+//! tie-breaker. It is the default on MySQL/MariaDB, where a page whose select list is not
+//! covered by the index is otherwise planned as `ref` access on your equality filter with the
+//! seek pushed into the index condition, which reads every index entry from the start of your
+//! filtered range to the cursor (docs/SQL.md, "MySQL and MariaDB"):
+//!
+//! ```sql
+//! SELECT <your select> FROM <your table> WHERE <your filters> AND `t`.`id` IN (
+//!     SELECT `__keyset_k`.`__keyset_tb` FROM (
+//!         SELECT `t`.`id` AS `__keyset_tb` FROM <your table>
+//!         WHERE <your filters> AND (<seek predicate>) ORDER BY <keyset> LIMIT ?
+//!     ) AS `__keyset_k`)
+//! ORDER BY <keyset> LIMIT ?
+//! ```
+//!
+//! `t.id` is the tie-breaker (the last key column), which is unique and `NOT NULL`; with an
+//! index on it (it is usually the primary key) the outer query reads exactly the page's rows.
+//!
+//! A `SELECT DISTINCT` query, or one with a locking clause (`FOR UPDATE`, `SKIP LOCKED`), is
+//! written directly instead: duplicates would use up the inner `LIMIT`, and the inner query
+//! would neither lock nor skip locked rows.
+
+use std::fmt;
+
+use diesel::backend::Backend;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::query_dsl::RunQueryDsl;
+use diesel::serialize::ToSql;
+use diesel::sql_types::{BigInt, HasSqlType};
+use diesel::QueryResult;
+
+use super::seek::{FarBound, KeysetOrder, SeekPredicate};
+use super::source::{PageSource, SelectParts};
+use super::sql::Part;
+use crate::backend::{BackendKind, KeysetBackend};
+use crate::cursor::Direction;
+use crate::keyset::{Keyset, KeysetSql};
+
+/// One page's query, for every shape but the union: the first page (no seek predicate), or a
+/// later page in the direct form or as a deferred join (see the module docs). Loads the
+/// model. [`crate::Paginated::into_query`] returns it inside [`PageQuery`](crate::query::PageQuery)
+/// for `diesel::debug_query`.
+pub struct PageStatement<Q, K: Keyset> {
+    pub(crate) query: Q,
+    pub(crate) seek: Option<SeekPredicate<K>>,
+    /// The window's far end ([`crate::Paginated::until`]), if any.
+    pub(crate) until: Option<FarBound<K>>,
+    pub(crate) order: KeysetOrder<K>,
+    /// `LIMIT`: page size + 1.
+    pub(crate) limit: i64,
+    /// As a deferred join, when there is a seek.
+    pub(crate) deferred: bool,
+    /// Also select the total count ([`crate::Paginated::with_total_count`]).
+    pub(crate) total: bool,
+    /// The index the seek must read ([`crate::Paginated::force_index`]).
+    pub(crate) index: Option<&'static str>,
+}
+
+/// The page shapes whose SQL text the types `(Q, K, backend)` fix: what
+/// [`PageStatement::static_shape`] finds, and the shape part of a static query id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum StaticShape {
+    /// The first page forward: `ORDER BY <keyset> LIMIT ?`.
+    FirstForward,
+    /// The first page backward: `ORDER BY <reversed keyset> LIMIT ?`.
+    FirstBackward,
+    /// A later page forward: the seek after the cursor.
+    AfterForward,
+    /// A later page backward: the seek before the cursor.
+    AfterBackward,
+}
+
+impl<Q, K: Keyset> PageStatement<Q, K> {
+    /// The shape whose SQL text this statement's types fix on `DB`, if its text is that one:
+    /// then Diesel may cache it by type ([`TypeKeyed`](super::typing::TypeKeyed)) instead of
+    /// by its text. Decided from every field the writer reads (named here one by one, so a
+    /// field added later must be decided here too): no far bound, no total count, the index
+    /// and deferred join the keyset and backend choose by default, and a seek (if any) in its
+    /// default text ([`SeekPredicate::text_is_fixed`]). `limit` is a bind, not text.
+    pub(crate) fn static_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
+    where
+        Q: PageSource<K>,
+    {
+        let PageStatement {
+            query,
+            seek,
+            until,
+            order,
+            limit: _,
+            deferred,
+            total,
+            index,
+        } = self;
+        let default_index = query.default_index();
+        let default_deferred = DB::DEFERRED_JOIN && default_index.is_none();
+        let fixed = until.is_none()
+            && !*total
+            && *index == default_index
+            && seek
+                .as_ref()
+                .is_none_or(|s| s.text_is_fixed::<DB>() && *deferred == default_deferred);
+        fixed.then_some(match (seek.is_some(), order.walk()) {
+            (false, Direction::Forward) => StaticShape::FirstForward,
+            (false, Direction::Backward) => StaticShape::FirstBackward,
+            (true, Direction::Forward) => StaticShape::AfterForward,
+            (true, Direction::Backward) => StaticShape::AfterBackward,
+        })
+    }
+}
+
+impl<Q: fmt::Debug, K: Keyset> fmt::Debug for PageStatement<Q, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PageStatement")
+            .field("query", &self.query)
+            .field("seek", &self.seek)
+            .field("until", &self.until)
+            .field("order", &self.order)
+            .field("limit", &self.limit)
+            .field("deferred", &self.deferred)
+            .field("total", &self.total)
+            .field("index", &self.index)
+            .finish()
+    }
+}
+
+impl<Q, K: Keyset> QueryId for PageStatement<Q, K> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q: Query, K: Keyset> Query for PageStatement<Q, K> {
+    type SqlType = Q::SqlType;
+}
+
+impl<Q, K: Keyset, Conn> RunQueryDsl<Conn> for PageStatement<Q, K> {}
+
+impl<Q, K, DB> QueryFragment<DB> for PageStatement<Q, K>
+where
+    DB: KeysetBackend + HasSqlType<BigInt>,
+    i64: ToSql<BigInt, DB>,
+    Q: SelectParts<DB>,
+    K: KeysetSql<DB>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        walk_statement(
+            Statement {
+                query: &self.query,
+                seek: self.seek.as_ref().map(|seek| (seek, Part::Arm(0))),
+                until: self.until.as_ref(),
+                order: &self.order,
+                limit: &self.limit,
+                deferred: self.deferred,
+                index: self.index,
+                kind: None,
+                total: if self.total {
+                    Total::Count
+                } else {
+                    Total::None
+                },
+            },
+            out,
+        )
+    }
+}
+
+/// One page statement, written from the parts of the caller's query.
+pub(crate) struct Statement<'b, Q, K: Keyset> {
+    pub query: &'b Q,
+    /// The seek predicate and the part of it to write; `None` on a first page.
+    pub seek: Option<(&'b SeekPredicate<K>, Part)>,
+    /// The window's far end, written next to the seek (`AND (<until>)`); `None` for none
+    /// (and for the probe and count branches, which it does not bound).
+    pub until: Option<&'b FarBound<K>>,
+    pub order: &'b KeysetOrder<K>,
+    pub limit: &'b i64,
+    /// As a deferred join (when there is a seek, unless the query is `DISTINCT` or locks
+    /// rows).
+    pub deferred: bool,
+    /// The index the seek must read: written after the `FROM` that carries the seek (the
+    /// inner one of a deferred join).
+    pub index: Option<&'static str>,
+    /// For a union branch: also select every key column as `__keyset_k<i>`, and this
+    /// [`RowKind`] as `__keyset_kind`.
+    pub kind: Option<RowKind>,
+    /// The total count column `__keyset_total`, last in the select list, if any.
+    pub total: Total,
+}
+
+/// What a statement selects as its last column, `__keyset_total`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Total {
+    /// Nothing: no total count was asked for.
+    None,
+    /// The total count ([`walk_count`] as a scalar subquery).
+    Count,
+    /// `0`: a union branch whose rows do not carry the count (the union's count row does).
+    Zero,
+}
+
+/// `SELECT <list> [, keys, kind] FROM .. WHERE <filters> AND (<seek>) .. ORDER BY .. LIMIT ?`,
+/// or its deferred-join form (see the module docs).
+pub(crate) fn walk_statement<'b, Q, K, DB>(
+    s: Statement<'b, Q, K>,
+    mut out: AstPass<'_, 'b, DB>,
+) -> QueryResult<()>
+where
+    DB: KeysetBackend + HasSqlType<BigInt>,
+    i64: ToSql<BigInt, DB>,
+    Q: SelectParts<DB>,
+    K: KeysetSql<DB>,
+{
+    let q = s.query;
+    let tie_breaker = K::COLUMNS.len().saturating_sub(1);
+    out.push_sql("SELECT ");
+    q.walk_select_list(out.reborrow())?;
+    if let Some(kind) = s.kind {
+        for i in 0..K::COLUMNS.len() {
+            out.push_sql(", ");
+            K::walk_column(i, out.reborrow())?;
+            out.push_sql(" AS ");
+            out.push_identifier(&key_alias(i))?;
+        }
+        out.push_sql(", ");
+        out.push_sql(&(kind as i32).to_string());
+        out.push_sql(" AS ");
+        out.push_identifier(KIND_ALIAS)?;
+    }
+    match s.total {
+        Total::None => {}
+        Total::Zero => out.push_sql(", 0"),
+        Total::Count => {
+            out.push_sql(", (");
+            walk_count(q, out.reborrow())?;
+            out.push_sql(")");
+        }
+    }
+    if s.total != Total::None {
+        out.push_sql(" AS ");
+        out.push_identifier(TOTAL_ALIAS)?;
+    }
+    let deferred = s.seek.is_some() && s.deferred && !q.distinct_or_locking(out.backend())?;
+    q.walk_from(out.reborrow())?;
+    if !deferred {
+        walk_index_hint(s.index, out.reborrow())?;
+    }
+    q.walk_where(out.reborrow())?;
+    if s.seek.is_some() || s.until.is_some() {
+        let and_or_where = if q.has_where(out.backend())? {
+            " AND "
+        } else {
+            " WHERE "
+        };
+        out.push_sql(and_or_where);
+        if deferred {
+            K::walk_column(tie_breaker, out.reborrow())?;
+            out.push_sql(" IN (SELECT ");
+            out.push_identifier("__keyset_k")?;
+            out.push_sql(".");
+            out.push_identifier("__keyset_tb")?;
+            out.push_sql(" FROM (SELECT ");
+            K::walk_column(tie_breaker, out.reborrow())?;
+            out.push_sql(" AS ");
+            out.push_identifier("__keyset_tb")?;
+            q.walk_from(out.reborrow())?;
+            walk_index_hint(s.index, out.reborrow())?;
+            q.walk_where(out.reborrow())?;
+            out.push_sql(and_or_where);
+        }
+        out.push_sql("(");
+        if let Some((seek, part)) = s.seek {
+            seek.walk_part(part, out.reborrow())?;
+            if s.until.is_some() {
+                out.push_sql(") AND (");
+            }
+        }
+        if let Some(until) = s.until {
+            until.walk_bound(out.reborrow())?;
+        }
+        out.push_sql(")");
+    }
+    // ` GROUP BY .. ORDER BY <keyset> LIMIT ?`: of the seek, and again of the outer query.
+    let tail = |mut out: AstPass<'_, 'b, DB>| -> QueryResult<()> {
+        q.walk_group(out.reborrow())?;
+        out.push_sql(" ORDER BY ");
+        s.order.walk_ast(out.reborrow())?;
+        walk_limit(s.limit, out)
+    };
+    tail(out.reborrow())?;
+    if deferred {
+        out.push_sql(") AS ");
+        out.push_identifier("__keyset_k")?;
+        out.push_sql(")");
+        tail(out.reborrow())?;
+    }
+    q.walk_locking(out)
+}
+
+/// ` LIMIT ?` with `limit` bound, written ` LIMIT +?` on SQLite, whose planner reads the value
+/// bound to a bare `LIMIT ?` and so plans a cached statement again at every execution
+/// (docs/SQL.md, "Prepared statements").
+pub(crate) fn walk_limit<'b, DB>(limit: &'b i64, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+where
+    DB: KeysetBackend + HasSqlType<BigInt>,
+    i64: ToSql<BigInt, DB>,
+{
+    out.push_sql(match DB::KIND {
+        BackendKind::Sqlite => " LIMIT +",
+        BackendKind::Postgres | BackendKind::Mysql => " LIMIT ",
+    });
+    out.push_bind_param::<BigInt, i64>(limit)
+}
+
+/// The index hint after a `FROM` clause of one table, the name quoted as an identifier:
+/// MySQL/MariaDB `FORCE INDEX (<index>)`, SQLite `INDEXED BY <index>`; nothing on
+/// PostgreSQL, which has no index hints.
+fn walk_index_hint<DB: KeysetBackend>(
+    index: Option<&'static str>,
+    mut out: AstPass<'_, '_, DB>,
+) -> QueryResult<()> {
+    let Some(index) = index else { return Ok(()) };
+    match DB::KIND {
+        BackendKind::Mysql => {
+            out.push_sql(" FORCE INDEX (");
+            out.push_identifier(index)?;
+            out.push_sql(")");
+        }
+        BackendKind::Sqlite => {
+            out.push_sql(" INDEXED BY ");
+            out.push_identifier(index)?;
+        }
+        BackendKind::Postgres => {}
+    }
+    Ok(())
+}
+
+/// `SELECT COUNT(*) FROM (SELECT 1 FROM <your from> WHERE <your filters> GROUP BY ..
+/// HAVING ..) AS __keyset_count`: the rows of your query without the seek, `ORDER BY` and
+/// `LIMIT` (one per group with `GROUP BY`). A `SELECT DISTINCT` query counts its distinct
+/// rows: the subquery keeps its `DISTINCT` select list instead of `1`.
+pub(crate) fn walk_count<'b, Q, DB>(q: &'b Q, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
+where
+    DB: Backend,
+    Q: SelectParts<DB>,
+{
+    out.push_sql("SELECT COUNT(*) FROM (SELECT ");
+    if q.is_distinct(out.backend())? {
+        q.walk_select_list(out.reborrow())?;
+    } else {
+        out.push_sql("1");
+    }
+    q.walk_from(out.reborrow())?;
+    q.walk_where(out.reborrow())?;
+    q.walk_group(out.reborrow())?;
+    out.push_sql(") AS ");
+    out.push_identifier("__keyset_count")
+}
+
+/// What a union branch's row is, in its `__keyset_kind` column: the discriminant is the
+/// value written and the value read back ([`RowKind::of`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub(crate) enum RowKind {
+    /// A row of the page (any arm of the seek).
+    Page = 0,
+    /// The probe row of the other side.
+    Probe = 1,
+    /// The count row: the first row of your query (no seek), carrying the total count, so
+    /// that the count arrives even when the page itself is empty.
+    Count = 2,
+}
+
+impl RowKind {
+    /// The kind whose value is `value` (as written by [`walk_statement`]); `None` for another.
+    pub(crate) fn of(value: i32) -> Option<RowKind> {
+        [RowKind::Page, RowKind::Probe, RowKind::Count]
+            .into_iter()
+            .find(|kind| *kind as i32 == value)
+    }
+}
+
+/// `__keyset_k<i>`: key column `i` in a union branch's select list.
+pub(crate) fn key_alias(i: usize) -> String {
+    format!("__keyset_k{i}")
+}
+
+/// The union branch's row kind column ([`RowKind`]).
+pub(crate) const KIND_ALIAS: &str = "__keyset_kind";
+
+/// The total count column.
+pub(crate) const TOTAL_ALIAS: &str = "__keyset_total";

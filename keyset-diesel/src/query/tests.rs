@@ -1,0 +1,614 @@
+//! The page's shape from its options, without a database: one statement or a union, which
+//! pages Diesel may cache by type, and the rule behind it (a static id never names two texts).
+
+use std::collections::{HashMap, HashSet};
+
+use diesel::QueryDsl;
+
+use super::shape::shape;
+use super::*;
+use crate::backend::KeysetBackend;
+use crate::cursor::{Cursor, Direction};
+use crate::error::KeysetError;
+use crate::paginate::{PaginateDsl, Paginated};
+
+diesel::table! { rows (id) { id -> BigInt } }
+diesel::table! { pairs (id) { id -> BigInt, score -> Integer } }
+diesel::table! { maybes (id) { id -> BigInt, m -> Nullable<Integer> } }
+diesel::table! { mids (id) { id -> BigInt, a -> Integer, m -> Nullable<Integer> } }
+
+/// `id ASC`.
+#[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
+#[diesel(table_name = rows)]
+struct Row {
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
+/// `score DESC, id ASC`: two key levels, directions mixed.
+#[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
+#[diesel(table_name = pairs)]
+struct Pair {
+    #[keyset(desc)]
+    score: i32,
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
+/// `score ASC, id ASC`: two key levels in one direction (a row value where the backend has
+/// one).
+#[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
+#[diesel(table_name = pairs)]
+struct Ascending {
+    #[keyset(asc)]
+    score: i32,
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
+/// `m ASC NULLS LAST, id ASC` with its index declared: a nullable leading key column.
+#[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
+#[diesel(table_name = maybes)]
+#[keyset(index = "maybes_m_id")]
+struct Maybe {
+    #[keyset(asc, nulls_last)]
+    m: Option<i32>,
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
+/// `a ASC, m ASC NULLS FIRST, id ASC`: a nullable column after the leading one.
+#[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
+#[diesel(table_name = mids)]
+struct Mid {
+    #[keyset(asc)]
+    a: i32,
+    #[keyset(asc, nulls_first)]
+    m: Option<i32>,
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
+/// The page query `paginated` builds on `DB`: one statement or a union, and whether the other
+/// side is probed.
+fn built<DB, K, Q>(paginated: Paginated<Q, K>) -> (&'static str, String, bool)
+where
+    DB: KeysetBackend,
+    K: Keyset + std::fmt::Debug,
+    Q: PageSource<K> + std::fmt::Debug,
+{
+    let (query, assembly) = shape::<DB, _, _, _>(paginated).expect("a page query");
+    let kind = match &query {
+        PageQuery::Statement(_) => "statement",
+        PageQuery::Union(_) => "union",
+    };
+    (kind, format!("{query:?}"), assembly.probed)
+}
+
+/// The static shape the page gets on `DB`, if any.
+fn fixed<DB, K, Q>(paginated: Paginated<Q, K>) -> Option<StaticShape>
+where
+    DB: KeysetBackend,
+    K: Keyset,
+    Q: PageSource<K>,
+{
+    match shape::<DB, _, _, _>(paginated).expect("a page query").0 {
+        PageQuery::Statement(s) => s.static_shape::<DB>(),
+        PageQuery::Union(_) => None,
+    }
+}
+
+#[cfg(feature = "postgres")]
+#[test]
+fn a_page_is_one_statement_unless_it_needs_a_union() {
+    use diesel::pg::Pg;
+    let rows = || rows::table.select(rows::id);
+    let after = || Some(Cursor::<Row>::after((3,)));
+    // Page size 0 is refused before anything is built; 1 is a page.
+    assert!(matches!(
+        shape::<Pg, _, _, _>(rows().paginate_after(after()).page_size(0)),
+        Err(KeysetError::InvalidPageSize(0))
+    ));
+    assert!(shape::<Pg, _, _, _>(rows().paginate_after(after()).page_size(1)).is_ok());
+    // A later page: one statement, `LIMIT page_size + 1`.
+    let (kind, text, probed) = built::<Pg, _, _>(rows().paginate_after(after()).page_size(3));
+    assert_eq!((kind, probed), ("statement", false));
+    assert!(text.contains("limit: 4"), "{text}");
+    // Exact flags probe only when there is a cursor (a first page has no other side).
+    let (kind, _, probed) = built::<Pg, _, _>(rows().paginate_after::<Row>(None).exact_flags(true));
+    assert_eq!((kind, probed), ("statement", false));
+    let (kind, _, probed) = built::<Pg, _, _>(rows().paginate_after(after()).exact_flags(true));
+    assert_eq!((kind, probed), ("union", true));
+    // The total count on a later page is a union (its count row).
+    let (kind, text, _) = built::<Pg, _, _>(rows().paginate_after(after()).with_total_count());
+    assert_eq!(kind, "union", "{text}");
+    assert!(text.contains("count: true"), "{text}");
+    // A seek of one arm is one statement; per level, two levels are two arms.
+    let pairs = || pairs::table.select(pairs::id);
+    let pair = || Some(Cursor::<Pair>::after((5, 3)));
+    assert_eq!(
+        built::<Pg, _, _>(pairs().paginate_after(pair())).0,
+        "statement"
+    );
+    assert_eq!(
+        built::<Pg, _, _>(pairs().paginate_after(pair()).seek_per_level(true)).0,
+        "union"
+    );
+}
+
+#[cfg(feature = "sqlite")]
+#[test]
+fn pages_in_the_default_form_have_a_static_shape_and_every_other_page_none() {
+    use diesel::sqlite::Sqlite;
+    let rows = || rows::table.select(rows::id);
+    let after = || Some(Cursor::<Row>::after((3,)));
+    let shape = |p: Paginated<_, Row>| fixed::<Sqlite, Row, _>(p);
+    // The four shapes: first and later pages, either way.
+    assert_eq!(
+        shape(rows().paginate_after(None).page_size(7)),
+        Some(StaticShape::FirstForward)
+    );
+    assert_eq!(
+        shape(rows().paginate_before(None)),
+        Some(StaticShape::FirstBackward)
+    );
+    assert_eq!(
+        shape(rows().paginate_after(after()).exact_flags(false)),
+        Some(StaticShape::AfterForward)
+    );
+    assert_eq!(
+        shape(rows().paginate_before(Some(Cursor::before((3,))))),
+        Some(StaticShape::AfterBackward)
+    );
+    // Options that do not change the SQL keep the shape: a byte budget, exact flags and a
+    // deferred join on a first page, one seek per level of a keyset of one level.
+    assert_eq!(
+        shape(
+            rows()
+                .paginate_after(None)
+                .max_bytes(10, |_| 1)
+                .exact_flags(true)
+                .deferred_join(true)
+        ),
+        Some(StaticShape::FirstForward)
+    );
+    assert_eq!(
+        shape(rows().paginate_after(after()).seek_per_level(true)),
+        Some(StaticShape::AfterForward)
+    );
+    // Options that change the SQL, or a page that is a union: no static shape.
+    assert_eq!(shape(rows().paginate_after(after()).until(after())), None);
+    assert_eq!(shape(rows().paginate_after(None).with_total_count()), None);
+    assert_eq!(
+        shape(rows().paginate_after(after()).exact_flags(true)),
+        None
+    );
+    assert_eq!(
+        shape(rows().paginate_after(after()).deferred_join(true)),
+        None
+    );
+    assert_eq!(
+        shape(rows().paginate_after(after()).force_index("ix")),
+        None
+    );
+    assert_eq!(shape(rows().paginate_after(None).force_index("ix")), None);
+    let pairs = || pairs::table.select(pairs::id);
+    let pair = || Some(Cursor::<Pair>::after((5, 3)));
+    assert_eq!(
+        fixed::<Sqlite, Pair, _>(pairs().paginate_after(pair())),
+        Some(StaticShape::AfterForward)
+    );
+    assert_eq!(
+        fixed::<Sqlite, Pair, _>(pairs().paginate_after(pair()).seek_per_level(true)),
+        None
+    );
+    // Choosing what the default already is keeps the shape.
+    assert_eq!(
+        shape(
+            rows()
+                .paginate_after(after())
+                .deferred_join(false)
+                .force_index(None)
+        ),
+        Some(StaticShape::AfterForward)
+    );
+    // A nullable leading column: the first page is fixed; a later page is a union around the
+    // NULL group, or (NULL cursor, NULLs last) writes `IS NULL` arms.
+    let maybes = || maybes::table.select(maybes::id);
+    let maybe = |p: Paginated<_, Maybe>| fixed::<Sqlite, Maybe, _>(p);
+    assert_eq!(
+        maybe(maybes().paginate_after(None)),
+        Some(StaticShape::FirstForward)
+    );
+    assert_eq!(
+        maybe(maybes().paginate_after(Some(Cursor::after((Some(1), 2))))),
+        None
+    );
+    assert_eq!(
+        maybe(maybes().paginate_after(Some(Cursor::after((None, 2))))),
+        None
+    );
+    // A nullable column after the first: fixed after a cursor without NULL, not after one
+    // with a NULL (one bind fewer, other text).
+    let mids = || mids::table.select(mids::id);
+    let mid = |p: Paginated<_, Mid>| fixed::<Sqlite, Mid, _>(p);
+    assert_eq!(
+        mid(mids().paginate_after(Some(Cursor::after((3, Some(1), 2))))),
+        Some(StaticShape::AfterForward)
+    );
+    assert_eq!(
+        mid(mids().paginate_after(Some(Cursor::after((3, None, 2))))),
+        None
+    );
+    assert_eq!(
+        mid(mids().paginate_before(Some(Cursor::before((3, None, 2))))),
+        None
+    );
+    // The declared index: naming it is the default; another name or none is not.
+    assert_eq!(
+        maybe(maybes().paginate_after(None).force_index("maybes_m_id")),
+        Some(StaticShape::FirstForward)
+    );
+    assert_eq!(
+        maybe(maybes().paginate_after(None).force_index("other")),
+        None
+    );
+    assert_eq!(maybe(maybes().paginate_after(None).force_index(None)), None);
+}
+
+/// `expanded_seek(true)` writes the expanded form (with the leading bound) for the seek and the
+/// `until` bound where the backend would write a row value, and only a later page whose text
+/// changes loses its static shape.
+#[cfg(feature = "sqlite")]
+#[test]
+fn expanded_seek_writes_the_expanded_form_instead_of_a_row_value() {
+    use diesel::sqlite::Sqlite;
+    let page = |expanded: bool, until: bool| {
+        let p = pairs::table
+            .select(pairs::id)
+            .paginate_after(Some(Cursor::<Ascending>::after((5, 3))))
+            .expanded_seek(expanded);
+        let p = if until {
+            p.until(Some(Cursor::before((9, 1))))
+        } else {
+            p
+        };
+        let q = p.into_query::<Sqlite>().expect("a page query");
+        diesel::debug_query::<Sqlite, _>(&q).to_string()
+    };
+    let row_value = page(false, false);
+    assert!(
+        row_value.contains("(`pairs`.`score`, `pairs`.`id`) > (?, ?)"),
+        "{row_value}"
+    );
+    let expanded = page(true, false);
+    assert!(
+        expanded.contains(
+            "`pairs`.`score` >= ? AND (`pairs`.`score` > ? OR (`pairs`.`score` = ? AND `pairs`.`id` > ?))"
+        ),
+        "{expanded}"
+    );
+    assert!(!expanded.contains(") > ("), "{expanded}");
+    // The far bound too: no row value left anywhere.
+    let window = page(true, true);
+    assert!(
+        !window.contains(") > (") && !window.contains(") < ("),
+        "{window}"
+    );
+    assert!(window.contains("`pairs`.`score` <= ?"), "{window}");
+
+    let ascending = || pairs::table.select(pairs::id);
+    let shape = |p: Paginated<_, Ascending>| fixed::<Sqlite, Ascending, _>(p);
+    assert_eq!(
+        shape(
+            ascending()
+                .paginate_after(Some(Cursor::after((5, 3))))
+                .expanded_seek(true)
+        ),
+        None
+    );
+    assert_eq!(
+        shape(ascending().paginate_after(None).expanded_seek(true)),
+        Some(StaticShape::FirstForward)
+    );
+    // Directions that alternate are already expanded: the option changes nothing.
+    assert_eq!(
+        fixed::<Sqlite, Pair, _>(
+            pairs::table
+                .select(pairs::id)
+                .paginate_after(Some(Cursor::after((5, 3))))
+                .expanded_seek(true)
+        ),
+        Some(StaticShape::AfterForward)
+    );
+}
+
+#[cfg(feature = "mysql")]
+#[test]
+fn on_mysql_the_deferred_join_is_the_default_form_with_a_static_shape() {
+    use diesel::mysql::Mysql;
+    let rows = || rows::table.select(rows::id);
+    let after = || Some(Cursor::<Row>::after((3,)));
+    let shape = |p: Paginated<_, Row>| fixed::<Mysql, Row, _>(p);
+    assert_eq!(
+        shape(rows().paginate_after(after())),
+        Some(StaticShape::AfterForward)
+    );
+    assert_eq!(
+        shape(rows().paginate_after(after()).deferred_join(true)),
+        Some(StaticShape::AfterForward)
+    );
+    // The direct form, chosen or by naming an index: not the default, no static shape.
+    assert_eq!(
+        shape(rows().paginate_after(after()).deferred_join(false)),
+        None
+    );
+    assert_eq!(
+        shape(rows().paginate_after(after()).force_index("ix")),
+        None
+    );
+    // A declared index: the direct form naming it is the default; the deferred join is not
+    // (a first page has no join either way).
+    let maybes = || maybes::table.select(maybes::id);
+    let maybe = |p: Paginated<_, Maybe>| fixed::<Mysql, Maybe, _>(p);
+    let later = || Some(Cursor::<Maybe>::after((None, 2)));
+    assert_eq!(
+        maybe(maybes().paginate_after(None)),
+        Some(StaticShape::FirstForward)
+    );
+    assert_eq!(
+        maybe(maybes().paginate_after(None).deferred_join(true)),
+        Some(StaticShape::FirstForward)
+    );
+    assert_eq!(maybe(maybes().paginate_before(later())), None);
+}
+
+#[test]
+fn a_static_page_id_names_the_query_the_keyset_and_the_shape() {
+    use diesel::query_builder::QueryId;
+    use typing::{TypeKeyed, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD};
+    type Rows = diesel::dsl::Select<rows::table, rows::id>;
+    type Id<Q, K, const S: u8> = TypeKeyed<PageStatement<Q, K>, S>;
+    let ids = [
+        <Id<Rows, Row, FIRST_FORWARD> as QueryId>::query_id(),
+        <Id<Rows, Row, FIRST_BACKWARD> as QueryId>::query_id(),
+        <Id<Rows, Row, AFTER_FORWARD> as QueryId>::query_id(),
+        <Id<Rows, Row, AFTER_BACKWARD> as QueryId>::query_id(),
+        // The same query and shape, another keyset: another statement.
+        <Id<Rows, Maybe, AFTER_FORWARD> as QueryId>::query_id(),
+        // Another query.
+        <Id<diesel::dsl::Filter<Rows, diesel::dsl::Eq<rows::id, i64>>, Row, AFTER_FORWARD>
+            as QueryId>::query_id(),
+    ];
+    for (i, id) in ids.iter().enumerate() {
+        assert!(id.is_some(), "{i}");
+        for (j, other) in ids.iter().enumerate().skip(i + 1) {
+            assert_ne!(id, other, "{i} and {j}");
+        }
+    }
+    // A boxed query has no static id, nor has the page loaded from it.
+    #[cfg(feature = "sqlite")]
+    assert_eq!(
+        <Id<
+            rows::BoxedQuery<'static, diesel::sqlite::Sqlite, diesel::sql_types::BigInt>,
+            Row,
+            AFTER_FORWARD,
+        > as QueryId>::query_id(),
+        None
+    );
+}
+
+#[cfg(feature = "sqlite")]
+#[test]
+fn boxed_queries_with_order_limit_or_offset_are_refused() {
+    use diesel::sqlite::Sqlite;
+    let boxed = || rows::table.select(rows::id).into_boxed::<Sqlite>();
+    let check = |q: &rows::BoxedQuery<'_, Sqlite, diesel::sql_types::BigInt>| {
+        PageSource::<Row>::check_clauses(q)
+    };
+    assert!(check(&boxed()).is_ok());
+    assert!(check(&boxed().filter(diesel::dsl::sql::<diesel::sql_types::Bool>("1 = 1"))).is_ok());
+    assert!(matches!(
+        check(&boxed().order(rows::id)),
+        Err(KeysetError::AlreadyOrdered)
+    ));
+    assert!(matches!(
+        check(&boxed().limit(3)),
+        Err(KeysetError::AlreadyLimited)
+    ));
+    assert!(matches!(
+        check(&boxed().offset(3)),
+        Err(KeysetError::AlreadyLimited)
+    ));
+}
+
+/// Every option of a page, named: a field added to [`Paginated`] stops this test from
+/// compiling until [`every_option`] sets it too, so no option can change the SQL text unseen
+/// by [`a_static_id_never_names_two_texts`].
+#[allow(dead_code)]
+fn options_are_all_covered<Q, K: Keyset>(paginated: &Paginated<Q, K>) {
+    let Paginated {
+        mode: _,
+        query: _,
+        cursor: _,
+        until: _,
+        walk: _,
+        page_size: _,
+        exact: _,
+        deferred: _,
+        per_level: _,
+        expanded: _,
+        budget: _,
+        total: _,
+        index: _,
+    } = paginated;
+}
+
+/// Every combination of the page's options on `query` (`cursors` are the keys a page may
+/// start after; `until` bounds are the same keys), as built pages.
+fn every_option<Q: Clone, K: Keyset>(
+    query: &Q,
+    cursors: &[Option<K::Key>],
+) -> Vec<Paginated<Q, K>> {
+    let mut pages = Vec::new();
+    for walk in [Direction::Forward, Direction::Backward] {
+        for cursor in cursors {
+            for until in cursors {
+                for exact in [false, true] {
+                    for deferred in [None, Some(false), Some(true)] {
+                        for per_level in [false, true] {
+                            for expanded in [false, true] {
+                                for total in [false, true] {
+                                    for index in [None, Some(Some("ix")), Some(None)] {
+                                        for (page_size, budget) in [(3, None), (7, Some(5))] {
+                                            let cursor = cursor.clone().map(|key| Cursor {
+                                                key,
+                                                direction: walk,
+                                            });
+                                            let mut p = Paginated::new(query.clone(), cursor, walk)
+                                                .until(until.clone().map(|key| Cursor {
+                                                    key,
+                                                    direction: walk,
+                                                }))
+                                                .page_size(page_size)
+                                                .exact_flags(exact)
+                                                .seek_per_level(per_level)
+                                                .expanded_seek(expanded);
+                                            if let Some(deferred) = deferred {
+                                                p = p.deferred_join(deferred);
+                                            }
+                                            if total {
+                                                p = p.with_total_count();
+                                            }
+                                            if let Some(index) = index {
+                                                p = p.force_index(index);
+                                            }
+                                            if let Some(max) = budget {
+                                                p = p.max_bytes(max, |_| 1);
+                                            }
+                                            pages.push(p);
+                                        }
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    pages
+}
+
+/// A static query id names one SQL text: of every page of `query` (every option, every
+/// cursor), those given the same static shape on `DB` have the same text, binds apart. Diesel
+/// would otherwise run one text's prepared statement for another page: a wrong page. Returns
+/// how many pages got a static shape, and the shapes they got.
+fn static_shapes_name_one_text<DB, K, Q>(
+    query: Q,
+    cursors: &[Option<K::Key>],
+) -> (usize, Vec<StaticShape>)
+where
+    DB: KeysetBackend + Default,
+    K: KeysetSql<DB>,
+    Q: PageSource<K> + SelectParts<DB> + Clone + std::fmt::Debug,
+    PageQuery<Q, K>: diesel::query_builder::QueryFragment<DB>,
+    DB::QueryBuilder: Default,
+{
+    let mut texts: HashMap<StaticShape, String> = HashMap::new();
+    let mut keyed = 0;
+    for paginated in every_option::<Q, K>(&query, cursors) {
+        let (query, _) = shape::<DB, _, _, _>(paginated.clone()).expect("a page query");
+        let PageQuery::Statement(statement) = &query else {
+            continue;
+        };
+        let Some(shape) = statement.static_shape::<DB>() else {
+            continue;
+        };
+        keyed += 1;
+        let sql = diesel::debug_query::<DB, _>(&query).to_string();
+        let text = sql
+            .split(" -- binds:")
+            .next()
+            .unwrap_or_default()
+            .to_string();
+        match texts.get(&shape) {
+            Some(first) => assert_eq!(first, &text, "{shape:?} for {paginated:?}"),
+            None => {
+                texts.insert(shape, text);
+            }
+        }
+    }
+    (keyed, texts.into_keys().collect())
+}
+
+/// The rule, on every backend, for keysets of every kind: one column, mixed directions, one
+/// direction (a row value), a nullable leading column with a declared index, a nullable middle
+/// column.
+#[test]
+fn a_static_id_never_names_two_texts() {
+    fn on<DB>() -> (usize, HashSet<StaticShape>)
+    where
+        DB: KeysetBackend + Default,
+        DB::QueryBuilder: Default,
+        Row: KeysetSql<DB>,
+        Pair: KeysetSql<DB>,
+        Ascending: KeysetSql<DB>,
+        Maybe: KeysetSql<DB>,
+        Mid: KeysetSql<DB>,
+        diesel::dsl::Select<rows::table, rows::id>: SelectParts<DB>,
+        diesel::dsl::Select<pairs::table, pairs::id>: SelectParts<DB>,
+        diesel::dsl::Select<maybes::table, maybes::id>: SelectParts<DB>,
+        diesel::dsl::Select<mids::table, mids::id>: SelectParts<DB>,
+        PageQuery<diesel::dsl::Select<rows::table, rows::id>, Row>:
+            diesel::query_builder::QueryFragment<DB>,
+        PageQuery<diesel::dsl::Select<pairs::table, pairs::id>, Pair>:
+            diesel::query_builder::QueryFragment<DB>,
+        PageQuery<diesel::dsl::Select<pairs::table, pairs::id>, Ascending>:
+            diesel::query_builder::QueryFragment<DB>,
+        PageQuery<diesel::dsl::Select<maybes::table, maybes::id>, Maybe>:
+            diesel::query_builder::QueryFragment<DB>,
+        PageQuery<diesel::dsl::Select<mids::table, mids::id>, Mid>:
+            diesel::query_builder::QueryFragment<DB>,
+    {
+        let runs = [
+            static_shapes_name_one_text::<DB, Row, _>(
+                rows::table.select(rows::id),
+                &[None, Some((3,)), Some((8,))],
+            ),
+            static_shapes_name_one_text::<DB, Pair, _>(
+                pairs::table.select(pairs::id),
+                &[None, Some((5, 3))],
+            ),
+            static_shapes_name_one_text::<DB, Ascending, _>(
+                pairs::table.select(pairs::id),
+                &[None, Some((5, 3))],
+            ),
+            // Forward after a value, a NULL group follows (a union): never a static shape.
+            static_shapes_name_one_text::<DB, Maybe, _>(
+                maybes::table.select(maybes::id),
+                &[None, Some((Some(1), 2)), Some((None, 2))],
+            ),
+            static_shapes_name_one_text::<DB, Mid, _>(
+                mids::table.select(mids::id),
+                &[None, Some((3, Some(1), 2)), Some((3, None, 2))],
+            ),
+        ];
+        let keyed = runs.iter().map(|(n, _)| n).sum();
+        let shapes = runs.into_iter().flat_map(|(_, s)| s).collect();
+        (keyed, shapes)
+    }
+    let mut results = Vec::new();
+    #[cfg(feature = "postgres")]
+    results.push(on::<diesel::pg::Pg>());
+    #[cfg(feature = "sqlite")]
+    results.push(on::<diesel::sqlite::Sqlite>());
+    #[cfg(feature = "mysql")]
+    results.push(on::<diesel::mysql::Mysql>());
+    // The rule keys many pages by type, of every shape on every backend: the test is not
+    // vacuous.
+    for (keyed, shapes) in results {
+        assert!(keyed > 300, "{keyed}");
+        assert_eq!(shapes.len(), 4, "{shapes:?}");
+    }
+}

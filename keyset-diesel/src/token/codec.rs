@@ -1,0 +1,549 @@
+//! [`CursorCodec`]: cursors into tokens and back.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::error::{CursorError, EncodeError};
+use super::keys::{unix_seconds, Clock, SecretKey};
+use super::scope::keyed_scope_digest;
+#[cfg(feature = "encrypted-tokens")]
+use super::wire::VERSION_ENCRYPTED;
+use super::wire::{self, Payload, VERSION_SIGNED};
+#[cfg(doc)]
+use super::{scope_digest, DEFAULT_MAX_TOKEN_LEN};
+use crate::cursor::Cursor;
+use crate::key::KeyTuple;
+use crate::keyset::{column_name, Keyset};
+
+/// Turns cursors into tokens and back: opaque, signed, versioned, expiring tokens bound to the
+/// query, what a client carries between requests instead of a [`Cursor`]. Cheap to clone;
+/// share one per application.
+///
+/// # What a token holds
+///
+/// A token is base64url text (no padding) of a format version, the id of the key that signed
+/// it, a payload and an HMAC-SHA256 tag over all of it. The payload holds the digest of the
+/// keyset's [sort signature](Keyset::sort_signature), a keyed digest of the scope (an HMAC of
+/// its canonical form, [`scope_digest`], under a key derived from the secret), the walk
+/// direction, the page size the cursor was made with (if recorded), the expiry time, and the
+/// key values in a compact binary form of their lossless forms
+/// ([`KeyValue`](crate::query::KeyValue)). Format version 3 carries the payload as it is;
+/// version 4 (feature `encrypted-tokens`) pads it to a multiple of 128 bytes and seals it with
+/// XChaCha20-Poly1305 under a random nonce. A 3-column key (timestamp, text, integer) makes a
+/// signed token of about 130 characters; a key with a 1,000-character text column at most
+/// about 5,750 (the default maximum is [`DEFAULT_MAX_TOKEN_LEN`], 6,144).
+///
+/// # Guarantees and limits
+///
+/// * **Integrity**: a token that was not made by a codec holding one of the configured secrets,
+///   or was changed in any byte, is refused ([`CursorError::BadSignature`]). The tag is checked
+///   in constant time, before anything in the payload is read.
+/// * **Binding**: a token is accepted only for the same keyset (sort signature: table by Rust
+///   path and by the schema-qualified SQL name, columns, directions, NULL placement, key
+///   types) and the same scope (your filters), and only until it expires; and never for longer
+///   than the codec's current time to live plus the allowed clock skew.
+/// * **Not secret** unless the feature `encrypted-tokens` is on and the codec is built with
+///   [`CursorCodecBuilder::encrypted`](super::CursorCodecBuilder::encrypted): a signed token's payload is readable by anyone (key
+///   values included). Do not put secrets in key columns of a signed-only token. An encrypted
+///   token still shows the length of its key values to within 128 bytes.
+/// * **Grants nothing**: the request's own filters and authorization apply on every request; the
+///   token only says where to resume inside them.
+/// * Every decoding failure is a [`CursorError`] whose meaning for the client is "restart from
+///   the first page" ([`CursorError::restart_from_first_page`]), answered with one status, one
+///   text and a stable code ([`Problem`](crate::web::Problem)); never a panic.
+///
+/// # Example
+///
+/// ```
+/// # include!("../doctest_setup.rs");
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// # let conn = &mut setup();
+/// use keyset_diesel::token::{CursorError, SecretKey};
+/// use keyset_diesel::CursorCodec;
+/// let codec = CursorCodec::builder()
+///     .signing_key(SecretKey::new(2, b"a 32+ byte secret from your secret store")?)
+///     .verifying_key(SecretKey::new(1, b"last month's secret, still accepted.....")?)
+///     .ttl(std::time::Duration::from_secs(3600))
+///     .build()?;
+/// let scope = ("W9", "all"); // the request's filters
+/// let page = events::table
+///     .filter(events::workspace_id.eq("W9"))
+///     .select(Event::as_select())
+///     .paginate_after(None)
+///     .page_size(3)
+///     .load_page(conn)?;
+/// let next = page.next_cursor().expect("there is a next page");
+/// let token = codec.encode_with_page_size(&next, page.page_size, &scope)?;
+///
+/// // Next request: the client sends the token back.
+/// let cursor = codec.decode::<Event>(&token, &scope)?;
+/// let next = events::table
+///     .filter(events::workspace_id.eq("W9"))
+///     .select(Event::as_select())
+///     .paginate_after(Some(cursor))
+///     .page_size(3)
+///     .load_page(conn)?;
+/// assert_eq!(next.items[0].event_id, "e104");
+///
+/// // Another workspace's request cannot use it.
+/// let error = codec.decode::<Event>(&token, &("W7", "all")).unwrap_err();
+/// assert_eq!(error, CursorError::ScopeMismatch);
+/// assert!(error.restart_from_first_page());
+/// # Ok(())
+/// # }
+/// ```
+#[derive(Clone)]
+pub struct CursorCodec {
+    pub(super) inner: Arc<Inner>,
+}
+
+pub(super) struct Inner {
+    pub(super) signing: SecretKey,
+    pub(super) verifying: Vec<SecretKey>,
+    pub(super) ttl: Duration,
+    pub(super) clock_skew: Duration,
+    pub(super) clock: Box<dyn Clock>,
+    pub(super) max_len: usize,
+    #[cfg(feature = "encrypted-tokens")]
+    pub(super) encrypted: bool,
+}
+
+impl fmt::Debug for CursorCodec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CursorCodec")
+            .field("signing_key_id", &self.inner.signing.id)
+            .field(
+                "verifying_key_ids",
+                &self
+                    .inner
+                    .verifying
+                    .iter()
+                    .map(|k| k.id)
+                    .collect::<Vec<_>>(),
+            )
+            .field("ttl", &self.inner.ttl)
+            .field("clock_skew", &self.inner.clock_skew)
+            .field("max_len", &self.inner.max_len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Details of a verified token beyond its cursor.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DecodedToken<K: Keyset> {
+    /// Where to resume.
+    pub cursor: Cursor<K>,
+    /// The page size the token was made with, if it was recorded (see
+    /// [`CursorCodec::encode_with_page_size`]). Not binding: a request may ask for another.
+    pub page_size: Option<u32>,
+    /// When the token expires, in Unix seconds.
+    pub expires_at: u64,
+}
+
+impl CursorCodec {
+    /// Longest time to live a codec accepts: 30 days.
+    pub const MAX_TTL: Duration = Duration::from_secs(30 * 24 * 3600);
+    /// Default clock skew allowed between the servers sharing a secret: one minute (see
+    /// [`CursorCodecBuilder::max_clock_skew`](super::CursorCodecBuilder::max_clock_skew)).
+    pub const DEFAULT_CLOCK_SKEW: Duration = Duration::from_secs(60);
+    /// Largest clock skew a codec accepts: one hour.
+    pub const MAX_CLOCK_SKEW: Duration = Duration::from_secs(3600);
+
+    /// The format version this codec writes, and the only one it reads: switching encryption
+    /// on or off makes outstanding tokens restart.
+    fn version(&self) -> u8 {
+        #[cfg(feature = "encrypted-tokens")]
+        if self.inner.encrypted {
+            return VERSION_ENCRYPTED;
+        }
+        VERSION_SIGNED
+    }
+
+    /// A token for `cursor` under `scope` (the request's filters), expiring after the
+    /// codec's time to live. It records no page size.
+    ///
+    /// # Errors
+    /// [`EncodeError`] when `scope` does not serialize.
+    pub fn encode<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        cursor: &Cursor<K>,
+        scope: &S,
+    ) -> Result<String, EncodeError> {
+        self.encode_inner(cursor, None, scope)
+    }
+
+    /// A token for `cursor` that also records the page size it was made with (returned by
+    /// [`CursorCodec::decode_token`] as a default for the next request; not binding).
+    ///
+    /// # Errors
+    /// [`EncodeError`] when `scope` does not serialize.
+    pub fn encode_with_page_size<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        cursor: &Cursor<K>,
+        page_size: u32,
+        scope: &S,
+    ) -> Result<String, EncodeError> {
+        self.encode_inner(cursor, Some(page_size), scope)
+    }
+
+    fn encode_inner<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        cursor: &Cursor<K>,
+        page_size: Option<u32>,
+        scope: &S,
+    ) -> Result<String, EncodeError> {
+        let inner = &*self.inner;
+        let expires_at = unix_seconds(inner.clock.now()).saturating_add(inner.ttl.as_secs());
+        cursor.key.check_key().map_err(|(index, e)| {
+            EncodeError::Key(format!("key column `{}`: {e}", column_name::<K>(index)))
+        })?;
+        let key = postcard::to_allocvec(&cursor.key.to_repr())
+            .map_err(|e| EncodeError::Key(e.to_string()))?;
+        let payload = Payload {
+            sort: K::sort_signature_digest(),
+            scope: keyed_scope_digest(&inner.signing, scope)?,
+            direction: wire::direction_byte(cursor.direction),
+            page_size: page_size.unwrap_or(0),
+            expires_at,
+            key: &key,
+        };
+        let mut bytes = Vec::with_capacity(wire::FIXED_LEN + key.len());
+        payload.write(&mut bytes);
+        self.checked_len(
+            wire::encode(&inner.signing, self.version(), &bytes),
+            key.len(),
+        )
+    }
+
+    /// Never issue a token `decode` would refuse as too long.
+    fn checked_len(&self, token: String, key_bytes: usize) -> Result<String, EncodeError> {
+        let max = self.inner.max_len;
+        if token.len() > max {
+            return Err(EncodeError::TooLong {
+                len: token.len(),
+                max,
+                key_bytes,
+            });
+        }
+        Ok(token)
+    }
+
+    /// The cursor in `token`, if the token is intact, unexpired, and made for keyset `K` and
+    /// this `scope`.
+    ///
+    /// # Errors
+    /// A [`CursorError`], each meaning "restart from the first page".
+    pub fn decode<K: Keyset>(
+        &self,
+        token: &str,
+        scope: &(impl Serialize + ?Sized),
+    ) -> Result<Cursor<K>, CursorError> {
+        self.decode_token(token, scope).map(|t| t.cursor)
+    }
+
+    /// Like [`CursorCodec::decode`], with the token's recorded page size and expiry.
+    ///
+    /// # Errors
+    /// A [`CursorError`], each meaning "restart from the first page".
+    pub fn decode_token<K: Keyset>(
+        &self,
+        token: &str,
+        scope: &(impl Serialize + ?Sized),
+    ) -> Result<DecodedToken<K>, CursorError> {
+        let inner = &*self.inner;
+        if token.len() > inner.max_len {
+            return Err(CursorError::TooLong { max: inner.max_len });
+        }
+        let (key, plain) = wire::decode(token, self.version(), |id| {
+            std::iter::once(&inner.signing)
+                .chain(&inner.verifying)
+                .find(|k| k.id == id)
+        })?;
+        // Signed by us: from here on the bytes are ours.
+        let payload = Payload::read(&plain).ok_or(CursorError::Malformed)?;
+        let now = unix_seconds(inner.clock.now());
+        if now >= payload.expires_at {
+            return Err(CursorError::Expired {
+                expired_at: payload.expires_at,
+            });
+        }
+        // The lifetime: never more than the time to live now configured, plus the skew.
+        let latest = now
+            .saturating_add(inner.ttl.as_secs())
+            .saturating_add(inner.clock_skew.as_secs());
+        if payload.expires_at > latest {
+            return Err(CursorError::LifetimeTooLong {
+                expires_at: payload.expires_at,
+            });
+        }
+        if payload.sort != K::sort_signature_digest() {
+            return Err(CursorError::SortMismatch);
+        }
+        let expected_scope =
+            keyed_scope_digest(key, scope).map_err(|_| CursorError::ScopeNotSerializable)?;
+        if payload.scope != expected_scope {
+            return Err(CursorError::ScopeMismatch);
+        }
+        let direction = wire::direction_of(payload.direction).ok_or(CursorError::Malformed)?;
+        // Only now, for the right keyset, read the key values as its types: all of the bytes.
+        let (repr, rest): (<K::Key as KeyTuple>::Repr, _) =
+            postcard::take_from_bytes(payload.key).map_err(|_| CursorError::Malformed)?;
+        if !rest.is_empty() {
+            return Err(CursorError::Malformed);
+        }
+        let key = K::Key::from_repr(repr).map_err(|_| CursorError::Malformed)?;
+        Ok(DecodedToken {
+            cursor: Cursor { key, direction },
+            page_size: (payload.page_size != 0).then_some(payload.page_size),
+            expires_at: payload.expires_at,
+        })
+    }
+}
+
+/// Test hooks for the fuzz targets in `fuzz/` (feature `__fuzzing`): they sign bytes the
+/// codec did not write, to fuzz what lies past the signature. Not part of the API.
+#[cfg(feature = "__fuzzing")]
+#[doc(hidden)]
+impl CursorCodec {
+    /// A token of this codec's format (signed, or signed and sealed) whose payload is `payload`
+    /// as it is.
+    pub fn __fuzz_sign_payload(&self, payload: &[u8]) -> String {
+        wire::encode(&self.inner.signing, self.version(), payload)
+    }
+
+    /// A payload for keyset `K` and `scope` (right digests) with the given direction byte, page
+    /// size, expiry and key value bytes.
+    pub fn __fuzz_payload<K: Keyset, S: Serialize + ?Sized>(
+        &self,
+        scope: &S,
+        direction: u8,
+        page_size: u32,
+        expires_at: u64,
+        key: &[u8],
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        Payload {
+            sort: K::sort_signature_digest(),
+            scope: keyed_scope_digest(&self.inner.signing, scope).expect("a fuzz scope serializes"),
+            direction,
+            page_size,
+            expires_at,
+            key,
+        }
+        .write(&mut out);
+        out
+    }
+
+    /// The clock's now, in Unix seconds.
+    pub fn __fuzz_now(&self) -> u64 {
+        unix_seconds(self.inner.clock.now())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+    use base64::Engine as _;
+
+    use super::*;
+    use crate::token::fixtures::{
+        self, codec, codec_at, cursor, ById, ByIdText, Row, SECRET_A, SECRET_B,
+    };
+    use crate::token::CodecConfigError;
+
+    #[test]
+    fn round_trip_keeps_key_direction_and_page_size() {
+        let codec = codec();
+        let scope = serde_json::json!({"workspace": "W9", "kind": "all"});
+        let token = codec.encode_with_page_size(&cursor(), 3, &scope).unwrap();
+        assert!(token.len() < 140, "{} chars", token.len());
+        assert!(token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_'));
+        let decoded = codec.decode_token::<Row>(&token, &scope).unwrap();
+        assert_eq!(decoded.cursor, cursor());
+        assert_eq!(decoded.page_size, Some(3));
+        assert_eq!(decoded.expires_at, 1_800_000_600);
+        let backward = Cursor::<Row>::before(cursor().key);
+        let token = codec.encode(&backward, &scope).unwrap();
+        assert_eq!(codec.decode::<Row>(&token, &scope).unwrap(), backward);
+    }
+
+    #[test]
+    fn expired_tokens_say_when() {
+        let now = Arc::new(AtomicU64::new(1_800_000_000));
+        let codec = codec_at(&now);
+        let token = codec.encode(&cursor(), &"W9").unwrap();
+        now.store(1_800_000_599, Ordering::SeqCst);
+        assert!(codec.decode::<Row>(&token, &"W9").is_ok());
+        now.store(1_800_000_600, Ordering::SeqCst);
+        assert_eq!(
+            codec.decode::<Row>(&token, &"W9"),
+            Err(CursorError::Expired {
+                expired_at: 1_800_000_600
+            })
+        );
+    }
+
+    #[test]
+    fn another_keyset_or_key_type_is_a_sort_mismatch() {
+        let codec = codec();
+        let token = codec.encode(&Cursor::<ById>::after((7,)), &()).unwrap();
+        assert_eq!(codec.decode::<ById>(&token, &()).unwrap().key, (7,));
+        assert_eq!(
+            codec.decode::<Row>(&token, &()),
+            Err(CursorError::SortMismatch)
+        );
+        assert_eq!(
+            codec.decode::<ByIdText>(&token, &()),
+            Err(CursorError::SortMismatch)
+        );
+        assert_ne!(ById::sort_signature(), ByIdText::sort_signature());
+    }
+
+    #[test]
+    fn rotation_old_key_verifies_new_key_signs_removed_key_is_unknown() {
+        let now = Arc::new(AtomicU64::new(1_800_000_000));
+        let old = codec_at(&now);
+        let old_token = old.encode(&cursor(), &"W9").unwrap();
+        let rotated = CursorCodec::builder()
+            .signing_key(SecretKey::new(2, SECRET_B).unwrap())
+            .verifying_key(SecretKey::new(1, SECRET_A).unwrap())
+            .clock(fixtures::TestClock(now.clone()))
+            .build()
+            .unwrap();
+        assert_eq!(rotated.decode::<Row>(&old_token, &"W9").unwrap(), cursor());
+        let new_token = rotated.encode(&cursor(), &"W9").unwrap();
+        assert_eq!(URL_SAFE_NO_PAD.decode(&new_token).unwrap()[..3], [3, 0, 2]);
+        let retired = CursorCodec::builder()
+            .signing_key(SecretKey::new(2, SECRET_B).unwrap())
+            .clock(fixtures::TestClock(now.clone()))
+            .build()
+            .unwrap();
+        assert_eq!(retired.decode::<Row>(&new_token, &"W9").unwrap(), cursor());
+        assert_eq!(
+            retired.decode::<Row>(&old_token, &"W9"),
+            Err(CursorError::UnknownKeyId)
+        );
+        // The same id with another secret: the signature fails.
+        let impostor = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_B).unwrap())
+            .build()
+            .unwrap();
+        assert_eq!(
+            impostor.decode::<Row>(&old_token, &"W9"),
+            Err(CursorError::BadSignature)
+        );
+    }
+
+    #[test]
+    fn tokens_never_exceed_what_decode_accepts() {
+        let codec = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .max_token_len(200)
+            .build()
+            .unwrap();
+        let at = cursor().key.0;
+        let long = Cursor::<Row>::after((at, "x".repeat(300), 1));
+        match codec.encode(&long, &"W9") {
+            Err(EncodeError::TooLong {
+                len,
+                max: 200,
+                key_bytes,
+            }) => assert!(len > 200 && key_bytes > 300, "{len} {key_bytes}"),
+            other => panic!("expected TooLong, got {other:?}"),
+        }
+        assert!(codec.encode(&cursor(), &"W9").is_ok());
+    }
+
+    #[test]
+    fn codec_configuration_errors() {
+        assert_eq!(
+            CursorCodec::builder().build().unwrap_err(),
+            CodecConfigError::NoSigningKey
+        );
+        let dup = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .verifying_key(SecretKey::new(1, SECRET_B).unwrap())
+            .build();
+        assert_eq!(dup.unwrap_err(), CodecConfigError::DuplicateKeyId(1));
+        let zero = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .ttl(Duration::from_millis(500))
+            .build();
+        assert_eq!(zero.unwrap_err(), CodecConfigError::ZeroTtl);
+        // Issue 12 (2): the time to live and the skew are bounded. Before, `Duration::MAX`
+        // built a codec whose tokens never expire.
+        for ttl in [Duration::MAX, CursorCodec::MAX_TTL + Duration::from_secs(1)] {
+            let long = CursorCodec::builder()
+                .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+                .ttl(ttl)
+                .build();
+            assert_eq!(
+                long.unwrap_err(),
+                CodecConfigError::TtlTooLong {
+                    max_secs: 30 * 24 * 3600
+                }
+            );
+        }
+        let skew = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .max_clock_skew(Duration::from_secs(3601))
+            .build();
+        assert_eq!(
+            skew.unwrap_err(),
+            CodecConfigError::ClockSkewTooLong { max_secs: 3600 }
+        );
+        assert!(CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .ttl(CursorCodec::MAX_TTL)
+            .build()
+            .is_ok());
+    }
+
+    /// Issue 12 (2): a token whose expiry lies further ahead than the codec's time to live
+    /// plus the clock skew is refused: one made before the time to live was lowered, or by a
+    /// server whose clock ran fast. Before, only `now >= expires_at` was checked and both
+    /// were accepted.
+    #[test]
+    fn the_lifetime_is_checked_at_decode() {
+        let now = Arc::new(AtomicU64::new(1_800_000_000));
+        let with_ttl = |ttl: u64, now: &Arc<AtomicU64>| {
+            CursorCodec::builder()
+                .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+                .ttl(Duration::from_secs(ttl))
+                .clock(fixtures::TestClock(now.clone()))
+                .build()
+                .unwrap()
+        };
+        // Made under a 1-day time to live, read after it was lowered to 10 minutes.
+        let day_token = with_ttl(86_400, &now).encode(&cursor(), &"W9").unwrap();
+        let lowered = with_ttl(600, &now);
+        assert_eq!(
+            lowered.decode::<Row>(&day_token, &"W9"),
+            Err(CursorError::LifetimeTooLong {
+                expires_at: 1_800_086_400
+            })
+        );
+        // A server whose clock runs a year fast.
+        let fast_now = Arc::new(AtomicU64::new(1_800_000_000 + 365 * 86_400));
+        let fast = with_ttl(600, &fast_now).encode(&cursor(), &"W9").unwrap();
+        assert!(matches!(
+            lowered.decode::<Row>(&fast, &"W9"),
+            Err(CursorError::LifetimeTooLong { .. })
+        ));
+        // Within the default skew (60 s) a token from a slightly fast clock is accepted...
+        let ahead = Arc::new(AtomicU64::new(1_800_000_060));
+        let slightly = with_ttl(600, &ahead).encode(&cursor(), &"W9").unwrap();
+        assert!(lowered.decode::<Row>(&slightly, &"W9").is_ok());
+        // ...one second more is not.
+        ahead.store(1_800_000_061, Ordering::SeqCst);
+        let too_far = with_ttl(600, &ahead).encode(&cursor(), &"W9").unwrap();
+        assert!(lowered.decode::<Row>(&too_far, &"W9").is_err());
+    }
+}
