@@ -15,7 +15,8 @@
 //! The database work is synchronous Diesel: an r2d2 pool (PostgreSQL, MariaDB) or one
 //! connection behind a mutex (embedded SQLite), each request on `spawn_blocking`.
 
-pub mod feed;
+/// The feed's table, model and rows (shared with the `activity_feed` example).
+pub use keyset_example_feed as feed;
 
 #[cfg(feature = "sqlite")]
 use std::sync::{Arc, Mutex, PoisonError};
@@ -28,9 +29,8 @@ use axum::routing::get;
 use axum::Router;
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
-use keyset_diesel::{
-    CursorCodec, Page, PageParams, PageResponse, PageSizePolicy, PaginateDsl, Problem,
-};
+use keyset_diesel::web::{PageParams, PageResponse, PageSizePolicy, Problem};
+use keyset_diesel::{CursorCodec, Page, PaginateDsl};
 use serde::{Deserialize, Serialize};
 
 use crate::feed::{events, memberships};

@@ -1,10 +1,11 @@
-//! The activity feed both examples serve: the `events` table, its keyset, the rows of
-//! workspaces W9 and W7, and the token codec's keys. Shared by the `activity_feed` example of
-//! `keyset-diesel` (through `#[path]`) and the `feed_server` example.
+//! The activity feed the examples serve: the `events` table, its keyset, the rows of
+//! workspaces W9 and W7, and the token codec's keys. Shared by the `activity_feed` and
+//! `feed_server` examples.
 
 use chrono::NaiveDateTime;
 use diesel::prelude::*;
-use keyset_diesel::{CursorCodecBuilder, EnvKeyError, Keyset, SecretKey};
+use keyset_diesel::token::{CursorCodecBuilder, EnvKeyError, SecretKey};
+use keyset_diesel::Keyset;
 
 diesel::table! {
     events (event_id) {
