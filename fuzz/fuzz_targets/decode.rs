@@ -9,7 +9,8 @@ use std::sync::OnceLock;
 use std::time::{Duration, UNIX_EPOCH};
 
 use diesel::prelude::*;
-use keyset_diesel::{CursorCodec, Keyset, SecretKey};
+use keyset_diesel::{CursorCodec, Keyset};
+use keyset_diesel::token::SecretKey;
 use libfuzzer_sys::fuzz_target;
 
 diesel::table! {

@@ -113,7 +113,10 @@ macro_rules! pages {
                     _ => page,
                 };
                 let page = page.load_page(self).expect("keyset page");
-                (page.items.iter().map(|r| r.id).collect(), page.next_cursor)
+                (
+                    page.items.iter().map(|r| r.id).collect(),
+                    page.next_cursor(),
+                )
             }
 
             fn offset(&mut self, offset: i64) -> Vec<i64> {

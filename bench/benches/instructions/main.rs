@@ -269,8 +269,8 @@ macro_rules! case {
         let (rows, has_more, next) = hand_page(prepared.clone().load(conn).expect("prepared"));
         assert_eq!(library.items, want[..PAGE as usize]);
         assert_eq!(rows, library.items);
-        assert!(has_more && library.has_more);
-        let library_next = library.next_cursor.expect("next cursor");
+        assert!(has_more && library.has_more());
+        let library_next = library.next_cursor().expect("next cursor");
         assert_eq!(Some(library_next), next.map(Cursor::after));
         let (by_name_rows, _, _) = hand_page(by_name.clone().load(conn).expect("by name"));
         assert_eq!(by_name_rows, library.items);
@@ -362,7 +362,7 @@ macro_rules! depth_case {
             page.items, want,
             "the page at depth {depth} is the OFFSET page"
         );
-        assert!(page.has_more);
+        assert!(page.has_more());
         counted(
             || {
                 base()

@@ -172,7 +172,7 @@ macro_rules! shape_benches {
                 .load_page(conn)
                 .expect("page");
             assert_eq!(ids(&page.items), want, "{name} {shape} depth {depth}");
-            assert!(page.has_more);
+            assert!(page.has_more());
             let direct = base()
                 .paginate_after(cursor.clone())
                 .seek_per_level($per_level)
@@ -573,7 +573,7 @@ macro_rules! walk_fn {
                             _ => paginated,
                         };
                         let page = paginated.load_page(conn).expect("walk page");
-                        cursor = page.next_cursor;
+                        cursor = page.next_cursor();
                         (page.items, cursor.is_some())
                     }
                     WalkForm::Offset => {

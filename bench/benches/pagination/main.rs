@@ -27,7 +27,8 @@ use std::time::{Duration, Instant};
 
 use criterion::Criterion;
 use diesel::prelude::*;
-use keyset_diesel::{Cursor, CursorCodec, SecretKey};
+use keyset_diesel::token::SecretKey;
+use keyset_diesel::{Cursor, CursorCodec};
 
 use crate::results::{Measure, TokenRow};
 use crate::schema::{Asc, Mixed};

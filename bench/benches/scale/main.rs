@@ -165,7 +165,7 @@ where
             assert!(last.is_none_or(|l| l < key), "walk out of order");
             last = Some(key);
         }
-        cursor = page.next_cursor;
+        cursor = page.next_cursor();
         if cursor.is_none() {
             break;
         }

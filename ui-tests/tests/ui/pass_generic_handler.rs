@@ -30,8 +30,9 @@ where
     let mut cursor = None;
     loop {
         let page = query().paginate_after(cursor).page_size(2).load_page(conn)?;
+        let next = page.next_cursor();
         rows.extend(page.items);
-        match page.next_cursor {
+        match next {
             Some(next) => cursor = Some(next),
             None => return Ok(rows),
         }

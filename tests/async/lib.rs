@@ -1,0 +1,1 @@
+//! The async suite lives in `tests/async.rs`; this crate has no library code.

@@ -1,0 +1,644 @@
+//! The feed server example (`examples/feed_server`) started in-process on `127.0.0.1:0` and
+//! walked with a real HTTP client (reqwest), on every backend: the token chain followed through
+//! `Link` and through `next_cursor`, every refusal as a problem+json 400, 401 and 404, the byte
+//! budget, and 32 concurrent walks while a writer inserts rows at the head of the list.
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant, SystemTime};
+
+use keyset_diesel::token::SecretKey;
+use keyset_diesel::web::{PageResponse, PageSizePolicy};
+use keyset_diesel::CursorCodec;
+use keyset_feed_server::{feed, AppState, Db, EventItem, NewEvent, Settings};
+use serde_json::Value;
+
+/// A database for one server, dropped (schema or database) when the test ends.
+pub struct FeedDatabase {
+    /// `None`: in-memory SQLite.
+    pub url: Option<String>,
+    cleanup: Option<Box<dyn FnOnce() + Send>>,
+}
+
+impl Drop for FeedDatabase {
+    fn drop(&mut self) {
+        if let Some(cleanup) = self.cleanup.take() {
+            cleanup();
+        }
+    }
+}
+
+/// A backend the feed server runs on: an isolated, empty database for it.
+pub trait FeedBackend {
+    /// A fresh database (the server migrates and seeds it).
+    fn feed_database() -> FeedDatabase;
+}
+
+#[cfg(feature = "sqlite")]
+impl FeedBackend for diesel::SqliteConnection {
+    fn feed_database() -> FeedDatabase {
+        FeedDatabase {
+            url: None,
+            cleanup: None,
+        }
+    }
+}
+
+#[cfg(feature = "postgres")]
+impl FeedBackend for diesel::PgConnection {
+    fn feed_database() -> FeedDatabase {
+        use diesel::connection::SimpleConnection;
+        use diesel::Connection;
+        let admin_url = keyset_testkit::db::pg_url();
+        let connect = {
+            let admin_url = admin_url.clone();
+            move || {
+                diesel::PgConnection::establish(&admin_url).unwrap_or_else(|e| {
+                    keyset_testkit::db::server_missing("PostgreSQL", &admin_url, &e)
+                })
+            }
+        };
+        let schema = keyset_testkit::db::unique_name();
+        connect()
+            .batch_execute(&format!("CREATE SCHEMA {schema}"))
+            .expect("create schema");
+        let sep = if admin_url.contains('?') { '&' } else { '?' };
+        let url = format!("{admin_url}{sep}options=-csearch_path%3D{schema}");
+        FeedDatabase {
+            url: Some(url),
+            cleanup: Some(Box::new(move || {
+                let _ = connect().batch_execute(&format!("DROP SCHEMA {schema} CASCADE"));
+            })),
+        }
+    }
+}
+
+#[cfg(feature = "mysql")]
+impl FeedBackend for diesel::MysqlConnection {
+    fn feed_database() -> FeedDatabase {
+        use diesel::connection::SimpleConnection;
+        use diesel::Connection;
+        let base = keyset_testkit::db::mysql_url()
+            .trim_end_matches('/')
+            .to_string();
+        let admin_url = format!("{base}/test");
+        let connect = move || {
+            diesel::MysqlConnection::establish(&admin_url).unwrap_or_else(|e| {
+                keyset_testkit::db::server_missing("MySQL/MariaDB", &admin_url, &e)
+            })
+        };
+        let name = keyset_testkit::db::unique_name();
+        connect()
+            .batch_execute(&format!("CREATE DATABASE {name}"))
+            .expect("create database");
+        FeedDatabase {
+            url: Some(format!("{base}/{name}")),
+            cleanup: Some(Box::new(move || {
+                let _ = connect().batch_execute(&format!("DROP DATABASE {name}"));
+            })),
+        }
+    }
+}
+
+/// The token secret of the tests' servers.
+const SECRET: &[u8] = b"feed server test secret, 32 bytes or more";
+/// Their token time to live.
+const TTL: Duration = Duration::from_secs(600);
+
+/// A feed server listening on `127.0.0.1:<any>` in this process, and its clock.
+pub struct Server {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// Seconds added to the codec's clock (expire tokens without waiting).
+    pub clock_offset: Arc<AtomicU64>,
+    /// The server's database (for loading rows).
+    pub db: Db,
+    /// The runtime the server and the test's client run on.
+    pub rt: tokio::runtime::Runtime,
+    _database: FeedDatabase,
+}
+
+impl Server {
+    /// Starts a server on a fresh database of backend `B`.
+    pub fn start<B: FeedBackend>(settings: Settings) -> Server {
+        let database = B::feed_database();
+        let db = Db::connect(database.url.as_deref(), 16).expect("feed server database");
+        let clock_offset = Arc::new(AtomicU64::new(0));
+        let offset = clock_offset.clone();
+        let codec = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET).expect("secret"))
+            .ttl(TTL)
+            .clock(move || SystemTime::now() + Duration::from_secs(offset.load(Ordering::SeqCst)))
+            .build()
+            .expect("codec");
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(4)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let listener = rt
+            .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
+            .expect("bind 127.0.0.1:0");
+        let base = format!("http://{}", listener.local_addr().expect("address"));
+        let state = AppState {
+            db: db.clone(),
+            codec,
+            settings,
+        };
+        rt.spawn(async move { keyset_feed_server::serve(listener, state).await });
+        Server {
+            base,
+            clock_offset,
+            db,
+            rt,
+            _database: database,
+        }
+    }
+}
+
+/// One answer: status, content type, `Link`, body.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub content_type: String,
+    pub link: Option<String>,
+    pub body: String,
+}
+
+impl Answer {
+    fn page(&self) -> PageResponse<EventItem> {
+        assert_eq!(self.status, 200, "{}", self.body);
+        assert_eq!(self.content_type, "application/json");
+        serde_json::from_str(&self.body).expect("a PageResponse")
+    }
+
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).expect("JSON")
+    }
+}
+
+/// GET `path_and_query` as `bearer` (none: no `Authorization`).
+pub async fn get(
+    client: &reqwest::Client,
+    base: &str,
+    path_and_query: &str,
+    bearer: Option<&str>,
+) -> Answer {
+    let mut request = client.get(format!("{base}{path_and_query}"));
+    if let Some(name) = bearer {
+        request = request.header("Authorization", format!("Bearer {name}"));
+    }
+    let response = request.send().await.expect("the server answers");
+    let header = |name: &str| {
+        response
+            .headers()
+            .get(name)
+            .map(|v| v.to_str().expect("ASCII header").to_string())
+    };
+    let status = response.status().as_u16();
+    let content_type = header("content-type").unwrap_or_default();
+    let link = header("link");
+    let body = response.text().await.expect("a body");
+    Answer {
+        status,
+        content_type,
+        link,
+        body,
+    }
+}
+
+fn item_ids(page: &PageResponse<EventItem>) -> Vec<String> {
+    page.items.iter().map(|e| e.id.clone()).collect()
+}
+
+/// The target of `<...>; rel="next"`.
+fn next_link(link: &str) -> String {
+    let (target, rel) = link.split_once(';').expect("a Link value");
+    assert_eq!(rel.trim(), "rel=\"next\"", "{link}");
+    target
+        .trim()
+        .strip_prefix('<')
+        .and_then(|t| t.strip_suffix('>'))
+        .expect("<target>")
+        .to_string()
+}
+
+/// Issue 13 (3): W9 at page size 3, following the JSON `next_cursor` in one walk and the
+/// `Link` header in another: `[e101, e102, e103]`, then `[e104, e105, e106]`, then no token.
+pub fn token_chain_walks_follow_next_cursor_and_link<B: FeedBackend>() {
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    let expected = [["e101", "e102", "e103"], ["e104", "e105", "e106"]];
+    server.rt.block_on(async {
+        // By next_cursor.
+        let mut pages = Vec::new();
+        let mut path = "/workspaces/W9/events?page_size=3".to_string();
+        loop {
+            let answer = get(&client, &server.base, &path, Some("member-w9")).await;
+            let page = answer.page();
+            assert_eq!(page.page_size, 3);
+            assert!(
+                page.end_cursor.is_some(),
+                "C29: the resume position on every page"
+            );
+            pages.push(item_ids(&page));
+            assert_eq!(page.has_more, page.next_cursor.is_some());
+            assert_eq!(answer.link.is_some(), page.has_more, "Link iff a next page");
+            match page.next_cursor {
+                Some(token) => path = format!("/workspaces/W9/events?page_size=3&cursor={token}"),
+                None => break,
+            }
+            assert!(pages.len() < 10, "the walk ends");
+        }
+        assert_eq!(pages, expected);
+        // By Link (which carries only the token: the page size comes with it).
+        let mut pages = Vec::new();
+        let mut path = "/workspaces/W9/events?page_size=3".to_string();
+        loop {
+            let answer = get(&client, &server.base, &path, Some("member-w9")).await;
+            pages.push(item_ids(&answer.page()));
+            match answer.link {
+                Some(link) => path = next_link(&link),
+                None => break,
+            }
+            assert!(pages.len() < 10, "the walk ends");
+        }
+        assert_eq!(pages, expected);
+    });
+}
+
+/// Issue 13 (3): a tampered token, an expired one (the codec's clock moved on), one made for
+/// W7, and page sizes `0`, `-1`, `abc` and one above the maximum: each a 400 problem+json,
+/// with `restart_from_first_page` for the tokens only; the body never echoes the token.
+/// A valid W9 token from a caller without W9 membership: 404; no or an unknown bearer: 401.
+pub fn refusals_are_problem_json<B: FeedBackend>() {
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    server.rt.block_on(async {
+        let base = &server.base;
+        let first = get(
+            &client,
+            base,
+            "/workspaces/W9/events?page_size=3",
+            Some("member-w9"),
+        )
+        .await
+        .page();
+        let token = first.next_cursor.expect("a next page");
+        let w7 = get(
+            &client,
+            base,
+            "/workspaces/W7/events?page_size=2",
+            Some("member-w9"),
+        )
+        .await
+        .page();
+        let w7_token = w7.next_cursor.expect("W7 has a next page");
+        let mut tampered: Vec<char> = token.chars().collect();
+        let middle = tampered.len() / 2;
+        tampered[middle] = if tampered[middle] == 'A' { 'B' } else { 'A' };
+        let tampered: String = tampered.into_iter().collect();
+
+        // (request after the host, bearer, status, problem code, restart member, clock moved
+        // past the token's lifetime, what is being refused)
+        let w9 = |query: &str| format!("/workspaces/W9/events?{query}");
+        let mut refusals = vec![
+            (
+                w9(&format!("cursor={tampered}")),
+                Some("member-w9"),
+                400,
+                "cursor_invalid",
+                true,
+                false,
+                "tampered".to_string(),
+            ),
+            (
+                w9(&format!("cursor={w7_token}")),
+                Some("member-w9"),
+                400,
+                "cursor_invalid",
+                true,
+                false,
+                "a W7 token for W9".to_string(),
+            ),
+            (
+                w9(&format!("cursor={token}")),
+                Some("member-w9"),
+                400,
+                "cursor_expired",
+                true,
+                true,
+                "expired".to_string(),
+            ),
+        ];
+        for size in ["0", "-1", "abc", "101"] {
+            refusals.push((
+                w9(&format!("page_size={size}")),
+                Some("member-w9"),
+                400,
+                "page_size_invalid",
+                false,
+                false,
+                format!("page_size={size}"),
+            ));
+            refusals.push((
+                w9(&format!("page_size={size}&cursor={token}")),
+                Some("member-w9"),
+                400,
+                "page_size_invalid",
+                false,
+                false,
+                format!("page_size={size} with a token"),
+            ));
+        }
+        // Not a member of W9: 404, whether the workspace exists or not. No bearer, an unknown
+        // one: 401.
+        refusals.extend([
+            (
+                w9(&format!("cursor={token}")),
+                Some("member-w7"),
+                404,
+                "not_found",
+                false,
+                false,
+                "valid token, no membership".to_string(),
+            ),
+            (
+                "/workspaces/W404/events".to_string(),
+                Some("member-w9"),
+                404,
+                "not_found",
+                false,
+                false,
+                "no such workspace".to_string(),
+            ),
+            (
+                w9(&format!("cursor={token}")),
+                None,
+                401,
+                "unauthorized",
+                false,
+                false,
+                "no bearer".to_string(),
+            ),
+            (
+                w9(""),
+                Some("nobody"),
+                401,
+                "unauthorized",
+                false,
+                false,
+                "unknown bearer".to_string(),
+            ),
+        ]);
+        for (path, bearer, status, code, restart, expired, what) in refusals {
+            let offset = if expired { TTL.as_secs() + 1 } else { 0 };
+            server.clock_offset.store(offset, Ordering::SeqCst);
+            let answer = get(&client, base, &path, bearer).await;
+            assert_eq!(answer.status, status, "{what}: {}", answer.body);
+            assert_eq!(answer.content_type, "application/problem+json", "{what}");
+            let json = answer.json();
+            assert_eq!(json["status"], status, "{what}");
+            assert_eq!(json["code"], code, "{what}");
+            assert_eq!(
+                json["type"],
+                format!("tag:keyset-diesel,2026:problem/{code}"),
+                "{what}"
+            );
+            assert!(json["title"].is_string(), "{what}");
+            assert_eq!(
+                json.get("restart_from_first_page") == Some(&Value::Bool(true)),
+                restart,
+                "{what}: restart member"
+            );
+            for t in [&token, &tampered, &w7_token] {
+                assert!(
+                    !answer.body.contains(t.as_str()),
+                    "{what}: the token is echoed"
+                );
+            }
+        }
+        server.clock_offset.store(0, Ordering::SeqCst);
+        // The same token is still good for its caller.
+        let next = get(
+            &client,
+            base,
+            &w9(&format!("cursor={token}")),
+            Some("member-w9"),
+        )
+        .await;
+        assert_eq!(item_ids(&next.page()), ["e104", "e105", "e106"]);
+    });
+}
+
+/// Issue 13 (2): W5's attachments under a 5,000-byte budget at page size 20: pages of small
+/// rows hold several rows, a row bigger than the budget comes alone, and the walk yields every
+/// row once, in order.
+pub fn byte_budget_pages_attachments<B: FeedBackend>() {
+    let max_bytes = 5_000;
+    let server = Server::start::<B>(Settings {
+        max_bytes,
+        ..Settings::default()
+    });
+    let client = reqwest::Client::new();
+    let pages: Vec<Vec<EventItem>> = server.rt.block_on(async {
+        let mut pages = Vec::new();
+        let mut path = "/workspaces/W5/events?page_size=20".to_string();
+        loop {
+            let page = get(&client, &server.base, &path, Some("member-w5"))
+                .await
+                .page();
+            pages.push(page.items);
+            match page.next_cursor {
+                Some(token) => path = format!("/workspaces/W5/events?cursor={token}"),
+                None => break pages,
+            }
+        }
+    });
+    let size = |e: &EventItem| serde_json::to_vec(e).expect("JSON").len();
+    for page in &pages {
+        let bytes: usize = page.iter().map(size).sum();
+        assert!(
+            page.len() == 1 || bytes <= max_bytes,
+            "{bytes} bytes in {} rows",
+            page.len()
+        );
+        if page.iter().any(|e| size(e) > max_bytes) {
+            assert_eq!(page.len(), 1, "a row bigger than the budget comes alone");
+        }
+    }
+    let lens: Vec<usize> = pages.iter().map(Vec::len).collect();
+    assert!(
+        lens.iter().any(|&n| n >= 2),
+        "small rows share pages: {lens:?}"
+    );
+    assert!(lens.contains(&1), "large rows come alone: {lens:?}");
+    let ids: Vec<String> = pages.into_iter().flatten().map(|e| e.id).collect();
+    let expected: Vec<String> = keyset_feed_server::attachment_rows()
+        .into_iter()
+        .map(|e| e.event_id)
+        .collect();
+    assert_eq!(ids, expected, "every row once, in order");
+}
+
+/// Issue 13 (3): 32 concurrent walks of a 10,000-row workspace at page size 100 while a writer
+/// inserts rows at the head: every walk returns every row that existed when it started exactly
+/// once and in order, and no response is a 5xx. Prints pages per second and the p50 / p99 page
+/// latency (figures, not assertions).
+pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
+    const ROWS: usize = 10_000;
+    const WALKS: usize = 32;
+    const PAGE_SIZE: usize = 100;
+    let server = Server::start::<B>(Settings {
+        policy: PageSizePolicy::new(PAGE_SIZE as u32, 1000).expect("policy"),
+        max_bytes: usize::MAX,
+    });
+    let base_time = feed::feed_time("00:00:00") + chrono::Duration::days(30);
+    let row = |id: String, at: chrono::NaiveDateTime| NewEvent {
+        event_id: id,
+        workspace_id: "WL".to_string(),
+        occurred_at: at,
+        message: "load".to_string(),
+        attachment: None,
+    };
+    let rows: Vec<NewEvent> = (0..ROWS)
+        .map(|i| {
+            row(
+                format!("L{i:05}"),
+                base_time + chrono::Duration::seconds(i as i64),
+            )
+        })
+        .collect();
+    server.db.insert_events(&rows).expect("load rows");
+    server.db.grant("member-load", "WL").expect("membership");
+
+    let committed = Arc::new(AtomicUsize::new(0));
+    let done = Arc::new(AtomicBool::new(false));
+    let client = reqwest::Client::builder()
+        .pool_max_idle_per_host(WALKS)
+        .build()
+        .expect("client");
+    let started = Instant::now();
+    let (walks, written) = server.rt.block_on(async {
+        // The writer: each row earlier than every row before it (the new head of the list).
+        let writer = {
+            let (db, committed, done) = (server.db.clone(), committed.clone(), done.clone());
+            tokio::spawn(async move {
+                let mut k = 0usize;
+                while !done.load(Ordering::SeqCst) && k < 5_000 {
+                    let head = row(
+                        format!("H{k:05}"),
+                        base_time - chrono::Duration::seconds(k as i64 + 1),
+                    );
+                    let db = db.clone();
+                    tokio::task::spawn_blocking(move || db.insert_events(&[head]))
+                        .await
+                        .expect("writer task")
+                        .expect("insert at the head");
+                    k += 1;
+                    committed.store(k, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(2)).await;
+                }
+                k
+            })
+        };
+        let mut tasks = Vec::new();
+        for _ in 0..WALKS {
+            let (client, base, committed) =
+                (client.clone(), server.base.clone(), committed.clone());
+            tasks.push(tokio::spawn(async move {
+                let at_start = committed.load(Ordering::SeqCst);
+                let mut ids = Vec::new();
+                let mut latencies = Vec::new();
+                let mut path = format!("/workspaces/WL/events?page_size={PAGE_SIZE}");
+                loop {
+                    let t = Instant::now();
+                    let answer = get(&client, &base, &path, Some("member-load")).await;
+                    latencies.push(t.elapsed());
+                    assert!(answer.status < 500, "a 5xx: {}", answer.body);
+                    let page = answer.page();
+                    ids.extend(page.items.into_iter().map(|e| e.id));
+                    match page.next_cursor {
+                        Some(token) => path = format!("/workspaces/WL/events?cursor={token}"),
+                        None => break,
+                    }
+                }
+                (at_start, ids, latencies)
+            }));
+        }
+        let mut walks = Vec::new();
+        for task in tasks {
+            walks.push(task.await.expect("walk"));
+        }
+        done.store(true, Ordering::SeqCst);
+        (walks, writer.await.expect("writer"))
+    });
+    let elapsed = started.elapsed();
+    let base_ids: Vec<String> = rows.iter().map(|r| r.event_id.clone()).collect();
+    let mut latencies = Vec::new();
+    for (n, (at_start, ids, times)) in walks.into_iter().enumerate() {
+        // Head rows come first, newest first (each earlier than the one before); the rows of
+        // the load follow, all of them, in order.
+        let (head, body) = ids.split_at(ids.len() - ROWS.min(ids.len()));
+        assert_eq!(
+            body,
+            &base_ids[..],
+            "walk {n}: the 10,000 rows, once, in order"
+        );
+        let ks: Vec<usize> = head
+            .iter()
+            .map(|id| {
+                id.strip_prefix('H')
+                    .and_then(|k| k.parse().ok())
+                    .expect("a head row")
+            })
+            .collect();
+        assert!(
+            ks.windows(2).all(|w| w[0] > w[1]),
+            "walk {n}: head rows in order, once"
+        );
+        // Every head row that existed when the walk started is there.
+        let expected_head: Vec<usize> = (0..at_start).rev().collect();
+        assert!(
+            ks.ends_with(&expected_head),
+            "walk {n}: head rows {ks:?} miss some of the {at_start} that existed at its start"
+        );
+        latencies.extend(times);
+    }
+    latencies.sort();
+    let pct = |p: f64| latencies[((latencies.len() as f64 * p) as usize).min(latencies.len() - 1)];
+    eprintln!(
+        "feed_server concurrent walks ({}): {WALKS} walks of {ROWS} rows at page size \
+         {PAGE_SIZE}, {written} rows inserted at the head meanwhile; {} pages in {:.2} s = \
+         {:.0} pages/s; page latency p50 {:.2} ms, p99 {:.2} ms",
+        std::any::type_name::<B>(),
+        latencies.len(),
+        elapsed.as_secs_f64(),
+        latencies.len() as f64 / elapsed.as_secs_f64(),
+        pct(0.50).as_secs_f64() * 1e3,
+        pct(0.99).as_secs_f64() * 1e3,
+    );
+}
+
+/// The feed server's HTTP tests for backend `$db`.
+#[macro_export]
+macro_rules! feed_server_suite {
+    ($db:ty) => {
+        #[test]
+        fn feed_server_token_chain_walks_follow_next_cursor_and_link() {
+            $crate::token_chain_walks_follow_next_cursor_and_link::<$db>();
+        }
+        #[test]
+        fn feed_server_refusals_are_problem_json_400_401_404() {
+            $crate::refusals_are_problem_json::<$db>();
+        }
+        #[test]
+        fn feed_server_byte_budget_pages_attachments() {
+            $crate::byte_budget_pages_attachments::<$db>();
+        }
+        #[test]
+        fn feed_server_concurrent_walks_under_inserts_at_the_head() {
+            $crate::concurrent_walks_under_inserts_at_the_head::<$db>();
+        }
+    };
+}

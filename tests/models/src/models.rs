@@ -1,0 +1,766 @@
+//! Keyset models over the test tables, and [`Walk`]: one page of a model, on each backend.
+//!
+//! The oracle models are declared by `row_models!` from one line each, e.g.
+//! `A_asc__NA_desc_nulls_first__ID_asc: [a asc, na desc nulls_first] id asc;`. The same tokens
+//! give the model's `#[keyset(..)]` attributes and, independently of the derive, the oracle's
+//! `ORDER BY` terms ([`OrderTerm`]). A key on an expression or a joined column names its
+//! Diesel expression, its type and its SQL: `lower_b(lower(keyset_rows::b) => lower<..>,
+//! "lower(b)") asc`; a model marked `join` reads `keyset_rows` joined to `keyset_groups`.
+
+use chrono::NaiveDateTime;
+use diesel::prelude::*;
+use keyset_diesel::prelude::*;
+
+use crate::expr_keys::{lower, lower_nullable};
+use crate::schema::{events, keyset_groups, keyset_rows, plan_rows};
+
+diesel::define_sql_function! {
+    /// SQL `coalesce` of a nullable integer and an integer.
+    #[sql_name = "coalesce"]
+    fn coalesce_int(
+        x: diesel::sql_types::Nullable<diesel::sql_types::Integer>,
+        y: diesel::sql_types::Integer,
+    ) -> diesel::sql_types::Integer;
+}
+
+/// How to read one page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Read {
+    /// Rows per page.
+    pub page_size: u32,
+    /// Through `.into_boxed()`.
+    pub boxed: bool,
+    /// `paginate_before` instead of `paginate_after`.
+    pub backward: bool,
+    /// `.exact_flags(true)`.
+    pub exact: bool,
+    /// `.deferred_join(..)`; `None`: the backend's default.
+    pub deferred: Option<bool>,
+    /// `.seek_per_level(..)`.
+    pub per_level: bool,
+    /// `.expanded_seek(..)`.
+    pub expanded: bool,
+    /// `.max_bytes(n, ..)`, each row weighing the length of its `Debug` text.
+    pub max_bytes: Option<usize>,
+    /// `.with_total_count()`.
+    pub total: bool,
+}
+
+impl Read {
+    /// Forward, unboxed, not exact.
+    pub fn forward(page_size: u32) -> Read {
+        Read {
+            page_size,
+            boxed: false,
+            backward: false,
+            exact: false,
+            deferred: None,
+            per_level: false,
+            expanded: false,
+            max_bytes: None,
+            total: false,
+        }
+    }
+
+    /// Backward, unboxed, not exact.
+    pub fn backward(page_size: u32) -> Read {
+        Read {
+            backward: true,
+            ..Read::forward(page_size)
+        }
+    }
+}
+
+/// The weight of a row under a byte budget in the tests ([`Read::max_bytes`]): the length of
+/// its `Debug` text.
+pub fn debug_len<M: std::fmt::Debug>(row: &M) -> usize {
+    format!("{row:?}").len()
+}
+
+/// One page of model `Self` on connection `C`, filtered by `filter`.
+pub trait Walk<C>: Keyset + Sized {
+    /// The caller's own filter value (a tenant, a workspace).
+    type Filter: ?Sized;
+
+    /// # Errors
+    /// What `load_page` returns.
+    fn read(
+        conn: &mut C,
+        filter: &Self::Filter,
+        cursor: Option<Cursor<Self>>,
+        how: Read,
+    ) -> QueryResult<Page<Self>> {
+        Self::read_window(conn, filter, cursor, None, how)
+    }
+
+    /// A page of the window that ends at `until` (`.until(until)`; `None`: an open window).
+    ///
+    /// # Errors
+    /// What `load_page` returns.
+    fn read_window(
+        conn: &mut C,
+        filter: &Self::Filter,
+        cursor: Option<Cursor<Self>>,
+        until: Option<Cursor<Self>>,
+        how: Read,
+    ) -> QueryResult<Page<Self>>;
+
+    /// A forward page.
+    ///
+    /// # Errors
+    /// What `load_page` returns.
+    fn page(
+        conn: &mut C,
+        filter: &Self::Filter,
+        cursor: Option<Cursor<Self>>,
+        page_size: u32,
+        boxed: bool,
+    ) -> QueryResult<Page<Self>> {
+        let how = Read {
+            boxed,
+            ..Read::forward(page_size)
+        };
+        Self::read(conn, filter, cursor, how)
+    }
+}
+
+/// One `ORDER BY` term as declared: column, `"asc"`/`"desc"`, and `"nulls_first"` /
+/// `"nulls_last"` for a nullable column.
+pub type OrderTerm = (&'static str, &'static str, Option<&'static str>);
+
+/// What the oracle needs to know about a model.
+pub trait Oracle {
+    /// `ORDER BY` terms written from the model's declaration tokens, not from the derive.
+    const ORDER: &'static [OrderTerm];
+    /// The table the model reads.
+    const TABLE: &'static str;
+    /// The column the caller's filter applies to.
+    const FILTER_COLUMN: &'static str;
+    /// The row's id (the tie-breaker).
+    fn id(&self) -> i64;
+}
+
+/// Implements [`Walk`] for a model on every enabled backend:
+/// `SELECT <model> FROM $table WHERE $filter = ? <seek> ORDER BY <keyset> LIMIT n + 1`.
+#[macro_export]
+macro_rules! impl_walk {
+    // No filter: the whole table (`Filter = ()`).
+    ($model:ty, $table:path) => {
+        $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@async "sqlite", AsyncSqlite, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, (), |q, _f| q);
+    };
+    // Any query built from `$table::table` (bound to `$q`) and the filter value (`$f`).
+    ($model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
+        $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+        $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+        $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+        $crate::impl_walk!(@async "sqlite", AsyncSqlite, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+        $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+        $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+    };
+    ($model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
+        $crate::impl_walk!($model, $table, $filter_ty, |q, f| q.filter($table::$filter.eq(f)));
+    };
+    // The same page through diesel-async (`keyset_diesel::async_`) on the connection pair
+    // `$crate::async_db::$pair`: same calls, other imports, `.await`ed on the pair's runtime.
+    (@async $feature:literal, $pair:ident, $model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
+        #[cfg(all(feature = "diesel-async", feature = $feature))]
+        impl $crate::models::Walk<$crate::async_db::$pair> for $model {
+            type Filter = $filter_ty;
+            fn read_window(
+                db: &mut $crate::async_db::$pair,
+                filter: &$filter_ty,
+                cursor: Option<keyset_diesel::Cursor<Self>>,
+                until: Option<keyset_diesel::Cursor<Self>>,
+                how: $crate::models::Read,
+            ) -> diesel::QueryResult<keyset_diesel::Page<Self>> {
+                #[allow(unused_imports)]
+                use diesel::prelude::*;
+                // Named in full: this module's `keyset_diesel::prelude::*` brings the blocking
+                // `PaginateDsl` into scope too.
+                use keyset_diesel::async_::PaginateDsl as AsyncPaginateDsl;
+                #[allow(unused_imports)]
+                use $table as table;
+                let $f = filter;
+                let $q = table::table;
+                let query = $filtered.select(<$model>::as_select());
+                let (runtime, conn) = db.runtime_and_conn();
+                macro_rules! run {
+                    ($query:expr) => {{
+                        let paginated = if how.backward {
+                            AsyncPaginateDsl::paginate_before($query, cursor)
+                        } else {
+                            AsyncPaginateDsl::paginate_after($query, cursor)
+                        }
+                        .until(until)
+                        .page_size(how.page_size)
+                        .exact_flags(how.exact)
+                        .seek_per_level(how.per_level)
+                        .expanded_seek(how.expanded);
+                        let paginated = if how.total { paginated.with_total_count() } else { paginated };
+                        match how.deferred {
+                            Some(deferred) => runtime.block_on(paginated.deferred_join(deferred).load_page(conn)),
+                            None => runtime.block_on(paginated.load_page(conn)),
+                        }
+                    }};
+                }
+                if how.boxed {
+                    run!(query.into_boxed())
+                } else {
+                    run!(query)
+                }
+            }
+        }
+    };
+    (@one $feature:literal, $conn:ty, $model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
+        #[cfg(feature = $feature)]
+        $crate::impl_walk!(@impl $conn, $model, $table, $filter_ty, |$q, $f| $filtered);
+    };
+    // The page on connection `$conn`, for a caller that is already behind that backend's feature.
+    (@impl $conn:ty, $model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
+        impl $crate::models::Walk<$conn> for $model {
+            type Filter = $filter_ty;
+            fn read_window(
+                conn: &mut $conn,
+                filter: &$filter_ty,
+                cursor: Option<keyset_diesel::Cursor<Self>>,
+                until: Option<keyset_diesel::Cursor<Self>>,
+                how: $crate::models::Read,
+            ) -> diesel::QueryResult<keyset_diesel::Page<Self>> {
+                #[allow(unused_imports)]
+                use diesel::prelude::*;
+                use keyset_diesel::PaginateDsl;
+                #[allow(unused_imports)]
+                use $table as table;
+                let $f = filter;
+                let $q = table::table;
+                let query = $filtered.select(<$model>::as_select());
+                macro_rules! run {
+                    ($query:expr) => {{
+                        let paginated = if how.backward {
+                            $query.paginate_before(cursor)
+                        } else {
+                            $query.paginate_after(cursor)
+                        }
+                        .until(until)
+                        .page_size(how.page_size)
+                        .exact_flags(how.exact)
+                        .seek_per_level(how.per_level)
+                        .expanded_seek(how.expanded);
+                        let paginated = match how.max_bytes {
+                            Some(max) => paginated.max_bytes(max, $crate::models::debug_len::<$model>),
+                            None => paginated,
+                        };
+                        let paginated = if how.total { paginated.with_total_count() } else { paginated };
+                        match how.deferred {
+                            Some(deferred) => paginated.deferred_join(deferred).load_page(conn),
+                            None => paginated.load_page(conn),
+                        }
+                    }};
+                }
+                if how.boxed {
+                    run!(query.into_boxed())
+                } else {
+                    run!(query)
+                }
+            }
+        }
+    };
+}
+
+macro_rules! col_type {
+    (a) => { i32 };
+    (b) => { String };
+    (c) => { NaiveDateTime };
+    (d) => { bool };
+    (e) => { i16 };
+    (na) => { Option<i32> };
+    (nb) => { Option<String> };
+    (f) => { f64 };
+    (g) => { Vec<u8> };
+    (nh) => { Option<chrono::NaiveTime> };
+    (k) => { crate::typed::UserId };
+    (fr) => { f32 };
+    (n) => { bigdecimal::BigDecimal };
+    (tt) => { time::PrimitiveDateTime };
+    (ntd) => { Option<time::Date> };
+    (lower_b) => { String };
+    (lower_nb) => { Option<String> };
+    (coalesce_na) => { i32 };
+    (group_name) => { String };
+    (group_rank) => { Option<i32> };
+}
+
+/// Declares keyset models over `keyset_rows` (joined to `keyset_groups` when marked `join`),
+/// their [`Walk`] and [`Oracle`] impls, [`ROW_MODELS`], `run_row_model`, which dispatches on a
+/// model index (for the property tests), and `row_model_names`.
+macro_rules! row_models {
+    (@nulls) => { None };
+    (@nulls $nulls:ident) => { Some(stringify!($nulls)) };
+    // The key's SQL in the oracle's `ORDER BY`: the column, or the expression's own text.
+    (@sql $col:ident) => { stringify!($col) };
+    (@sql $col:ident $sql:literal) => { $sql };
+    (@from) => { "keyset_rows" };
+    (@from join) => { "keyset_rows INNER JOIN keyset_groups ON keyset_groups.group_id = keyset_rows.a" };
+    (@walk $name:ident) => {
+        $crate::impl_walk!($name, keyset_rows, tenant, i32);
+    };
+    (@walk $name:ident join) => {
+        $crate::impl_walk!($name, keyset_rows, i32,
+            |q, f| q.inner_join(keyset_groups::table).filter(keyset_rows::tenant.eq(f)));
+    };
+    ($($name:ident: $($join:ident)? [$($col:ident $(($sel:expr => $selty:ty, $sql:literal))? $dir:ident $($nulls:ident)?),*] id $iddir:ident;)*) => {
+        $(
+            #[allow(non_camel_case_types)]
+            #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+            #[diesel(table_name = keyset_rows)]
+            pub struct $name {
+                $(
+                    $(#[diesel(select_expression = $sel, select_expression_type = $selty)])?
+                    #[keyset($dir $(, $nulls)?)]
+                    pub $col: col_type!($col),
+                )*
+                #[keyset($iddir, unique)]
+                pub id: i64,
+            }
+
+            impl Oracle for $name {
+                const ORDER: &'static [OrderTerm] = &[
+                    $((row_models!(@sql $col $($sql)?), stringify!($dir), row_models!(@nulls $($nulls)?)),)*
+                    ("id", stringify!($iddir), None),
+                ];
+                const TABLE: &'static str = row_models!(@from $($join)?);
+                const FILTER_COLUMN: &'static str = "tenant";
+                fn id(&self) -> i64 {
+                    self.id
+                }
+            }
+
+            row_models!(@walk $name $($join)?);
+        )*
+
+        /// Names of the row models of every backend, in index order.
+        pub const ROW_MODELS: &[&str] = &[$(stringify!($name)),*];
+
+        /// Runs the property scenario on row model number `index` of
+        /// [`row_model_names::<C>()`](row_model_names): one of [`ROW_MODELS`], or after them
+        /// one of the backend's own.
+        pub fn run_row_model<C: $crate::db::OracleDb + BackendRowModels>(
+            index: usize,
+            conn: &mut C,
+            scenario: &$crate::scenario::Scenario,
+        ) -> Result<(), String>
+        where
+            $($name: Walk<C, Filter = i32>,)*
+        {
+            let runners: &[fn(&mut C, &$crate::scenario::Scenario) -> Result<(), String>] =
+                &[$($crate::scenario::run_scenario::<$name, C>,)*];
+            match runners.get(index) {
+                Some(run) => run(conn, scenario),
+                None => conn.run_backend_row_model(index - runners.len(), scenario),
+            }
+        }
+    };
+}
+
+/// The row models the property test draws from on `C`: [`ROW_MODELS`], then `C`'s own.
+pub fn row_model_names<C: BackendRowModels>() -> Vec<&'static str> {
+    ROW_MODELS
+        .iter()
+        .chain(C::BACKEND_ROW_MODELS)
+        .copied()
+        .collect()
+}
+
+/// The row models the property test draws from on a connection: [`ROW_MODELS`], then row
+/// models over columns only its backend has (MySQL's `BIGINT UNSIGNED`, PostgreSQL's UUID and
+/// native enum). Implemented concretely for each connection, so the dispatch on a model index
+/// (and every page it loads) is compiled here, not in the suites.
+pub trait BackendRowModels: crate::db::OracleDb + Sized {
+    /// The backend's own models' names, in index order.
+    const BACKEND_ROW_MODELS: &'static [&'static str];
+
+    /// Every row model's name: [`ROW_MODELS`], then [`Self::BACKEND_ROW_MODELS`].
+    fn row_models() -> Vec<&'static str> {
+        row_model_names::<Self>()
+    }
+
+    /// Runs the property scenario on model `index` of [`Self::row_models`].
+    ///
+    /// # Errors
+    /// The first difference from the oracle.
+    fn run_row_model(
+        &mut self,
+        index: usize,
+        scenario: &crate::scenario::Scenario,
+    ) -> Result<(), String>;
+
+    /// Runs the property scenario on model `index` of [`Self::BACKEND_ROW_MODELS`].
+    ///
+    /// # Errors
+    /// The first difference from the oracle.
+    fn run_backend_row_model(
+        &mut self,
+        index: usize,
+        scenario: &crate::scenario::Scenario,
+    ) -> Result<(), String>;
+}
+
+/// [`BackendRowModels`] for `$conn` (behind `cfg($cfg)`) with the models listed.
+macro_rules! backend_row_models {
+    ($cfg:meta, $conn:ty, [$($model:ident),*]) => {
+        #[cfg($cfg)]
+        impl BackendRowModels for $conn {
+            const BACKEND_ROW_MODELS: &'static [&'static str] = &[$(stringify!($model)),*];
+
+            fn run_backend_row_model(
+                &mut self,
+                index: usize,
+                scenario: &crate::scenario::Scenario,
+            ) -> Result<(), String> {
+                let runners: &[fn(&mut Self, &crate::scenario::Scenario) -> Result<(), String>] =
+                    &[$(crate::scenario::run_scenario::<$model, Self>,)*];
+                runners[index](self, scenario)
+            }
+
+            fn run_row_model(
+                &mut self,
+                index: usize,
+                scenario: &crate::scenario::Scenario,
+            ) -> Result<(), String> {
+                run_row_model::<Self>(index, self, scenario)
+            }
+        }
+    };
+}
+
+/// A model over one backend's own view of `keyset_rows` (`$table`, with columns only that
+/// backend has), keyed by the columns listed and then `id`, with [`Oracle`] and [`Walk`]
+/// blocking and async on that backend.
+macro_rules! backend_model {
+    ($feature:literal, $conn:ty, $pair:ident, $table:ident:
+        $name:ident: [$($col:ident: $ty:ty => $dir:ident),*] id $iddir:ident) => {
+        crate::key_model!(@model $name, $table, "keyset_rows",
+            [$($col: $ty => $dir),*] id $iddir, $conn);
+        crate::impl_walk!(@async $feature, $pair, $name, $table, i32,
+            |q, f| q.filter($table::tenant.eq(f)));
+    };
+}
+
+/// MySQL's unsigned keys, over `keyset_rows` as [`crate::schema::mysql::keyset_rows_u`] sees it.
+#[cfg(feature = "mysql")]
+mod unsigned {
+    use crate::schema::mysql::keyset_rows_u;
+
+    backend_model!("mysql", diesel::MysqlConnection, AsyncMysql, keyset_rows_u:
+        U_asc__ID_asc: [u: u64 => asc] id asc);
+    backend_model!("mysql", diesel::MysqlConnection, AsyncMysql, keyset_rows_u:
+        U_desc__ID_desc: [u: u64 => desc] id desc);
+}
+#[cfg(feature = "mysql")]
+pub use unsigned::{U_asc__ID_asc, U_desc__ID_desc};
+
+/// PostgreSQL's UUID and native enum keys, over `keyset_rows` as
+/// [`crate::schema::postgres::keyset_rows_pg`] sees it. The enum pages in its declaration
+/// order (`todo`, `doing`, `done`), which the oracle's `ORDER BY st` follows too.
+#[cfg(feature = "postgres")]
+mod pg_only {
+    use crate::schema::postgres::keyset_rows_pg;
+    use crate::typed::stage::Stage;
+
+    backend_model!("postgres", diesel::PgConnection, AsyncPg, keyset_rows_pg:
+        ST_asc__ID_asc: [st: Stage => asc] id asc);
+    backend_model!("postgres", diesel::PgConnection, AsyncPg, keyset_rows_pg:
+        ST_desc__A_asc__ID_desc: [st: Stage => desc, a: i32 => asc] id desc);
+    backend_model!("postgres", diesel::PgConnection, AsyncPg, keyset_rows_pg:
+        UU_asc__ID_desc: [uu: uuid::Uuid => asc] id desc);
+    backend_model!("postgres", diesel::PgConnection, AsyncPg, keyset_rows_pg:
+        UU_desc__ST_asc__ID_asc: [uu: uuid::Uuid => desc, st: Stage => asc] id asc);
+}
+#[cfg(feature = "postgres")]
+pub use pg_only::{
+    ST_asc__ID_asc, ST_desc__A_asc__ID_desc, UU_asc__ID_desc, UU_desc__ST_asc__ID_asc,
+};
+
+backend_row_models!(feature = "sqlite", diesel::SqliteConnection, []);
+backend_row_models!(
+    feature = "postgres",
+    diesel::PgConnection,
+    [
+        ST_asc__ID_asc,
+        ST_desc__A_asc__ID_desc,
+        UU_asc__ID_desc,
+        UU_desc__ST_asc__ID_asc
+    ]
+);
+backend_row_models!(
+    feature = "mysql",
+    diesel::MysqlConnection,
+    [U_asc__ID_asc, U_desc__ID_desc]
+);
+backend_row_models!(
+    all(feature = "diesel-async", feature = "sqlite"),
+    crate::async_db::AsyncSqlite,
+    []
+);
+backend_row_models!(
+    all(feature = "diesel-async", feature = "postgres"),
+    crate::async_db::AsyncPg,
+    [
+        ST_asc__ID_asc,
+        ST_desc__A_asc__ID_desc,
+        UU_asc__ID_desc,
+        UU_desc__ST_asc__ID_asc
+    ]
+);
+backend_row_models!(
+    all(feature = "diesel-async", feature = "mysql"),
+    crate::async_db::AsyncMysql,
+    [U_asc__ID_asc, U_desc__ID_desc]
+);
+
+row_models! {
+    // The tie-breaker alone.
+    ID_asc: [] id asc;
+    ID_desc: [] id desc;
+    // One sort column of each type, in every direction pair.
+    A_asc__ID_asc: [a asc] id asc;
+    A_asc__ID_desc: [a asc] id desc;
+    A_desc__ID_asc: [a desc] id asc;
+    A_desc__ID_desc: [a desc] id desc;
+    B_asc__ID_asc: [b asc] id asc;
+    B_asc__ID_desc: [b asc] id desc;
+    B_desc__ID_asc: [b desc] id asc;
+    B_desc__ID_desc: [b desc] id desc;
+    C_asc__ID_asc: [c asc] id asc;
+    C_asc__ID_desc: [c asc] id desc;
+    C_desc__ID_asc: [c desc] id asc;
+    C_desc__ID_desc: [c desc] id desc;
+    D_asc__ID_asc: [d asc] id asc;
+    D_asc__ID_desc: [d asc] id desc;
+    D_desc__ID_asc: [d desc] id asc;
+    D_desc__ID_desc: [d desc] id desc;
+    E_asc__ID_asc: [e asc] id asc;
+    E_asc__ID_desc: [e asc] id desc;
+    E_desc__ID_asc: [e desc] id asc;
+    E_desc__ID_desc: [e desc] id desc;
+    // Two sort columns, every direction combination.
+    A_asc__B_asc__ID_asc: [a asc, b asc] id asc;
+    A_asc__B_asc__ID_desc: [a asc, b asc] id desc;
+    A_asc__B_desc__ID_asc: [a asc, b desc] id asc;
+    A_asc__B_desc__ID_desc: [a asc, b desc] id desc;
+    A_desc__B_asc__ID_asc: [a desc, b asc] id asc;
+    A_desc__B_asc__ID_desc: [a desc, b asc] id desc;
+    A_desc__B_desc__ID_asc: [a desc, b desc] id asc;
+    A_desc__B_desc__ID_desc: [a desc, b desc] id desc;
+    // Three sort columns (four with the tie-breaker), every direction combination.
+    A_asc__C_asc__E_asc__ID_asc: [a asc, c asc, e asc] id asc;
+    A_asc__C_asc__E_asc__ID_desc: [a asc, c asc, e asc] id desc;
+    A_asc__C_asc__E_desc__ID_asc: [a asc, c asc, e desc] id asc;
+    A_asc__C_asc__E_desc__ID_desc: [a asc, c asc, e desc] id desc;
+    A_asc__C_desc__E_asc__ID_asc: [a asc, c desc, e asc] id asc;
+    A_asc__C_desc__E_asc__ID_desc: [a asc, c desc, e asc] id desc;
+    A_asc__C_desc__E_desc__ID_asc: [a asc, c desc, e desc] id asc;
+    A_asc__C_desc__E_desc__ID_desc: [a asc, c desc, e desc] id desc;
+    A_desc__C_asc__E_asc__ID_asc: [a desc, c asc, e asc] id asc;
+    A_desc__C_asc__E_asc__ID_desc: [a desc, c asc, e asc] id desc;
+    A_desc__C_asc__E_desc__ID_asc: [a desc, c asc, e desc] id asc;
+    A_desc__C_asc__E_desc__ID_desc: [a desc, c asc, e desc] id desc;
+    A_desc__C_desc__E_asc__ID_asc: [a desc, c desc, e asc] id asc;
+    A_desc__C_desc__E_asc__ID_desc: [a desc, c desc, e asc] id desc;
+    A_desc__C_desc__E_desc__ID_asc: [a desc, c desc, e desc] id asc;
+    A_desc__C_desc__E_desc__ID_desc: [a desc, c desc, e desc] id desc;
+    // Other column orders and types in the lead.
+    B_asc__D_desc__A_asc__ID_asc: [b asc, d desc, a asc] id asc;
+    B_desc__D_asc__A_desc__ID_desc: [b desc, d asc, a desc] id desc;
+    C_desc__B_asc__ID_asc: [c desc, b asc] id asc;
+    E_asc__A_asc__D_asc__ID_asc: [e asc, a asc, d asc] id asc;
+    D_desc__E_desc__C_desc__ID_desc: [d desc, e desc, c desc] id desc;
+    // Nullable columns, leading and not, every placement and direction.
+    NA_asc_nulls_last__ID_asc: [na asc nulls_last] id asc;
+    NB_asc_nulls_last__ID_asc: [nb asc nulls_last] id asc;
+    NA_desc_nulls_first__ID_desc: [na desc nulls_first] id desc;
+    NA_asc_nulls_first__ID_asc: [na asc nulls_first] id asc;
+    NA_desc_nulls_first__ID_asc: [na desc nulls_first] id asc;
+    NA_desc_nulls_last__ID_desc: [na desc nulls_last] id desc;
+    NA_desc_nulls_last__ID_asc: [na desc nulls_last] id asc;
+    NB_asc_nulls_first__A_desc__ID_desc: [nb asc nulls_first, a desc] id desc;
+    NB_desc_nulls_last__A_asc__ID_asc: [nb desc nulls_last, a asc] id asc;
+    A_asc__NA_asc_nulls_last__ID_asc: [a asc, na asc nulls_last] id asc;
+    A_desc__NA_desc_nulls_first__ID_desc: [a desc, na desc nulls_first] id desc;
+    NA_asc_nulls_first__NB_desc_nulls_last__ID_asc: [na asc nulls_first, nb desc nulls_last] id asc;
+    NB_asc_nulls_last__NA_asc_nulls_last__C_desc__ID_desc: [nb asc nulls_last, na asc nulls_last, c desc] id desc;
+    // Expression keys (`#[diesel(select_expression = ..)]`): `lower(b)` ties "a" and "A",
+    // `coalesce(na, 1)` ties NULL and 1, `lower(nb)` is nullable.
+    LOWER_B_asc__ID_asc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") asc] id asc;
+    LOWER_B_desc__ID_asc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") desc] id asc;
+    LOWER_B_asc__A_desc__ID_desc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") asc, a desc] id desc;
+    COALESCE_NA_asc__ID_desc: [coalesce_na(coalesce_int(keyset_rows::na, 1) => coalesce_int<keyset_rows::na, i32>, "coalesce(na, 1)") asc] id desc;
+    COALESCE_NA_desc__B_asc__ID_asc: [coalesce_na(coalesce_int(keyset_rows::na, 1) => coalesce_int<keyset_rows::na, i32>, "coalesce(na, 1)") desc, b asc] id asc;
+    LOWER_NB_asc_nulls_first__ID_asc: [lower_nb(lower_nullable(keyset_rows::nb) => lower_nullable<keyset_rows::nb>, "lower(nb)") asc nulls_first] id asc;
+    LOWER_NB_desc_nulls_last__ID_desc: [lower_nb(lower_nullable(keyset_rows::nb) => lower_nullable<keyset_rows::nb>, "lower(nb)") desc nulls_last] id desc;
+    // Keys on `keyset_groups`, joined on `a`: a few groups, tied names, a nullable rank.
+    GROUP_NAME_asc__ID_asc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") asc] id asc;
+    GROUP_NAME_desc__ID_desc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") desc] id desc;
+    GROUP_NAME_desc__B_asc__ID_asc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") desc, b asc] id asc;
+    GROUP_RANK_asc_nulls_last__ID_desc: join [group_rank(keyset_groups::group_rank => keyset_groups::group_rank, "group_rank") asc nulls_last] id desc;
+    GROUP_RANK_desc_nulls_first__C_asc__ID_asc: join [group_rank(keyset_groups::group_rank => keyset_groups::group_rank, "group_rank") desc nulls_first, c asc] id asc;
+    // Doubles (one ulp apart, both zeros, extremes), bytes, a nullable time of day, a newtype.
+    F_asc__ID_asc: [f asc] id asc;
+    F_desc__ID_desc: [f desc] id desc;
+    F_desc__A_asc__ID_asc: [f desc, a asc] id asc;
+    G_asc__ID_desc: [g asc] id desc;
+    G_desc__ID_asc: [g desc] id asc;
+    NH_asc_nulls_first__ID_asc: [nh asc nulls_first] id asc;
+    NH_desc_nulls_last__ID_desc: [nh desc nulls_last] id desc;
+    G_asc__NH_asc_nulls_last__F_desc__ID_asc: [g asc, nh asc nulls_last, f desc] id asc;
+    K_asc__ID_asc: [k asc] id asc;
+    K_desc__ID_asc: [k desc] id asc;
+    K_desc__NH_desc_nulls_first__ID_desc: [k desc, nh desc nulls_first] id desc;
+    // Floats (one ulp apart, both zeros, extremes), decimals 0.0001 apart, the `time` crate's
+    // timestamp (1 µs apart) and nullable date.
+    FR_asc__ID_desc: [fr asc] id desc;
+    FR_desc__A_asc__ID_asc: [fr desc, a asc] id asc;
+    N_asc__ID_asc: [n asc] id asc;
+    N_desc__B_asc__ID_desc: [n desc, b asc] id desc;
+    TT_asc__ID_asc: [tt asc] id asc;
+    TT_desc__ID_desc: [tt desc] id desc;
+    NTD_asc_nulls_first__TT_desc__ID_asc: [ntd asc nulls_first, tt desc] id asc;
+    NTD_desc_nulls_last__ID_desc: [ntd desc nulls_last] id desc;
+    FR_asc__N_desc__TT_asc__ID_desc: [fr asc, n desc, tt asc] id desc;
+}
+
+/// An activity-feed event, keyset `occurred_at ASC, event_id ASC`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = events)]
+pub struct FeedEvent {
+    #[keyset(asc)]
+    pub occurred_at: NaiveDateTime,
+    #[keyset(asc, unique)]
+    pub event_id: String,
+    pub workspace_id: String,
+    pub message: String,
+}
+
+impl_walk!(FeedEvent, events, workspace_id, str);
+
+/// `plan_rows` by `at ASC, id ASC` (index `(tenant, at, id)`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanAsc {
+    #[keyset(asc)]
+    pub at: NaiveDateTime,
+    #[keyset(asc, unique)]
+    pub id: i64,
+    pub payload: String,
+}
+
+/// `plan_rows` by `at DESC, id DESC` (the same index, scanned backward).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanDesc {
+    #[keyset(desc)]
+    pub at: NaiveDateTime,
+    #[keyset(desc, unique)]
+    pub id: i64,
+    pub payload: String,
+}
+
+/// `plan_rows` by `score DESC, id ASC` (index `(tenant, score DESC, id ASC)`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanMixed {
+    #[keyset(desc)]
+    pub score: i32,
+    #[keyset(asc, unique)]
+    pub id: i64,
+    pub payload: String,
+}
+
+/// `plan_rows` by `maybe ASC NULLS LAST, id ASC` (index `(tenant, maybe, id)`).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanNullable {
+    #[keyset(asc, nulls_last)]
+    pub maybe: Option<i32>,
+    #[keyset(asc, unique)]
+    pub id: i64,
+    pub payload: String,
+}
+
+/// `plan_rows` by `at ASC, id ASC` with its index declared on the model, and a named sort
+/// `Mixed` (`score DESC, id ASC`) declaring its own: a page of a `plan_rows` query names them
+/// without `.force_index(..)`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+#[keyset(index = "plan_rows_tenant_at_id")]
+#[keyset(sort(Mixed(score(desc), id(asc), index = "plan_rows_tenant_score_desc_id")))]
+pub struct PlanIndexed {
+    #[keyset(asc)]
+    pub at: NaiveDateTime,
+    #[keyset(asc, unique)]
+    pub id: i64,
+    pub score: i32,
+    pub payload: String,
+}
+
+impl_walk!(PlanNullable, plan_rows, tenant, i32);
+impl_walk!(PlanAsc, plan_rows, tenant, i32);
+impl_walk!(PlanDesc, plan_rows, tenant, i32);
+impl_walk!(PlanMixed, plan_rows, tenant, i32);
+
+/// `plan_rows` by `at ASC, id ASC`, selecting only the key (covered by the index).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanAscKey {
+    #[keyset(asc)]
+    pub at: NaiveDateTime,
+    #[keyset(asc, unique)]
+    pub id: i64,
+}
+
+/// `plan_rows` by `at DESC, id DESC`, selecting only the key.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanDescKey {
+    #[keyset(desc)]
+    pub at: NaiveDateTime,
+    #[keyset(desc, unique)]
+    pub id: i64,
+}
+
+/// `plan_rows` by `score DESC, id ASC`, selecting only the key.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = plan_rows)]
+pub struct PlanMixedKey {
+    #[keyset(desc)]
+    pub score: i32,
+    #[keyset(asc, unique)]
+    pub id: i64,
+}
+
+impl_walk!(PlanAscKey, plan_rows, tenant, i32);
+impl_walk!(PlanDescKey, plan_rows, tenant, i32);
+impl_walk!(PlanMixedKey, plan_rows, tenant, i32);
+
+/// [`ID_asc`] after a change its columns do not show (say `id` became a text column with a
+/// new collation): the same columns at ordering version 2.
+#[allow(non_camel_case_types)]
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = keyset_rows)]
+#[keyset(version = 2)]
+pub struct ID_asc_v2 {
+    #[keyset(asc, unique)]
+    pub id: i64,
+}
+impl_walk!(ID_asc_v2, keyset_rows, tenant, i32);

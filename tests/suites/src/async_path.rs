@@ -1,0 +1,417 @@
+//! The async path (`keyset_diesel::async_`, feature `diesel-async`): [`AsyncDb`] pairs a
+//! test's blocking connection (set-up, data loads and the oracle's plain `ORDER BY` queries)
+//! with a diesel-async connection to the same database, through which every page loads. The
+//! shared checks (the oracle property, the seed feed, the Chinook walks) then run unchanged on
+//! the pair: [`crate::models::Walk`] is implemented for it by `impl_walk!`.
+//!
+//! A server that is down fails the suite, as for the blocking suites.
+
+/// The async suite of one backend: the oracle property (`KEYSET_ASYNC_ORACLE_CASES`, default
+/// 64 cases), the seed feed, the SQL of every page shape against the blocking path's, and a
+/// deadpool pool. The Chinook walks are in each backend's file (each loads Chinook its own way).
+#[macro_export]
+macro_rules! async_suite {
+    ($db:ty, $pair:ty, $backend:ty) => {
+        mod async_path {
+
+            /// The oracle property through `keyset_diesel::async_`.
+            #[test]
+            fn async_oracle_property_random_keysets_ties_and_page_sizes() {
+                $crate::property::oracle_property_on(
+                    <$pair>::open(),
+                    $crate::async_db::async_oracle_cases(),
+                    " (diesel-async)",
+                    &<$pair as $crate::models::BackendRowModels>::row_models(),
+                    |db, model, scenario| {
+                        $crate::models::BackendRowModels::run_row_model(db, model, scenario)
+                    },
+                );
+            }
+
+            /// The seed feed (e101..e103, e104..e106) through `keyset_diesel::async_`.
+            #[test]
+            fn async_seed_feed_pages_are_e101_to_e103_then_e104_to_e106() {
+                let mut db = <$pair>::open();
+                $crate::cases::seed_feed_pages(&mut db);
+            }
+
+            /// Every page shape: the async path runs the blocking path's statement, which is
+            /// `into_query`'s.
+            #[test]
+            fn async_path_runs_the_same_sql_as_the_blocking_path_for_every_page_shape() {
+                $crate::async_sql_shapes!($db, $pair, $backend);
+            }
+
+            /// Keysets sharing one Diesel query type keep their own cached statements on one
+            /// diesel-async connection.
+            #[test]
+            fn async_keysets_sharing_a_query_type_keep_their_own_cached_statements() {
+                $crate::cases::keysets_sharing_a_query_type_on(&mut <$pair>::open());
+            }
+
+            /// Pages on pooled connections (deadpool objects, through `DerefMut`).
+            #[test]
+            fn async_pages_load_on_deadpool_pooled_connections() {
+                $crate::async_pooled!($db, $pair);
+            }
+        }
+    };
+}
+
+/// One page shape read both ways: the blocking path (`keyset_diesel::PaginateDsl`) on the
+/// pair's blocking connection and the async path (`keyset_diesel::async_::PaginateDsl`) on its
+/// async connection, `|$p| $configure` setting the options on either `Paginated`. Checks that
+/// both `into_query`s print the same SQL and binds, that each path ran exactly that one
+/// statement, and that the pages are equal; returns the SQL.
+#[macro_export]
+macro_rules! async_same_sql {
+    ($db:ident, $backend:ty, $logs:expr, $model:ty, $boxed:expr, $before:expr, $cursor:expr,
+     |$p:ident| $configure:expr) => {{
+        use diesel::prelude::*;
+        use $crate::OracleDb as _;
+        use $crate::TestDb as _;
+        let (blocking, async_) = $logs;
+        let cursor: Option<keyset_diesel::Cursor<$model>> = $cursor;
+        macro_rules! read {
+            ($query:expr) => {{
+                macro_rules! blocking {
+                    () => {{
+                        let $p = if $before {
+                            keyset_diesel::PaginateDsl::paginate_before($query, cursor.clone())
+                        } else {
+                            keyset_diesel::PaginateDsl::paginate_after($query, cursor.clone())
+                        };
+                        $configure
+                    }};
+                }
+                macro_rules! nonblocking {
+                    () => {{
+                        let $p = if $before {
+                            keyset_diesel::async_::PaginateDsl::paginate_before(
+                                $query,
+                                cursor.clone(),
+                            )
+                        } else {
+                            keyset_diesel::async_::PaginateDsl::paginate_after(
+                                $query,
+                                cursor.clone(),
+                            )
+                        };
+                        $configure
+                    }};
+                }
+                // A boxed query is not `Clone`: each `Paginated` is built afresh.
+                let sync_sql = diesel::debug_query::<$backend, _>(
+                    &blocking!().into_query::<$backend>().expect("page query"),
+                )
+                .to_string();
+                let async_sql = diesel::debug_query::<$backend, _>(
+                    &nonblocking!().into_query::<$backend>().expect("page query"),
+                )
+                .to_string();
+                assert_eq!(async_sql, sync_sql, "into_query: async and blocking");
+                let sync_paginated = blocking!();
+                let async_paginated = nonblocking!();
+                blocking.take();
+                async_.take();
+                let sync_page = sync_paginated.load_page($db.db()).expect("blocking page");
+                let (runtime, conn) = $db.runtime_and_conn();
+                let async_page = runtime
+                    .block_on(async_paginated.load_page(conn))
+                    .expect("async page");
+                // The SQL text; the binds print per connection (SyncConnectionWrapper shows
+                // SQLite's bind values by their variant), and the pages below compare them.
+                let sql_text = |s: &String| {
+                    s.split(" -- binds: ")
+                        .next()
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                let expected = [sql_text(&sync_sql)];
+                let ran: Vec<String> = blocking.take().iter().map(sql_text).collect();
+                assert_eq!(
+                    ran, expected,
+                    "the blocking path ran into_query's statement"
+                );
+                let ran: Vec<String> = async_.take().iter().map(sql_text).collect();
+                assert_eq!(ran, expected, "the async path ran into_query's statement");
+                assert_eq!(async_page.items, sync_page.items, "{sync_sql}: rows");
+                assert_eq!(
+                    async_page.has_more(),
+                    sync_page.has_more(),
+                    "{sync_sql}: has_more"
+                );
+                assert_eq!(
+                    async_page.next_cursor(),
+                    sync_page.next_cursor(),
+                    "{sync_sql}: next_cursor"
+                );
+                assert_eq!(async_page.has_previous_page, sync_page.has_previous_page);
+                assert_eq!(async_page.has_next_page, sync_page.has_next_page);
+                assert_eq!(async_page.start_cursor, sync_page.start_cursor);
+                assert_eq!(async_page.end_cursor, sync_page.end_cursor);
+                assert_eq!(async_page.total_count, sync_page.total_count);
+                assert!(
+                    !sync_page.items.is_empty(),
+                    "{sync_sql}: the shape reads rows"
+                );
+                sync_sql
+            }};
+        }
+        let q = || {
+            $crate::schema::keyset_rows::table
+                .filter($crate::schema::keyset_rows::tenant.eq(0))
+                .select(<$model>::as_select())
+        };
+        if $boxed {
+            read!(q().into_boxed())
+        } else {
+            read!(q())
+        }
+    }};
+}
+
+/// The body of the SQL comparison test (see [`async_suite!`]): first page, seek, deferred
+/// join, union arms (NULL group split and one seek per key level), exact flags (the probe),
+/// backward, boxed; each checked by [`async_same_sql!`] and by the shape its SQL must have.
+#[macro_export]
+macro_rules! async_sql_shapes {
+    ($db:ty, $pair:ty, $backend:ty) => {{
+        use diesel::prelude::*;
+        use keyset_diesel::Cursor;
+        use $crate::async_db::Statements;
+        use $crate::models::{A_asc__ID_asc, A_desc__ID_asc, NA_asc_nulls_last__ID_asc};
+        use $crate::schema::keyset_rows;
+        use $crate::OracleDb as _;
+        use $crate::TestDb as _;
+
+        let mut db = <$pair>::open();
+        let rows: Vec<$crate::Row> = (0..12)
+            .map(|i| $crate::Row {
+                a: (i % 3) as i32,
+                na: (i % 4 != 0).then_some((i % 2) as i32),
+                ..$crate::Row::new(i)
+            })
+            .collect();
+        db.db().insert_rows(&rows);
+        let logs = (Statements::default(), Statements::default());
+        db.record(&logs.0, &logs.1);
+        macro_rules! row_5 {
+            ($model:ty) => {{
+                let row: $model = keyset_rows::table
+                    .find(5i64)
+                    .select(<$model>::as_select())
+                    .first(db.db())
+                    .expect("row 5");
+                Some(Cursor::after_row(&row))
+            }};
+        }
+        let union = |sql: &str| sql.contains("UNION ALL");
+        let deferred = |sql: &str| sql.contains("__keyset_tb");
+        let logs = &logs;
+
+        // The first page, forward and backward, plain and boxed.
+        for (before, boxed) in [(false, false), (true, false), (false, true)] {
+            let sql = $crate::async_same_sql!(
+                db,
+                $backend,
+                logs,
+                A_asc__ID_asc,
+                boxed,
+                before,
+                None,
+                |p| p.page_size(4)
+            );
+            assert!(!union(&sql) && !deferred(&sql), "first page: {sql}");
+        }
+        // One seek after (and before) the cursor, direct and as a deferred join.
+        for before in [false, true] {
+            for boxed in [false, true] {
+                // Direct, as a deferred join, and the backend's default.
+                for deferred_join in [Some(false), Some(true), None] {
+                    let sql = $crate::async_same_sql!(
+                        db,
+                        $backend,
+                        logs,
+                        A_asc__ID_asc,
+                        boxed,
+                        before,
+                        row_5!(A_asc__ID_asc),
+                        |p| match deferred_join {
+                            Some(on) => p.page_size(3).deferred_join(on),
+                            None => p.page_size(3),
+                        }
+                    );
+                    if let Some(on) = deferred_join {
+                        assert!(!union(&sql) && deferred(&sql) == on, "{on}: {sql}");
+                    }
+                }
+            }
+        }
+        // Exact flags: the probe arm, with and without the deferred join, both directions.
+        for before in [false, true] {
+            for deferred_join in [false, true] {
+                let sql = $crate::async_same_sql!(
+                    db,
+                    $backend,
+                    logs,
+                    A_asc__ID_asc,
+                    false,
+                    before,
+                    row_5!(A_asc__ID_asc),
+                    |p| p
+                        .page_size(3)
+                        .exact_flags(true)
+                        .deferred_join(deferred_join)
+                );
+                assert!(union(&sql), "exact flags: {sql}");
+            }
+        }
+        // Union arms: the NULL group beyond a non-NULL cursor, and one seek per key level.
+        let sql = $crate::async_same_sql!(
+            db,
+            $backend,
+            logs,
+            NA_asc_nulls_last__ID_asc,
+            false,
+            false,
+            row_5!(NA_asc_nulls_last__ID_asc),
+            |p| p.page_size(3)
+        );
+        assert!(union(&sql), "NULL group arm: {sql}");
+        for boxed in [false, true] {
+            for exact in [false, true] {
+                let sql = $crate::async_same_sql!(
+                    db,
+                    $backend,
+                    logs,
+                    A_desc__ID_asc,
+                    boxed,
+                    false,
+                    row_5!(A_desc__ID_asc),
+                    |p| p.page_size(3).seek_per_level(true).exact_flags(exact)
+                );
+                assert!(union(&sql), "one seek per level: {sql}");
+            }
+        }
+        // C34: the total count, first page (a column of the page statement) and later pages
+        // (the union's count row), still one statement; the pages compare `total_count`.
+        let total = |sql: &str| sql.contains("__keyset_total") && sql.contains("COUNT(*)");
+        for boxed in [false, true] {
+            for before in [false, true] {
+                let sql = $crate::async_same_sql!(
+                    db,
+                    $backend,
+                    logs,
+                    A_asc__ID_asc,
+                    boxed,
+                    before,
+                    None,
+                    |p| p.page_size(4).with_total_count()
+                );
+                assert!(total(&sql) && !union(&sql), "counted first page: {sql}");
+                let sql = $crate::async_same_sql!(
+                    db,
+                    $backend,
+                    logs,
+                    A_asc__ID_asc,
+                    boxed,
+                    before,
+                    row_5!(A_asc__ID_asc),
+                    |p| p.page_size(3).with_total_count()
+                );
+                assert!(total(&sql) && union(&sql), "counted later page: {sql}");
+            }
+        }
+    }};
+}
+
+/// The body of the pool test (see [`async_suite!`]): a deadpool pool of the backend's async
+/// connection; pages load on `&mut object` (diesel-async makes the pooled object a connection
+/// through `DerefMut`), through a generic function bounded by `keyset_diesel::async_::LoadPage`,
+/// and a walk that takes another pooled connection for every page gives the seed feed.
+#[macro_export]
+macro_rules! async_pooled {
+    ($db:ty, $pair:ty) => {{
+        use diesel::prelude::*;
+        use diesel_async::pooled_connection::deadpool::Pool;
+        use diesel_async::pooled_connection::AsyncDieselConnectionManager;
+        use keyset_diesel::async_::{LoadPage, PaginateDsl};
+        use keyset_diesel::{Keyset, Page};
+        use $crate::models::FeedEvent;
+        use $crate::schema::events;
+        use $crate::OracleDb as _;
+        use $crate::TestDb as _;
+
+        async fn first_page<'q, Q, K, Conn>(query: Q, conn: &mut Conn) -> QueryResult<Page<K>>
+        where
+            K: Keyset,
+            Q: LoadPage<'q, Conn, K>,
+        {
+            query
+                .paginate_after(None)
+                .page_size(3)
+                .load_page(conn)
+                .await
+        }
+
+        let mut db = <$pair>::open();
+        db.db().insert_events(&$crate::cases::feed_events());
+        let manager =
+            AsyncDieselConnectionManager::<<$db as $crate::async_db::AsyncBackend>::Async>::new(
+                db.url(),
+            );
+        let pool = Pool::builder(manager).max_size(2).build().expect("pool");
+        let ids = |page: &Page<FeedEvent>| -> Vec<String> {
+            page.items.iter().map(|e| e.event_id.clone()).collect()
+        };
+        db.block_on(async {
+            let mut first = pool.get().await.expect("pooled connection");
+            let page = first_page(
+                events::table
+                    .filter(events::workspace_id.eq("W9"))
+                    .select(FeedEvent::as_select()),
+                &mut first,
+            )
+            .await
+            .expect("first page");
+            assert_eq!(ids(&page), ["e101", "e102", "e103"]);
+            // The next page on a second pooled connection (both checked out at once).
+            let mut second = pool.get().await.expect("second pooled connection");
+            let next: Page<FeedEvent> = events::table
+                .filter(events::workspace_id.eq("W9"))
+                .select(FeedEvent::as_select())
+                .into_boxed()
+                .paginate_after(page.next_cursor())
+                .page_size(3)
+                .load_page(&mut second)
+                .await
+                .expect("second page");
+            assert_eq!(ids(&next), ["e104", "e105", "e106"]);
+            assert!(!next.has_more() && next.next_cursor().is_none());
+            assert_eq!(pool.status().size, 2, "two pooled connections were used");
+            drop((first, second));
+
+            // A walk checking out a connection per page.
+            let mut cursor = None;
+            let mut walked = Vec::new();
+            loop {
+                let mut conn = pool.get().await.expect("pooled connection");
+                let page: Page<FeedEvent> = events::table
+                    .filter(events::workspace_id.eq("W9"))
+                    .select(FeedEvent::as_select())
+                    .paginate_after(cursor)
+                    .page_size(2)
+                    .load_page(&mut conn)
+                    .await
+                    .expect("page");
+                walked.extend(ids(&page));
+                match page.next_cursor() {
+                    Some(next) => cursor = Some(next),
+                    None => break,
+                }
+            }
+            assert_eq!(walked, ["e101", "e102", "e103", "e104", "e105", "e106"]);
+        });
+    }};
+}

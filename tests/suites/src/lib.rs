@@ -1,0 +1,170 @@
+//! keyset-diesel's test suites, generic over the connection ([`TestDb`] and the traits of
+//! `keyset-test-models`): each backend's test crate (`tests/sqlite`, `tests/postgres`,
+//! `tests/mysql`, and `tests/async`) turns them into `#[test]` functions with
+//! [`backend_suite!`] and the other suite macros. Editing a suite rebuilds this crate (type
+//! checks, no pages: the models crate instantiates those) and the test binaries that use it.
+//! A suite whose server is not reachable fails; nothing is skipped.
+//!
+//! Everything of `keyset-test-models` (and of the kit it re-exports) is re-exported here, so
+//! `crate::models::..`, `crate::schema::..` and `crate::at` read as they did in one crate.
+
+// Each backend's test crate builds this crate with that backend's feature alone, which leaves
+// the imports and helpers of the other backends' code unused; lints are read (and denied) on
+// the build with every backend, where everything is used.
+#![cfg_attr(
+    not(all(feature = "sqlite", feature = "postgres", feature = "mysql")),
+    allow(unused_imports, unused_macros, dead_code)
+)]
+
+#[cfg(feature = "diesel-async")]
+pub mod async_path;
+pub mod cases;
+pub mod chinook;
+pub mod concurrent;
+pub mod count;
+pub mod edges;
+pub mod expr_keys;
+pub mod faults;
+pub mod loud;
+pub mod named_sorts;
+pub mod pinned;
+pub mod plans;
+pub mod property;
+pub mod queries;
+pub mod read_contracts;
+pub mod typed;
+
+pub use keyset_test_models::*;
+
+/// The test that a locking clause (`FOR UPDATE SKIP LOCKED`, the job-queue pattern) stays on
+/// every page of backend `$db`, with or without the deferred join (which falls back to the
+/// direct form for it). SQLite has no locking clause.
+#[macro_export]
+macro_rules! locking_clause_test {
+    ($db:ty) => {
+        #[test]
+        fn locking_clause_is_kept_on_later_pages() {
+            use diesel::prelude::*;
+            use keyset_diesel::{Cursor, PaginateDsl};
+            use $crate::joins::{posts, Post};
+            for deferred in [false, true] {
+                let later = posts::table
+                    .select(Post::as_select())
+                    .for_update()
+                    .skip_locked()
+                    .paginate_after(Some(Cursor::<Post>::after((2, 2))))
+                    .page_size(2)
+                    .deferred_join(deferred)
+                    .into_query::<$db>()
+                    .expect("page query");
+                let sql = diesel::debug_query::<$db, _>(&later).to_string();
+                assert!(sql.contains("FOR UPDATE SKIP LOCKED"), "{sql}");
+                assert!(
+                    !sql.contains("__keyset_tb"),
+                    "no deferred join under a lock: {sql}"
+                );
+            }
+        }
+    };
+}
+
+/// Expands to the `#[test]` functions every backend runs, for connection type `$db`: one
+/// line per test, `test_name => module::function`, each function generic over the connection.
+#[macro_export]
+macro_rules! backend_suite {
+    ($db:ty) => {
+        $crate::backend_suite!(@tests $db;
+            oracle_property_random_keysets_ties_and_page_sizes => property::oracle_property,
+            c01_non_unique_sort_key_is_completed_by_the_tie_breaker
+                => cases::tie_breaker_completes_a_non_unique_sort_key,
+            c02_strict_comparison_does_not_repeat_the_boundary_row
+                => cases::boundary_row_is_not_repeated,
+            c03_cursor_is_the_last_row_delivered_not_the_look_ahead_row
+                => cases::cursor_is_the_last_row_delivered_not_the_look_ahead,
+            c04_descending_order_uses_the_descending_operator
+                => cases::descending_key_seeks_below_the_cursor,
+            c05_mixed_directions_and_the_tie_breaker_direction
+                => cases::mixed_directions_keep_each_declared_direction,
+            keysets_sharing_a_query_type_keep_their_own_cached_statements
+                => cases::keysets_sharing_a_query_type_keep_their_own_statements,
+            c06_c07_backward_page_is_the_adjacent_window_in_display_order
+                => cases::backward_page_is_the_adjacent_window_in_display_order,
+            c08_flags_and_cursors_are_exact_at_the_edges
+                => cases::flags_and_cursors_are_exact_at_the_edges,
+            exact_flags_probe_the_other_side_in_the_same_statement
+                => cases::exact_flags_probe_the_other_side,
+            c09_null_cursor_value_continues_in_the_null_group
+                => cases::null_cursor_value_continues_in_the_null_group,
+            c10_crossing_into_the_null_group_keeps_every_null_row
+                => cases::crossing_into_the_null_group_keeps_every_null_row,
+            c11_inside_the_null_group_both_branches
+                => cases::null_group_pages_in_both_seek_directions,
+            c12_the_cursor_carries_every_key_column => cases::cursor_carries_every_key_column,
+            tokens_record_the_direction_and_paginate_follows_it
+                => cases::tokens_record_the_direction,
+            c19_enum_labels_stored_as_text_page_in_text_order
+                => cases::enum_labels_stored_as_text_page_in_text_order,
+            c22_first_page_and_predicate_follow_the_same_keyset
+                => cases::first_page_and_seek_follow_the_same_keyset,
+            c23_cursor_reused_with_other_filters_sort_endpoint_version_or_expired
+                => cases::cursor_is_refused_by_another_query,
+            c25_page_size_zero_negative_non_numeric_or_huge => cases::page_sizes_follow_the_policy,
+            seed_feed_pages_are_e101_to_e103_then_e104_to_e106
+                => cases::tied_event_starts_the_second_feed_page,
+            change_rule_newer_row_inserted_between_requests_appears_later
+                => cases::rows_inserted_between_requests,
+            change_rule_deleted_boundary_row_still_marks_the_position
+                => cases::deleted_boundary_row_still_marks_the_position,
+            two_tenants_never_leak_across_the_filter => cases::tenants_never_leak_across_the_filter,
+            empty_and_single_row_results => cases::empty_and_single_row_tables,
+            boxed_queries_with_order_limit_or_offset_are_refused
+                => queries::boxed_queries_with_order_limit_or_offset_are_refused,
+            or_filters_page_every_row_when_grouped_and_raw_sql_needs_its_parentheses
+                => queries::or_filters_page_every_row_when_grouped,
+            distinct_join_pages_every_row_with_and_without_the_deferred_join
+                => queries::distinct_join_pages_every_row,
+            union_pages_accept_duplicate_output_column_names
+                => queries::union_pages_accept_duplicate_output_column_names,
+            page_size_zero_is_a_typed_error => queries::page_size_zero_is_a_typed_error,
+            every_key_type_pages_exactly_at_the_database_precision
+                => typed::every_key_type_pages_exactly,
+            every_time_crate_key_type_pages_exactly_at_the_database_precision
+                => typed::every_time_key_type_pages_exactly,
+            nan_cursor_is_a_typed_error_before_any_sql => typed::nan_cursor_is_a_typed_error,
+            c29_edge_pages_keep_their_relay_cursors_for_tailing
+                => edges::edge_pages_keep_their_relay_cursors,
+            c30_windows_bounded_on_both_sides_and_the_seek_predicate_alone
+                => edges::windows_bounded_on_both_sides,
+            byte_budget_walks_equal_order_by_and_deliver_an_oversized_row_alone
+                => edges::byte_budget_walks_equal_order_by,
+            unique_column_with_ties_is_a_typed_error_not_a_lost_row
+                => loud::unique_column_with_ties_is_a_typed_error,
+            c35_join_repeating_the_tie_breaker_is_a_typed_error
+                => loud::join_repeating_rows_is_a_typed_error,
+            c33_control_group_by_pages_one_row_per_group
+                => loud::group_by_pages_one_row_per_group,
+            c32_long_and_escape_heavy_text_keys_walk_through_tokens
+                => loud::long_and_escape_heavy_text_keys_walk_through_tokens,
+            c34_filtered_total_is_the_same_on_every_page
+                => count::c34_filtered_total_is_the_same_on_every_page,
+            c34_grouped_and_distinct_totals_count_groups_and_distinct_rows
+                => count::c34_grouped_and_distinct_totals_count_groups_and_distinct_rows,
+            ordering_version_refuses_tokens_of_another_version
+                => cases::ordering_version_refuses_tokens_of_another_version,
+            c18_expression_keys_walk_as_order_by_of_the_same_expression
+                => expr_keys::expression_keys_walk_as_order_by,
+            joined_keys_walk_as_order_by_over_the_join
+                => expr_keys::joined_keys_walk_as_order_by,
+            named_sorts_walk_as_order_by_and_refuse_each_others_tokens
+                => named_sorts::named_sorts_walk_as_order_by_and_refuse_each_others_tokens,
+        );
+    };
+    (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                $crate::$($path)::+::<$db>();
+            }
+        )*
+    };
+}

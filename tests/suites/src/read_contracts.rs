@@ -1,0 +1,602 @@
+//! The read contracts of docs/READ_CONTRACTS.md under concurrent writers: a walk with a
+//! high-water mark, a snapshot export, a stored export. Each test opens one database that
+//! several connections share (a WAL-mode SQLite file, a PostgreSQL schema, a MySQL database),
+//! runs writer threads on their own connections, and checks what the reader got.
+//!
+//! Writers are bounded by count and time, and the reader waits (briefly) for them between
+//! pages, so every page is read after concurrent changes and each test ends in seconds.
+
+use crate::at;
+use keyset_diesel::export::{ExportError, ExportStore, Purged};
+use keyset_diesel::token::{CursorError, SecretKey};
+use keyset_diesel::{with_read_snapshot, Cursor, CursorCodec, Keyset, Walk};
+pub use keyset_test_models::read_contracts::*;
+use std::collections::HashSet;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// A small deterministic generator (xorshift), so writers need no dependency.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: u32) -> u32 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % u64::from(n.max(1))) as u32
+    }
+}
+
+/// Writer threads on their own connections, stopped (and joined) on drop or by [`Writers::stop`].
+struct Writers {
+    stop: Arc<AtomicBool>,
+    ops: Arc<AtomicUsize>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+/// How long a writer may run at most, whatever the reader does.
+const WRITER_TIME: Duration = Duration::from_secs(20);
+/// How many operations a writer makes at most.
+const WRITER_OPS: usize = 5_000;
+
+impl Writers {
+    fn new() -> Writers {
+        Writers {
+            stop: Arc::new(AtomicBool::new(false)),
+            ops: Arc::new(AtomicUsize::new(0)),
+            threads: Vec::new(),
+        }
+    }
+
+    /// Starts a thread that calls `op(conn, i)` for i = 0, 1, ... until stopped, counting the
+    /// calls that return `true` (a write that took effect).
+    fn spawn<C, F>(&mut self, shared: &Arc<Shared<C>>, mut op: F)
+    where
+        C: SharedDb,
+        F: FnMut(&mut C, usize) -> bool + Send + 'static,
+    {
+        let (stop, ops, shared) = (self.stop.clone(), self.ops.clone(), shared.clone());
+        self.threads.push(std::thread::spawn(move || {
+            let mut conn = shared.connect();
+            let start = Instant::now();
+            for i in 0..WRITER_OPS {
+                if stop.load(Ordering::Relaxed) || start.elapsed() > WRITER_TIME {
+                    break;
+                }
+                if op(&mut conn, i) {
+                    ops.fetch_add(1, Ordering::Relaxed);
+                }
+                std::thread::sleep(Duration::from_millis(1));
+            }
+        }));
+    }
+
+    fn count(&self) -> usize {
+        self.ops.load(Ordering::Relaxed)
+    }
+
+    /// Waits (at most 2 s) until the writers made `n` more writes: called between pages, so
+    /// the next page is read after concurrent changes.
+    fn wait_for(&self, n: usize) {
+        self.wait_at_most(n, Duration::from_secs(2));
+    }
+
+    fn wait_at_most(&self, n: usize, limit: Duration) {
+        let target = self.count() + n;
+        let start = Instant::now();
+        while self.count() < target && start.elapsed() < limit {
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    fn stop(mut self) -> usize {
+        self.halt();
+        self.count()
+    }
+
+    fn halt(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            t.join().expect("writer thread");
+        }
+    }
+}
+
+impl Drop for Writers {
+    fn drop(&mut self) {
+        self.halt();
+    }
+}
+
+fn ids(rows: &[Ev]) -> Vec<String> {
+    rows.iter().map(|e| e.event_id.clone()).collect()
+}
+
+fn assert_no_duplicates(rows: &[Ev], what: &str) {
+    let mut seen = HashSet::new();
+    for r in rows {
+        assert!(seen.insert(&r.event_id), "{what}: {} twice", r.event_id);
+    }
+}
+
+/// A walk follows every page in order, resumes from its cursor, and ends with an error.
+pub fn walk_all_pages_and_resume<C: SharedDb>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..23).map(|n| ev("W1", n, i64::from(n / 3))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    conn.insert_evs(&[ev("W2", 1, 0)]).expect("insert");
+    let expected = conn.load_evs("W1").expect("load");
+    assert_eq!(expected.len(), 23);
+
+    let mut sizes = Vec::new();
+    let mut walked = Vec::new();
+    for page in Walk::<Ev, _, _>::new(conn, || C::ev_query("W1")).page_size(5) {
+        let page = page.expect("page");
+        sizes.push(page.len());
+        walked.extend(page.items);
+    }
+    assert_eq!(sizes, [5, 5, 5, 5, 3]);
+    assert_eq!(walked, expected);
+
+    // Two pages, then a new walk after the first walk's cursor: the rest, once.
+    let mut first = Walk::<Ev, _, _>::new(conn, || C::ev_query("W1")).page_size(4);
+    let mut resumed: Vec<Ev> = Vec::new();
+    for _ in 0..2 {
+        resumed.extend(first.next().expect("a page").expect("page").items);
+    }
+    let cursor = first.cursor().cloned();
+    assert_eq!(cursor, Some(Cursor::after(expected[7].key())));
+    for page in Walk::<Ev, _, _>::new(conn, || C::ev_query("W1"))
+        .after(cursor)
+        .page_size(6)
+    {
+        resumed.extend(page.expect("page").items);
+    }
+    assert_eq!(resumed, expected);
+
+    // An error is yielded once and ends the walk; the cursor stays where it was.
+    let mut failing = Walk::<Ev, _, _>::new(conn, || C::ev_query("W1"))
+        .after(Some(Cursor::after(expected[2].key())))
+        .page_size(0);
+    assert!(failing.next().expect("the error").is_err());
+    assert!(failing.next().is_none());
+    assert_eq!(failing.cursor(), Some(&Cursor::after(expected[2].key())));
+
+    // An empty range yields no page.
+    assert_eq!(
+        Walk::<Ev, _, _>::new(conn, || C::ev_query("none")).count(),
+        0
+    );
+}
+
+/// A high-water walk ends while a writer keeps appending: it yields every row up to the mark
+/// taken at its start exactly once and nothing after it; also when the mark's own row is
+/// deleted during the walk.
+pub fn walk_high_water_mark_under_appends<C: SharedDb>() {
+    for delete_mark in [false, true] {
+        let shared = Arc::new(C::shared());
+        let conn = &mut shared.connect();
+        let rows: Vec<Ev> = (0..120).map(|n| ev("W1", n, i64::from(n / 4))).collect();
+        conn.insert_evs(&rows).expect("insert");
+        let mut writers = Writers::new();
+        writers.spawn(&shared, |conn: &mut C, i| {
+            // Appended after every existing row, in the walk's workspace and another one.
+            let n = 100_000 + i as u32;
+            let ws = if i % 5 == 4 { "W2" } else { "W1" };
+            conn.insert_evs(&[ev(ws, n, 10_000 + i as i64)]).is_ok()
+        });
+        writers.wait_for(3);
+
+        let mut walk = Walk::<Ev, _, _>::new(conn, || C::ev_query("W1"))
+            .page_size(7)
+            .high_water_mark();
+        let mut walked = Vec::new();
+        let mut mark = None;
+        let mut deleted = false;
+        while let Some(page) = walk.next() {
+            walked.extend(page.expect("page").items);
+            if mark.is_none() {
+                mark = walk.mark().cloned();
+            }
+            if delete_mark && !deleted {
+                let (_, id) = mark.clone().expect("a mark");
+                let mut other = shared.connect();
+                assert_eq!(other.delete_ev(&id).expect("delete the mark row"), 1);
+                deleted = true;
+            }
+            writers.wait_for(2);
+        }
+        let appended = writers.stop();
+        let mark = mark.expect("a mark was taken");
+
+        let live = shared.connect().load_evs("W1").expect("load");
+        let cut = live
+            .iter()
+            .position(|e| e.key() > mark)
+            .unwrap_or(live.len());
+        let (up_to_mark, after_mark) = live.split_at(cut);
+        assert!(
+            after_mark.len() >= 5,
+            "the writer appended behind the mark during the walk ({} rows; {appended} writes)",
+            after_mark.len()
+        );
+        assert_no_duplicates(&walked, "high-water walk");
+        assert_eq!(
+            ids(&walked),
+            ids(up_to_mark),
+            "every row up to the mark, once, in order (mark row deleted: {delete_mark})"
+        );
+        assert!(walked.iter().all(|e| e.key() <= mark));
+        assert!(walked.len() >= 120, "the rows that existed at the start");
+    }
+}
+
+/// The walk inside [`with_read_snapshot`], while writers on other connections insert, delete
+/// and update (key and non-key columns): the export is exactly the rows as they were when the
+/// snapshot was taken (a copy read as the transaction's first statement), once each.
+pub fn snapshot_export_under_concurrent_writes<C: SharedDb>() {
+    let shared = Arc::new(C::shared());
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..150).map(|n| ev("W1", n, i64::from(n / 3))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    conn.insert_evs(&[ev("W2", 1, 0)]).expect("insert");
+
+    let mut writers = Writers::new();
+    // Inserts anywhere in the range, deletes of existing rows.
+    writers.spawn(&shared, |conn: &mut C, i| {
+        let mut rng = Rng(0x9E37_79B9 + i as u64);
+        if i % 2 == 0 {
+            let n = 200_000 + i as u32;
+            conn.insert_evs(&[ev("W1", n, i64::from(rng.below(60)))])
+                .is_ok()
+        } else {
+            let victim = format!("W1-{:06}", rng.below(150));
+            conn.delete_ev(&victim).is_ok_and(|n| n == 1)
+        }
+    });
+    // Updates: non-key (message) and key (occurred_at, forward and backward).
+    writers.spawn(&shared, |conn: &mut C, i| {
+        let mut rng = Rng(0x51_7CC1 + i as u64);
+        let id = format!("W1-{:06}", rng.below(150));
+        if i % 2 == 0 {
+            conn.set_message(&id, &format!("changed {i}"))
+                .is_ok_and(|n| n == 1)
+        } else {
+            conn.set_time(&id, at(i64::from(rng.below(60)), 3))
+                .is_ok_and(|n| n == 1)
+        }
+    });
+    writers.wait_for(4);
+
+    let (copy, exported, during) = with_read_snapshot(conn, |conn| {
+        // The copy is the transaction's first statement: it takes the snapshot.
+        let copy = conn.load_evs("W1")?;
+        let before = writers.count();
+        let mut exported = Vec::new();
+        for page in Walk::<Ev, _, _>::new(conn, || C::ev_query("W1")).page_size(9) {
+            exported.extend(page?.items);
+            writers.wait_for(3);
+        }
+        Ok::<_, diesel::result::Error>((copy, exported, writers.count() - before))
+    })
+    .expect("snapshot export");
+    let total = writers.stop();
+
+    assert!(
+        during >= 20,
+        "writers were active during the export: {during} writes"
+    );
+    assert_no_duplicates(&exported, "snapshot export");
+    assert_eq!(
+        exported, copy,
+        "the export is the snapshot's rows, content included"
+    );
+    let live = shared.connect().load_evs("W1").expect("load");
+    assert_ne!(
+        live, copy,
+        "the live rows changed meanwhile ({total} writes)"
+    );
+}
+
+fn store(now: &Arc<std::sync::atomic::AtomicU64>) -> ExportStore {
+    let codec = CursorCodec::builder()
+        .signing_key(SecretKey::new(1, &[7; 32]).expect("key"))
+        .build()
+        .expect("codec");
+    let now = now.clone();
+    ExportStore::new(codec, Duration::from_secs(3600)).with_clock(move || {
+        std::time::UNIX_EPOCH + Duration::from_secs(now.load(Ordering::Relaxed))
+    })
+}
+
+/// Reads a whole stored export, one request (and one new connection) per page, calling
+/// `between` before each request.
+fn read_export<C: SharedDb>(
+    shared: &Shared<C>,
+    store: &ExportStore,
+    id: &str,
+    scope: &str,
+    page_size: u32,
+    mut between: impl FnMut(usize),
+) -> Vec<Ev> {
+    let mut token: Option<String> = None;
+    let mut rows: Vec<Ev> = Vec::new();
+    for request in 0.. {
+        between(request);
+        let conn = &mut shared.connect();
+        let page = store
+            .page::<Ev, _, _>(conn, id, &(scope,), token.as_deref(), page_size)
+            .expect("export page");
+        assert_eq!(page.first_position, rows.len() as u64 + 1);
+        rows.extend(page.items);
+        match page.next_token {
+            Some(next) => token = Some(next),
+            None => break,
+        }
+    }
+    rows
+}
+
+/// A stored export read one request per page, on a new connection each, while the source
+/// table changes before every request (inserts, deletes, key and non-key updates): it yields
+/// exactly its membership at creation, content included, once each.
+pub fn stored_export_is_fixed_at_creation<C: SharedDb>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..60).map(|n| ev("W1", n, i64::from(n / 2))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    conn.insert_evs(&[ev("W2", 1, 0)]).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now);
+    let copy = conn.load_evs("W1").expect("copy");
+    let export = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), || C::ev_query("W1"))
+        .expect("create");
+    assert_eq!(export.rows, 60);
+    assert_eq!(export.id.len(), 32);
+    assert_eq!(export.expires_at, 1_800_000_000 + 3600);
+
+    let mut writer = shared.connect();
+    let exported = read_export(&shared, &store, &export.id, "W1", 7, |i| {
+        let mut rng = Rng(0xC0FF_EE00 + i as u64);
+        let i = i as u32;
+        writer
+            .insert_evs(&[ev("W1", 300 + i, i64::from(rng.below(30)))])
+            .expect("insert");
+        writer
+            .delete_ev(&format!("W1-{:06}", rng.below(60)))
+            .expect("delete");
+        writer
+            .set_message(&format!("W1-{:06}", rng.below(60)), "changed")
+            .expect("update");
+        writer
+            .set_time(
+                &format!("W1-{:06}", rng.below(60)),
+                at(i64::from(rng.below(30)), 5),
+            )
+            .expect("update key");
+    });
+    assert_no_duplicates(&exported, "stored export");
+    assert_eq!(exported, copy, "membership, order and content at creation");
+    assert_ne!(writer.load_evs("W1").expect("live"), copy);
+}
+
+/// Creating a stored export while writers move rows across its pages (key updates) and
+/// change their content: the creation reads one snapshot, so the export holds every row once
+/// (membership never changes: rows only move) in strictly increasing key order. Without the
+/// snapshot a row moved behind the walk's position is missed and one moved ahead is read twice.
+pub fn stored_export_creation_reads_one_snapshot<C: SharedDb>() {
+    let shared = Arc::new(C::shared());
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..80).map(|n| ev("W1", n, i64::from(n))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let mut writers = Writers::new();
+    writers.spawn(&shared, |conn: &mut C, i| {
+        let mut rng = Rng(0xABCD_0000 + i as u64);
+        let id = format!("W1-{:06}", rng.below(80));
+        if i % 3 == 0 {
+            conn.set_message(&id, &format!("changed {i}"))
+                .is_ok_and(|n| n == 1)
+        } else {
+            conn.set_time(
+                &id,
+                at(i64::from(rng.below(80)), 1 + i64::from(rng.below(900))),
+            )
+            .is_ok_and(|n| n == 1)
+        }
+    });
+    writers.wait_for(3);
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now).create_page_size(6);
+    // The query factory runs once per page of the creation's walk: let the writers move rows
+    // first. SQLite's `BEGIN IMMEDIATE` holds them off until the export is stored, so there
+    // the wait is short and the writers are idle meanwhile.
+    let sqlite = C::NAME == "SQLite";
+    let wait = Duration::from_millis(if sqlite { 10 } else { 300 });
+    let mut during = 0;
+    let export = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), || {
+            let before = writers.count();
+            writers.wait_at_most(3, wait);
+            during += writers.count() - before;
+            C::ev_query("W1")
+        })
+        .expect("create");
+    writers.stop();
+    if sqlite {
+        assert!(
+            during <= 1,
+            "SQLite writers wait for the export ({during} writes)"
+        );
+    } else {
+        assert!(
+            during >= 10,
+            "writers were active during creation ({during} writes)"
+        );
+    }
+    let exported = read_export(&shared, &store, &export.id, "W1", 25, |_| {});
+    assert_no_duplicates(&exported, "stored export created under writes");
+    let mut got = ids(&exported);
+    got.sort();
+    assert_eq!(got, ids(&rows), "every row once: membership is fixed");
+    assert!(
+        exported.windows(2).all(|w| w[0].key() < w[1].key()),
+        "in key order of one snapshot"
+    );
+    assert_eq!(export.rows, 80);
+}
+
+/// An expired export fails with the typed error (410) until purged, then it is unknown
+/// (404); purging removes its rows; another scope or a made-up id is unknown.
+pub fn stored_export_expires_and_is_purged<C: SharedDb>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..12).map(|n| ev("W1", n, i64::from(n))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now);
+    let make = || C::ev_query("W1");
+    let a = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        .expect("create a");
+    let b = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        .expect("create b");
+    assert_ne!(a.id, b.id);
+    let page =
+        |conn: &mut C, id: &str, scope: &str| store.page::<Ev, _, _>(conn, id, &(scope,), None, 5);
+    let first = page(conn, &a.id, "W1").expect("page");
+    assert_eq!((first.items.len(), first.total), (5, 12));
+    let other_scope = page(conn, &a.id, "W2").expect_err("another scope");
+    assert!(
+        matches!(other_scope, ExportError::Unknown),
+        "{other_scope:?}"
+    );
+    let unknown = page(conn, "0123456789abcdef0123456789abcdef", "W1").expect_err("unknown");
+    assert_eq!(keyset_diesel::web::Problem::from(&unknown).status, 404);
+
+    // `expire` ends b now; a expires with time.
+    assert!(store.expire(conn, &b.id).expect("expire"));
+    let expired = page(conn, &b.id, "W1").expect_err("expired");
+    assert!(
+        matches!(expired, ExportError::Expired { .. }),
+        "{expired:?}"
+    );
+    assert_eq!(keyset_diesel::web::Problem::from(&expired).status, 410);
+    assert!(page(conn, &a.id, "W1").is_ok());
+    now.store(a.expires_at, Ordering::Relaxed);
+    let expired = page(conn, &a.id, "W1").expect_err("expired");
+    assert!(matches!(expired, ExportError::Expired { expired_at } if expired_at == a.expires_at));
+
+    let c = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        .expect("create c");
+    assert_eq!(
+        store.purge_expired(conn).expect("purge"),
+        Purged {
+            exports: 2,
+            rows: 24
+        }
+    );
+    assert_eq!(store.purge_expired(conn).expect("purge"), Purged::default());
+    for id in [&a.id, &b.id] {
+        let gone = page(conn, id, "W1").expect_err("purged");
+        assert!(matches!(gone, ExportError::Unknown), "{gone:?}");
+    }
+    assert_eq!(page(conn, &c.id, "W1").expect("c lives").total, 12);
+}
+
+/// Two exports of different scopes created at the same time on two connections hold only
+/// their own rows, and a page token of one export is refused for the other.
+pub fn stored_exports_of_two_scopes<C: SharedDb>() {
+    let shared = Arc::new(C::shared());
+    let conn = &mut shared.connect();
+    let w1: Vec<Ev> = (0..40).map(|n| ev("W1", n, i64::from(n / 3))).collect();
+    let w2: Vec<Ev> = (0..25).map(|n| ev("W2", n, i64::from(n / 2))).collect();
+    conn.insert_evs(&w1).expect("insert");
+    conn.insert_evs(&w2).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now);
+    let creators: Vec<_> = ["W1", "W2"]
+        .into_iter()
+        .map(|ws| {
+            let (shared, store) = (shared.clone(), store.clone());
+            std::thread::spawn(move || {
+                let conn = &mut shared.connect();
+                store
+                    .create::<Ev, _, _, _, _>(conn, &(ws,), || C::ev_query(ws))
+                    .expect("create")
+            })
+        })
+        .collect();
+    let exports: Vec<_> = creators
+        .into_iter()
+        .map(|t| t.join().expect("creator"))
+        .collect();
+    let (e1, e2) = (&exports[0], &exports[1]);
+    assert_eq!((e1.rows, e2.rows), (40, 25));
+    let r1 = read_export(&shared, &store, &e1.id, "W1", 6, |_| {});
+    let r2 = read_export(&shared, &store, &e2.id, "W2", 6, |_| {});
+    assert_eq!(r1, conn.load_evs("W1").expect("W1"));
+    assert_eq!(r2, conn.load_evs("W2").expect("W2"));
+
+    // A token of export 1 is refused for export 2 (same scope value or not).
+    let token = store
+        .page::<Ev, _, _>(conn, &e1.id, &("W1",), None, 6)
+        .expect("page")
+        .next_token
+        .expect("a next page");
+    let refused = store
+        .page::<Ev, _, _>(conn, &e2.id, &("W2",), Some(&token), 6)
+        .expect_err("token of another export");
+    assert!(
+        matches!(refused, ExportError::Cursor(CursorError::ScopeMismatch)),
+        "{refused:?}"
+    );
+    assert_eq!(keyset_diesel::web::Problem::from(&refused).status, 400);
+    // Export 1 read under export 2's scope is unknown, with or without its own token.
+    let wrong = store
+        .page::<Ev, _, _>(conn, &e1.id, &("W2",), Some(&token), 6)
+        .expect_err("wrong scope");
+    assert!(matches!(wrong, ExportError::Unknown), "{wrong:?}");
+}
+
+/// Registers this module's tests for backend `$db`.
+#[macro_export]
+macro_rules! read_contract_suite {
+    ($db:ty) => {
+        mod read_contracts {
+            use $crate::read_contracts as rc;
+            #[test]
+            fn walk_follows_every_page_resumes_and_ends_on_error() {
+                rc::walk_all_pages_and_resume::<$db>();
+            }
+            #[test]
+            fn walk_with_high_water_mark_ends_under_appends() {
+                rc::walk_high_water_mark_under_appends::<$db>();
+            }
+            #[test]
+            fn snapshot_export_is_the_snapshot_under_concurrent_writes() {
+                rc::snapshot_export_under_concurrent_writes::<$db>();
+            }
+            #[test]
+            fn stored_export_is_fixed_at_creation_across_requests() {
+                rc::stored_export_is_fixed_at_creation::<$db>();
+            }
+            #[test]
+            fn stored_export_creation_reads_one_snapshot_under_key_updates() {
+                rc::stored_export_creation_reads_one_snapshot::<$db>();
+            }
+            #[test]
+            fn stored_export_expires_410_and_purge_removes_it_404() {
+                rc::stored_export_expires_and_is_purged::<$db>();
+            }
+            #[test]
+            fn stored_exports_of_two_scopes_stay_apart_and_tokens_are_bound() {
+                rc::stored_exports_of_two_scopes::<$db>();
+            }
+        }
+    };
+}

@@ -1,0 +1,104 @@
+//! One-column keysets (plus the `id` tie-breaker) over `typed_rows`, one per supported key
+//! type, and the test that pages each of them exactly: [`every_key_type_pages_exactly`].
+//!
+//! The table's columns differ per backend (`Timestamptz` vs `TimestamptzSqlite`, `Uuid` on
+//! PostgreSQL only, no `timestamptz` on MySQL), so `typed_backend!` declares the table, its
+//! insertable row and its models from one column list per backend, in the modules
+//! [`sqlite`], [`postgres`] and [`mysql`] (each behind its feature). The values come from the
+//! functions here, adjacent at the database's precision (1 µs apart, last UUID byte, 0.0001,
+//! one ulp).
+
+pub use keyset_test_models::typed::*;
+
+/// Every key type pages exactly, walked with several page sizes, boxed and not, through
+/// tokens; `NaiveDateTime` keys 1 µs apart are read back as written (MySQL: the column is
+/// `DATETIME(6)`), and `f64` / `f32` keys one ulp apart bit for bit (MariaDB `FLOAT`
+/// included).
+pub fn every_key_type_pages_exactly<C: TypedKeys>() {
+    let mut db = C::open();
+    let written = db.insert_typed_rows();
+    db.check_every_key_model();
+    let stored = db.stored_precise();
+    assert_eq!(
+        stored.timestamps, written.timestamps,
+        "timestamps to the microsecond"
+    );
+    assert_eq!(stored.f64_bits, written.f64_bits, "f64 bit for bit");
+    assert_eq!(stored.f32_bits, written.f32_bits, "f32 bit for bit");
+    assert_eq!(
+        stored.times, written.times,
+        "times of day to the microsecond"
+    );
+}
+
+/// A cursor holding a NaN (built by hand: pages never end on one, tokens never decode to one)
+/// is refused before any SQL runs, boxed or not, with `KeysetError::InvalidCursorKey` naming
+/// the column.
+pub fn nan_cursor_is_a_typed_error<C: TypedKeys>() {
+    use keyset_diesel::KeysetError;
+    let mut db = C::open();
+    db.insert_typed_rows();
+    for boxed in [false, true] {
+        let error = db
+            .page_after_nan(boxed)
+            .expect_err("a NaN cursor must be refused");
+        assert!(
+            matches!(error, diesel::result::Error::QueryBuilderError(_)),
+            "{error:?}"
+        );
+        assert!(
+            matches!(
+                KeysetError::from_diesel(&error),
+                Some(KeysetError::InvalidCursorKey {
+                    column: "k_f64",
+                    ..
+                })
+            ),
+            "{error:?}"
+        );
+    }
+}
+
+/// Every `time` key type pages exactly, walked with several page sizes, boxed and not, through
+/// tokens, against the database's own `ORDER BY`; the values come back as written (to the
+/// microsecond; `OffsetDateTime` as the same instant).
+pub fn every_time_key_type_pages_exactly<C: TimeKeys>() {
+    let mut db = C::open();
+    let written = db.insert_time_rows();
+    db.check_every_time_model();
+    assert_eq!(db.stored_time_values(), written, "time values as written");
+}
+
+/// A `time::Time` key Diesel 2.3 cannot bind on this backend (`update_sql` writes such values,
+/// `refused_sql` selects their ids): the walk delivers every row up to and including the first
+/// such row exactly as `ORDER BY` does, and the next page is refused before any SQL runs with
+/// `KeysetError::InvalidCursorKey` naming `t_time`, instead of a seek from another value.
+pub fn unbindable_time_cursor_is_a_typed_error<M, C>(update_sql: &str, refused_sql: &str)
+where
+    M: crate::models::Walk<C, Filter = i32> + crate::models::Oracle,
+    C: TimeKeys,
+{
+    use keyset_diesel::KeysetError;
+    let mut db = C::open();
+    db.insert_time_rows();
+    db.exec(update_sql);
+    let refused = db.ids(refused_sql);
+    assert!(!refused.is_empty(), "the update wrote unbindable values");
+    let expected = db.ids(&crate::oracle::oracle_sql::<M, C>("0"));
+    let first = expected
+        .iter()
+        .position(|id| refused.contains(id))
+        .expect("a refused row in the walk");
+    let (walked, error) = walk_until_error::<M, C>(&mut db);
+    assert_eq!(walked, expected[..=first], "the rows before the refusal");
+    assert!(
+        matches!(
+            KeysetError::from_diesel(&error),
+            Some(KeysetError::InvalidCursorKey {
+                column: "t_time",
+                ..
+            })
+        ),
+        "{error:?}"
+    );
+}
