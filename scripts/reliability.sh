@@ -69,13 +69,13 @@ run_part() {
 }
 
 soak() {
-    KEYSET_SOAK_SECS=${KEYSET_SOAK_SECS:-600} cargo nextest run -p keyset-tests --all-features \
-        --test sqlite --test postgres --test mysql --test-threads 1 --no-fail-fast \
+    KEYSET_SOAK_SECS=${KEYSET_SOAK_SECS:-600} cargo nextest run \
+        -p keyset-tests-sqlite -p keyset-tests-postgres -p keyset-tests-mysql --test-threads 1 --no-fail-fast \
         -E 'test(/^concurrent_writers::/)'
 }
 
 faults() {
-    cargo nextest run -p keyset-tests --all-features --test postgres --test mysql \
+    cargo nextest run -p keyset-tests-postgres -p keyset-tests-mysql \
         --test-threads 1 --no-fail-fast -E 'test(/^faults::/)'
 }
 
@@ -84,7 +84,7 @@ oracle() {
     local status=0
     for b in ${KEYSET_ORACLE_BACKENDS:-sqlite postgres mysql}; do
         KEYSET_ORACLE_CASES=${KEYSET_ORACLE_CASES:-10000} cargo nextest run --release \
-            -p keyset-tests --all-features --test "$b" --no-capture \
+            -p "keyset-tests-$b" --no-capture \
             -E 'test(oracle_property)' || status=1
     done
     return $status
@@ -103,7 +103,7 @@ mutants() {
         return 0
     fi
     cargo mutants --version >/dev/null 2>&1 || cargo install cargo-mutants --locked
-    local files=${KEYSET_MUTANTS_FILES:-keyset-diesel/src/sql.rs keyset-diesel/src/predicate.rs keyset-diesel/src/union.rs keyset-diesel/src/paginate.rs keyset-diesel/src/page.rs keyset-diesel/src/cursor.rs keyset-diesel/src/checks.rs keyset-derive/src/check.rs}
+    local files=${KEYSET_MUTANTS_FILES:-keyset-diesel/src/query/sql.rs keyset-diesel/src/query/seek.rs keyset-diesel/src/query/union.rs keyset-diesel/src/query/shape.rs keyset-diesel/src/load/assemble.rs keyset-diesel/src/page.rs keyset-diesel/src/cursor.rs keyset-diesel/src/checks.rs keyset-derive/src/check.rs}
     local args=() f
     for f in $files; do args+=(-f "$f"); done
     # The SQLite data-set tests read ../shared/data beside the repository; the mutants are
@@ -116,9 +116,9 @@ mutants() {
     # the SQLite suite's filter matches nothing; the unmutated tree is the test command's.
     local cmd=(cargo mutants --baseline=skip --timeout "${KEYSET_MUTANTS_TIMEOUT:-900}"
         --build-timeout 3600 --jobs "${KEYSET_MUTANTS_JOBS:-1}" --output "$out/mutants-1" "${args[@]}"
-        --test-package keyset-diesel,keyset-derive,keyset-tests --features keyset-tests/sqlite
+        --test-package keyset-diesel,keyset-derive,keyset-tests-sqlite
         --test-tool nextest --
-        -E 'package(keyset-diesel) | package(keyset-derive) | binary_id(keyset-tests::sqlite)')
+        -E 'package(keyset-diesel) | package(keyset-derive) | binary_id(keyset-tests-sqlite::sqlite)')
     mkdir -p "$out/mutants-1"
     echo "${cmd[*]}" >"$out/mutants-1/command.txt"
     # Missed mutants make cargo-mutants exit 2: the report lists them, the part did run.

@@ -19,10 +19,11 @@ from collections import Counter, defaultdict
 PARTS = ["soak", "faults", "oracle", "mutants"]
 # The files scripts/reliability.sh mutates by default.
 FULL_SET = [
-    "keyset-diesel/src/sql.rs",
-    "keyset-diesel/src/predicate.rs",
-    "keyset-diesel/src/union.rs",
-    "keyset-diesel/src/paginate.rs",
+    "keyset-diesel/src/query/sql.rs",
+    "keyset-diesel/src/query/seek.rs",
+    "keyset-diesel/src/query/union.rs",
+    "keyset-diesel/src/query/shape.rs",
+    "keyset-diesel/src/load/assemble.rs",
     "keyset-diesel/src/page.rs",
     "keyset-diesel/src/cursor.rs",
     "keyset-diesel/src/checks.rs",
@@ -157,12 +158,12 @@ def oracle(outdir, status):
     passed = {r[0] for r in rows}
     lines = [
         "The oracle property test (`oracle_property_random_keysets_ties_and_page_sizes`, "
-        "tests/src/property.rs) in a release build: random tables of 0-500 rows with heavy "
+        "tests/suites/src/property.rs) in a release build: random tables of 0-500 rows with heavy "
         "ties and NULLs, random keysets (columns of every key type, expressions, a joined "
         "table's columns), page sizes, filters and walks, each page compared "
         "with a plain `ORDER BY`. Rerun a case with its seed: `KEYSET_ORACLE_SEED=<seed> "
-        "KEYSET_ORACLE_CASES=<cases> cargo nextest run --release -p keyset-tests "
-        "--all-features --test <backend> -E 'test(oracle_property)'`.",
+        "KEYSET_ORACLE_CASES=<cases> cargo nextest run --release "
+        "-p keyset-tests-<backend> -E 'test(oracle_property)'`.",
         "",
         "| backend | cases | seed | seconds | result |",
         "|---|---:|---:|---:|---|",
