@@ -124,7 +124,7 @@ impl NoLimitYet for NoLimitClause {}
 #[diagnostic::on_unimplemented(
     message = "this query has an OFFSET, and keyset pages never skip rows",
     label = "remove `.offset(..)` from the query given to `paginate_after`",
-    note = "the next page starts after the previous page's last row: pass `page.next_cursor` to `.paginate_after(..)`"
+    note = "the next page starts after the previous page's last row: pass `page.next_cursor()` to `.paginate_after(..)`"
 )]
 pub trait NoOffsetYet {}
 

@@ -64,7 +64,7 @@
 //! let first = page(None).load_page(conn)?;
 //!
 //! // Without an index on the keyset: a scan and a sort; the report names the index.
-//! let report = plan::explain(conn, page(first.next_cursor.clone()))?;
+//! let report = plan::explain(conn, page(first.next_cursor()))?;
 //! assert!(!report.seeks());
 //! assert_eq!(
 //!     report.index_recipe,
@@ -73,7 +73,7 @@
 //! );
 //!
 //! diesel::sql_query(&report.index_recipe).execute(conn)?;
-//! plan::explain(conn, page(first.next_cursor))?.assert_seeks();
+//! plan::explain(conn, page(first.next_cursor()))?.assert_seeks();
 //! # Ok(())
 //! # }
 //! ```

@@ -14,7 +14,7 @@ use crate::error::KeysetError;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum PlanError {
-    /// The page could not be built ([`Paginated::into_query`]'s errors).
+    /// The page could not be built ([`Paginated::into_query`](crate::Paginated::into_query)'s errors).
     #[error("the page query could not be built: {0}")]
     Keyset(#[from] KeysetError),
     /// The database refused the `EXPLAIN` or a status query.
@@ -50,13 +50,13 @@ pub struct TableRead {
     /// The index is read backward (PostgreSQL's `Scan Direction`).
     pub backward: bool,
     /// Rows the read returned (PostgreSQL's `Actual Rows`, MariaDB's `r_rows`): only from
-    /// [`explain_analyze`].
+    /// [`explain_analyze`](super::explain_analyze).
     pub rows: Option<f64>,
     /// Rows the read discarded by its filter (PostgreSQL's `Rows Removed by Filter`): only
-    /// from [`explain_analyze`].
+    /// from [`explain_analyze`](super::explain_analyze).
     pub rows_removed_by_filter: Option<f64>,
     /// Times the read ran (PostgreSQL's `Actual Loops`: `Some(0.0)` for a partition the page
-    /// never reached, `never executed` in the text plan): only from [`explain_analyze`] on
+    /// never reached, `never executed` in the text plan): only from [`explain_analyze`](super::explain_analyze) on
     /// PostgreSQL.
     pub loops: Option<f64>,
     /// The SQL a PostgreSQL `Foreign Scan` (`postgres_fdw`) sends its remote server
@@ -230,10 +230,10 @@ pub struct PlanReport {
     /// columns in keyset order and declared direction (with the NULL placement on
     /// PostgreSQL). The same recipe whether or not the page seeks.
     pub index_recipe: String,
-    /// PostgreSQL's `Execution Time` in ms: only from [`explain_analyze`].
+    /// PostgreSQL's `Execution Time` in ms: only from [`explain_analyze`](super::explain_analyze).
     pub execution_ms: Option<f64>,
     /// MySQL/MariaDB handler counters of the analyzed statement: only from
-    /// [`explain_analyze`].
+    /// [`explain_analyze`](super::explain_analyze).
     pub handler_reads: Option<HandlerReads>,
 }
 

@@ -192,7 +192,7 @@ impl From<&UnknownSort> for Problem {
     }
 }
 
-/// See the table on [`cursor_refused`]: 404, 410, the token's problem, 400, or 500.
+/// See the table on [`Problem`]: 404, 410, the token's problem, 400, or 500.
 #[cfg(feature = "export")]
 impl From<&ExportError> for Problem {
     fn from(e: &ExportError) -> Self {
