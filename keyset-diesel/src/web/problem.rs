@@ -36,8 +36,9 @@ use crate::web::PageRequestError;
 /// | an unknown sort name ([`UnknownSort`]) | 400 | `sort_invalid` |
 /// | a query string that does not parse (a parameter twice, bad percent-encoding) | 400 | `query_invalid` |
 /// | no or unknown credentials ([`Problem::unauthorized`]) | 401 | `unauthorized` |
-/// | not found, or not yours to read ([`Problem::not_found`]) | 404 | `not_found` |
-/// | a server failure ([`EncodeError`], [`Problem::internal`]) | 500 | `internal_error` |
+/// | not found, or not yours to read ([`Problem::not_found`]; an unknown stored export) | 404 | `not_found` |
+/// | a stored export past its end (`ExportError::Expired`, feature `export`) | 410 | `export_expired` |
+/// | a server failure ([`EncodeError`], [`Problem::internal`], any other `ExportError`) | 500 | `internal_error` |
 ///
 /// With the feature `axum`, `Problem` is an `IntoResponse` (the status, `Content-Type:
 /// application/problem+json`, the body).
