@@ -200,11 +200,11 @@ macro_rules! chinook_schema {
             type TrackByLength = TrackByLength;
         }
 
-        $crate::impl_walk!(InvoiceByDate, invoice);
-        $crate::impl_walk!(TrackByPrice, track);
-        $crate::impl_walk!(TrackByLength, track);
-        $crate::impl_walk!(TrackByComposer, track);
-        $crate::impl_walk!(TrackByComposerDesc, track);
+        $crate::impl_walk!(async InvoiceByDate, invoice);
+        $crate::impl_walk!(async TrackByPrice, track);
+        $crate::impl_walk!(async TrackByLength, track);
+        $crate::impl_walk!(async TrackByComposer, track);
+        $crate::impl_walk!(async TrackByComposerDesc, track);
     };
 }
 

@@ -140,18 +140,32 @@ pub trait Oracle {
     fn id(&self) -> i64;
 }
 
-/// Implements [`Walk`] for a model on every enabled backend:
+/// Implements [`Walk`] for a model on every enabled blocking backend:
 /// `SELECT <model> FROM $table WHERE $filter = ? <seek> ORDER BY <keyset> LIMIT n + 1`.
+/// With a leading `async`, also on the diesel-async connection pair of each backend. Each
+/// async impl costs about three blocking ones to compile (its futures over every page-query
+/// type), so only the models a test reads through diesel-async have one.
 #[macro_export]
 macro_rules! impl_walk {
+    // `async` first: the arms below would read `async` as the start of a type.
+    (async $model:ty, $table:path) => {
+        $crate::impl_walk!(async $model, $table, (), |q, _f| q);
+    };
+    (async $model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
+        $crate::impl_walk!($model, $table, $filter_ty, |$q, $f| $filtered);
+        $crate::impl_walk!(@async "sqlite", AsyncSqlite, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+        $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+        $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, $filter_ty,
+            |$q, $f| $filtered);
+    };
+    (async $model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
+        $crate::impl_walk!(async $model, $table, $filter_ty, |q, f| q.filter($table::$filter.eq(f)));
+    };
     // No filter: the whole table (`Filter = ()`).
     ($model:ty, $table:path) => {
-        $crate::impl_walk!(@one "sqlite", diesel::SqliteConnection, $model, $table, (), |q, _f| q);
-        $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, (), |q, _f| q);
-        $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, (), |q, _f| q);
-        $crate::impl_walk!(@async "sqlite", AsyncSqlite, $model, $table, (), |q, _f| q);
-        $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, (), |q, _f| q);
-        $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, (), |q, _f| q);
+        $crate::impl_walk!($model, $table, (), |q, _f| q);
     };
     // Any query built from `$table::table` (bound to `$q`) and the filter value (`$f`).
     ($model:ty, $table:path, $filter_ty:ty, |$q:ident, $f:ident| $filtered:expr) => {
@@ -160,12 +174,6 @@ macro_rules! impl_walk {
         $crate::impl_walk!(@one "postgres", diesel::PgConnection, $model, $table, $filter_ty,
             |$q, $f| $filtered);
         $crate::impl_walk!(@one "mysql", diesel::MysqlConnection, $model, $table, $filter_ty,
-            |$q, $f| $filtered);
-        $crate::impl_walk!(@async "sqlite", AsyncSqlite, $model, $table, $filter_ty,
-            |$q, $f| $filtered);
-        $crate::impl_walk!(@async "postgres", AsyncPg, $model, $table, $filter_ty,
-            |$q, $f| $filtered);
-        $crate::impl_walk!(@async "mysql", AsyncMysql, $model, $table, $filter_ty,
             |$q, $f| $filtered);
     };
     ($model:ty, $table:ident, $filter:ident, $filter_ty:ty) => {
@@ -191,9 +199,11 @@ macro_rules! impl_walk {
                 use keyset_diesel::async_::PaginateDsl as AsyncPaginateDsl;
                 #[allow(unused_imports)]
                 use $table as table;
+                // The backend named, not inferred: see the blocking arm below.
+                type Db = <<$crate::async_db::$pair as $crate::db::OracleDb>::Db as diesel::Connection>::Backend;
                 let $f = filter;
                 let $q = table::table;
-                let query = $filtered.select(<$model>::as_select());
+                let query = $filtered.select(<$model as diesel::SelectableHelper<Db>>::as_select());
                 let (runtime, conn) = db.runtime_and_conn();
                 macro_rules! run {
                     ($query:expr) => {{
@@ -215,7 +225,7 @@ macro_rules! impl_walk {
                     }};
                 }
                 if how.boxed {
-                    run!(query.into_boxed())
+                    run!(diesel::QueryDsl::into_boxed::<Db>(query))
                 } else {
                     run!(query)
                 }
@@ -242,9 +252,14 @@ macro_rules! impl_walk {
                 use keyset_diesel::PaginateDsl;
                 #[allow(unused_imports)]
                 use $table as table;
+                // The backend named, not inferred from `load_page(conn)`: `as_select()` and
+                // `into_boxed()` left generic over it make the type checker weigh every
+                // enabled backend's impls at each step. With all three backends enabled, this
+                // crate's type check took 273 s that way and takes 20 s this way.
+                type Db = <$conn as diesel::Connection>::Backend;
                 let $f = filter;
                 let $q = table::table;
-                let query = $filtered.select(<$model>::as_select());
+                let query = $filtered.select(<$model as diesel::SelectableHelper<Db>>::as_select());
                 macro_rules! run {
                     ($query:expr) => {{
                         let paginated = if how.backward {
@@ -269,7 +284,7 @@ macro_rules! impl_walk {
                     }};
                 }
                 if how.boxed {
-                    run!(query.into_boxed())
+                    run!(diesel::QueryDsl::into_boxed::<Db>(query))
                 } else {
                     run!(query)
                 }
@@ -302,8 +317,10 @@ macro_rules! col_type {
 }
 
 /// Declares keyset models over `keyset_rows` (joined to `keyset_groups` when marked `join`),
-/// their [`Walk`] and [`Oracle`] impls, [`ROW_MODELS`], `run_row_model`, which dispatches on a
-/// model index (for the property tests), and `row_model_names`.
+/// their [`Walk`] and [`Oracle`] impls, [`ROW_MODELS`] and [`ASYNC_ROW_MODELS`], and
+/// `run_row_model` / `run_async_row_model`, which dispatch on a model index (for the property
+/// tests). Models in the `async` section are read through diesel-async too; those in the
+/// `blocking` section only on the blocking connections.
 macro_rules! row_models {
     (@nulls) => { None };
     (@nulls $nulls:ident) => { Some(stringify!($nulls)) };
@@ -312,14 +329,21 @@ macro_rules! row_models {
     (@sql $col:ident $sql:literal) => { $sql };
     (@from) => { "keyset_rows" };
     (@from join) => { "keyset_rows INNER JOIN keyset_groups ON keyset_groups.group_id = keyset_rows.a" };
-    (@walk $name:ident) => {
+    (@walk blocking $name:ident) => {
         $crate::impl_walk!($name, keyset_rows, tenant, i32);
     };
-    (@walk $name:ident join) => {
+    (@walk async $name:ident) => {
+        $crate::impl_walk!(async $name, keyset_rows, tenant, i32);
+    };
+    (@walk blocking $name:ident join) => {
         $crate::impl_walk!($name, keyset_rows, i32,
             |q, f| q.inner_join(keyset_groups::table).filter(keyset_rows::tenant.eq(f)));
     };
-    ($($name:ident: $($join:ident)? [$($col:ident $(($sel:expr => $selty:ty, $sql:literal))? $dir:ident $($nulls:ident)?),*] id $iddir:ident;)*) => {
+    (@walk async $name:ident join) => {
+        $crate::impl_walk!(async $name, keyset_rows, i32,
+            |q, f| q.inner_join(keyset_groups::table).filter(keyset_rows::tenant.eq(f)));
+    };
+    (@models $mode:ident $($name:ident: $($join:ident)? [$($col:ident $(($sel:expr => $selty:ty, $sql:literal))? $dir:ident $($nulls:ident)?),*] id $iddir:ident;)*) => {
         $(
             #[allow(non_camel_case_types)]
             #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
@@ -346,25 +370,61 @@ macro_rules! row_models {
                 }
             }
 
-            row_models!(@walk $name $($join)?);
+            row_models!(@walk $mode $name $($join)?);
         )*
+    };
+    (
+        async { $($async_name:ident: $($aj:ident)? [$($ac:ident $(($as:expr => $at:ty, $aq:literal))? $ad:ident $($an:ident)?),*] id $ai:ident;)* }
+        blocking { $($blocking_name:ident: $($bj:ident)? [$($bc:ident $(($bs:expr => $bt:ty, $bq:literal))? $bd:ident $($bn:ident)?),*] id $bi:ident;)* }
+    ) => {
+        row_models!(@models async
+            $($async_name: $($aj)? [$($ac $(($as => $at, $aq))? $ad $($an)?),*] id $ai;)*);
+        row_models!(@models blocking
+            $($blocking_name: $($bj)? [$($bc $(($bs => $bt, $bq))? $bd $($bn)?),*] id $bi;)*);
 
-        /// Names of the row models of every backend, in index order.
-        pub const ROW_MODELS: &[&str] = &[$(stringify!($name)),*];
+        /// Names of the row models of every backend, in index order: [`ASYNC_ROW_MODELS`],
+        /// then the models read on blocking connections only.
+        pub const ROW_MODELS: &[&str] =
+            &[$(stringify!($async_name),)* $(stringify!($blocking_name)),*];
+
+        /// Names of the row models read through diesel-async too, in index order (the first
+        /// ones of [`ROW_MODELS`]).
+        pub const ASYNC_ROW_MODELS: &[&str] = &[$(stringify!($async_name)),*];
 
         /// Runs the property scenario on row model number `index` of
-        /// [`row_model_names::<C>()`](row_model_names): one of [`ROW_MODELS`], or after them
-        /// one of the backend's own.
+        /// [`BackendRowModels::row_models`]: one of [`ROW_MODELS`], or after them one of the
+        /// backend's own.
         pub fn run_row_model<C: $crate::db::OracleDb + BackendRowModels>(
             index: usize,
             conn: &mut C,
             scenario: &$crate::scenario::Scenario,
         ) -> Result<(), String>
         where
-            $($name: Walk<C, Filter = i32>,)*
+            $($async_name: Walk<C, Filter = i32>,)*
+            $($blocking_name: Walk<C, Filter = i32>,)*
+        {
+            let runners: &[fn(&mut C, &$crate::scenario::Scenario) -> Result<(), String>] = &[
+                $($crate::scenario::run_scenario::<$async_name, C>,)*
+                $($crate::scenario::run_scenario::<$blocking_name, C>,)*
+            ];
+            match runners.get(index) {
+                Some(run) => run(conn, scenario),
+                None => conn.run_backend_row_model(index - runners.len(), scenario),
+            }
+        }
+
+        /// [`run_row_model`] for a diesel-async pair: model `index` of [`ASYNC_ROW_MODELS`],
+        /// or after them one of the backend's own.
+        pub fn run_async_row_model<C: $crate::db::OracleDb + BackendRowModels>(
+            index: usize,
+            conn: &mut C,
+            scenario: &$crate::scenario::Scenario,
+        ) -> Result<(), String>
+        where
+            $($async_name: Walk<C, Filter = i32>,)*
         {
             let runners: &[fn(&mut C, &$crate::scenario::Scenario) -> Result<(), String>] =
-                &[$($crate::scenario::run_scenario::<$name, C>,)*];
+                &[$($crate::scenario::run_scenario::<$async_name, C>,)*];
             match runners.get(index) {
                 Some(run) => run(conn, scenario),
                 None => conn.run_backend_row_model(index - runners.len(), scenario),
@@ -373,27 +433,17 @@ macro_rules! row_models {
     };
 }
 
-/// The row models the property test draws from on `C`: [`ROW_MODELS`], then `C`'s own.
-pub fn row_model_names<C: BackendRowModels>() -> Vec<&'static str> {
-    ROW_MODELS
-        .iter()
-        .chain(C::BACKEND_ROW_MODELS)
-        .copied()
-        .collect()
-}
-
-/// The row models the property test draws from on a connection: [`ROW_MODELS`], then row
-/// models over columns only its backend has (MySQL's `BIGINT UNSIGNED`, PostgreSQL's UUID and
+/// The row models the property test draws from on a connection: [`ROW_MODELS`] (on a
+/// diesel-async pair, [`ASYNC_ROW_MODELS`]), then row models over columns only its backend has (MySQL's `BIGINT UNSIGNED`, PostgreSQL's UUID and
 /// native enum). Implemented concretely for each connection, so the dispatch on a model index
 /// (and every page it loads) is compiled here, not in the suites.
 pub trait BackendRowModels: crate::db::OracleDb + Sized {
     /// The backend's own models' names, in index order.
     const BACKEND_ROW_MODELS: &'static [&'static str];
 
-    /// Every row model's name: [`ROW_MODELS`], then [`Self::BACKEND_ROW_MODELS`].
-    fn row_models() -> Vec<&'static str> {
-        row_model_names::<Self>()
-    }
+    /// Every row model's name: [`ROW_MODELS`] or [`ASYNC_ROW_MODELS`], then
+    /// [`Self::BACKEND_ROW_MODELS`].
+    fn row_models() -> Vec<&'static str>;
 
     /// Runs the property scenario on model `index` of [`Self::row_models`].
     ///
@@ -416,12 +466,24 @@ pub trait BackendRowModels: crate::db::OracleDb + Sized {
     ) -> Result<(), String>;
 }
 
-/// [`BackendRowModels`] for `$conn` (behind `cfg($cfg)`) with the models listed.
+/// [`BackendRowModels`] for `$conn` (behind `cfg($cfg)`) with the models listed; with a
+/// leading `async`, for a diesel-async pair, which draws from [`ASYNC_ROW_MODELS`].
 macro_rules! backend_row_models {
+    (async $cfg:meta, $conn:ty, [$($model:ident),*]) => {
+        backend_row_models!(@impl $cfg, $conn, [$($model),*],
+            ASYNC_ROW_MODELS, run_async_row_model);
+    };
     ($cfg:meta, $conn:ty, [$($model:ident),*]) => {
+        backend_row_models!(@impl $cfg, $conn, [$($model),*], ROW_MODELS, run_row_model);
+    };
+    (@impl $cfg:meta, $conn:ty, [$($model:ident),*], $names:ident, $run:ident) => {
         #[cfg($cfg)]
         impl BackendRowModels for $conn {
             const BACKEND_ROW_MODELS: &'static [&'static str] = &[$(stringify!($model)),*];
+
+            fn row_models() -> Vec<&'static str> {
+                $names.iter().chain(Self::BACKEND_ROW_MODELS).copied().collect()
+            }
 
             fn run_backend_row_model(
                 &mut self,
@@ -438,7 +500,7 @@ macro_rules! backend_row_models {
                 index: usize,
                 scenario: &crate::scenario::Scenario,
             ) -> Result<(), String> {
-                run_row_model::<Self>(index, self, scenario)
+                $run::<Self>(index, self, scenario)
             }
         }
     };
@@ -509,12 +571,12 @@ backend_row_models!(
     [U_asc__ID_asc, U_desc__ID_desc]
 );
 backend_row_models!(
-    all(feature = "diesel-async", feature = "sqlite"),
+    async all(feature = "diesel-async", feature = "sqlite"),
     crate::async_db::AsyncSqlite,
     []
 );
 backend_row_models!(
-    all(feature = "diesel-async", feature = "postgres"),
+    async all(feature = "diesel-async", feature = "postgres"),
     crate::async_db::AsyncPg,
     [
         ST_asc__ID_asc,
@@ -524,120 +586,128 @@ backend_row_models!(
     ]
 );
 backend_row_models!(
-    all(feature = "diesel-async", feature = "mysql"),
+    async all(feature = "diesel-async", feature = "mysql"),
     crate::async_db::AsyncMysql,
     [U_asc__ID_asc, U_desc__ID_desc]
 );
 
 row_models! {
-    // The tie-breaker alone.
-    ID_asc: [] id asc;
-    ID_desc: [] id desc;
-    // One sort column of each type, in every direction pair.
-    A_asc__ID_asc: [a asc] id asc;
-    A_asc__ID_desc: [a asc] id desc;
-    A_desc__ID_asc: [a desc] id asc;
-    A_desc__ID_desc: [a desc] id desc;
-    B_asc__ID_asc: [b asc] id asc;
-    B_asc__ID_desc: [b asc] id desc;
-    B_desc__ID_asc: [b desc] id asc;
-    B_desc__ID_desc: [b desc] id desc;
-    C_asc__ID_asc: [c asc] id asc;
-    C_asc__ID_desc: [c asc] id desc;
-    C_desc__ID_asc: [c desc] id asc;
-    C_desc__ID_desc: [c desc] id desc;
-    D_asc__ID_asc: [d asc] id asc;
-    D_asc__ID_desc: [d asc] id desc;
-    D_desc__ID_asc: [d desc] id asc;
-    D_desc__ID_desc: [d desc] id desc;
-    E_asc__ID_asc: [e asc] id asc;
-    E_asc__ID_desc: [e asc] id desc;
-    E_desc__ID_asc: [e desc] id asc;
-    E_desc__ID_desc: [e desc] id desc;
-    // Two sort columns, every direction combination.
-    A_asc__B_asc__ID_asc: [a asc, b asc] id asc;
-    A_asc__B_asc__ID_desc: [a asc, b asc] id desc;
-    A_asc__B_desc__ID_asc: [a asc, b desc] id asc;
-    A_asc__B_desc__ID_desc: [a asc, b desc] id desc;
-    A_desc__B_asc__ID_asc: [a desc, b asc] id asc;
-    A_desc__B_asc__ID_desc: [a desc, b asc] id desc;
-    A_desc__B_desc__ID_asc: [a desc, b desc] id asc;
-    A_desc__B_desc__ID_desc: [a desc, b desc] id desc;
-    // Three sort columns (four with the tie-breaker), every direction combination.
-    A_asc__C_asc__E_asc__ID_asc: [a asc, c asc, e asc] id asc;
-    A_asc__C_asc__E_asc__ID_desc: [a asc, c asc, e asc] id desc;
-    A_asc__C_asc__E_desc__ID_asc: [a asc, c asc, e desc] id asc;
-    A_asc__C_asc__E_desc__ID_desc: [a asc, c asc, e desc] id desc;
-    A_asc__C_desc__E_asc__ID_asc: [a asc, c desc, e asc] id asc;
-    A_asc__C_desc__E_asc__ID_desc: [a asc, c desc, e asc] id desc;
-    A_asc__C_desc__E_desc__ID_asc: [a asc, c desc, e desc] id asc;
-    A_asc__C_desc__E_desc__ID_desc: [a asc, c desc, e desc] id desc;
-    A_desc__C_asc__E_asc__ID_asc: [a desc, c asc, e asc] id asc;
-    A_desc__C_asc__E_asc__ID_desc: [a desc, c asc, e asc] id desc;
-    A_desc__C_asc__E_desc__ID_asc: [a desc, c asc, e desc] id asc;
-    A_desc__C_asc__E_desc__ID_desc: [a desc, c asc, e desc] id desc;
-    A_desc__C_desc__E_asc__ID_asc: [a desc, c desc, e asc] id asc;
-    A_desc__C_desc__E_asc__ID_desc: [a desc, c desc, e asc] id desc;
-    A_desc__C_desc__E_desc__ID_asc: [a desc, c desc, e desc] id asc;
-    A_desc__C_desc__E_desc__ID_desc: [a desc, c desc, e desc] id desc;
-    // Other column orders and types in the lead.
-    B_asc__D_desc__A_asc__ID_asc: [b asc, d desc, a asc] id asc;
-    B_desc__D_asc__A_desc__ID_desc: [b desc, d asc, a desc] id desc;
-    C_desc__B_asc__ID_asc: [c desc, b asc] id asc;
-    E_asc__A_asc__D_asc__ID_asc: [e asc, a asc, d asc] id asc;
-    D_desc__E_desc__C_desc__ID_desc: [d desc, e desc, c desc] id desc;
-    // Nullable columns, leading and not, every placement and direction.
-    NA_asc_nulls_last__ID_asc: [na asc nulls_last] id asc;
-    NB_asc_nulls_last__ID_asc: [nb asc nulls_last] id asc;
-    NA_desc_nulls_first__ID_desc: [na desc nulls_first] id desc;
-    NA_asc_nulls_first__ID_asc: [na asc nulls_first] id asc;
-    NA_desc_nulls_first__ID_asc: [na desc nulls_first] id asc;
-    NA_desc_nulls_last__ID_desc: [na desc nulls_last] id desc;
-    NA_desc_nulls_last__ID_asc: [na desc nulls_last] id asc;
-    NB_asc_nulls_first__A_desc__ID_desc: [nb asc nulls_first, a desc] id desc;
-    NB_desc_nulls_last__A_asc__ID_asc: [nb desc nulls_last, a asc] id asc;
-    A_asc__NA_asc_nulls_last__ID_asc: [a asc, na asc nulls_last] id asc;
-    A_desc__NA_desc_nulls_first__ID_desc: [a desc, na desc nulls_first] id desc;
-    NA_asc_nulls_first__NB_desc_nulls_last__ID_asc: [na asc nulls_first, nb desc nulls_last] id asc;
-    NB_asc_nulls_last__NA_asc_nulls_last__C_desc__ID_desc: [nb asc nulls_last, na asc nulls_last, c desc] id desc;
-    // Expression keys (`#[diesel(select_expression = ..)]`): `lower(b)` ties "a" and "A",
-    // `coalesce(na, 1)` ties NULL and 1, `lower(nb)` is nullable.
-    LOWER_B_asc__ID_asc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") asc] id asc;
-    LOWER_B_desc__ID_asc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") desc] id asc;
-    LOWER_B_asc__A_desc__ID_desc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") asc, a desc] id desc;
-    COALESCE_NA_asc__ID_desc: [coalesce_na(coalesce_int(keyset_rows::na, 1) => coalesce_int<keyset_rows::na, i32>, "coalesce(na, 1)") asc] id desc;
-    COALESCE_NA_desc__B_asc__ID_asc: [coalesce_na(coalesce_int(keyset_rows::na, 1) => coalesce_int<keyset_rows::na, i32>, "coalesce(na, 1)") desc, b asc] id asc;
-    LOWER_NB_asc_nulls_first__ID_asc: [lower_nb(lower_nullable(keyset_rows::nb) => lower_nullable<keyset_rows::nb>, "lower(nb)") asc nulls_first] id asc;
-    LOWER_NB_desc_nulls_last__ID_desc: [lower_nb(lower_nullable(keyset_rows::nb) => lower_nullable<keyset_rows::nb>, "lower(nb)") desc nulls_last] id desc;
-    // Keys on `keyset_groups`, joined on `a`: a few groups, tied names, a nullable rank.
-    GROUP_NAME_asc__ID_asc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") asc] id asc;
-    GROUP_NAME_desc__ID_desc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") desc] id desc;
-    GROUP_NAME_desc__B_asc__ID_asc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") desc, b asc] id asc;
-    GROUP_RANK_asc_nulls_last__ID_desc: join [group_rank(keyset_groups::group_rank => keyset_groups::group_rank, "group_rank") asc nulls_last] id desc;
-    GROUP_RANK_desc_nulls_first__C_asc__ID_asc: join [group_rank(keyset_groups::group_rank => keyset_groups::group_rank, "group_rank") desc nulls_first, c asc] id asc;
-    // Doubles (one ulp apart, both zeros, extremes), bytes, a nullable time of day, a newtype.
-    F_asc__ID_asc: [f asc] id asc;
-    F_desc__ID_desc: [f desc] id desc;
-    F_desc__A_asc__ID_asc: [f desc, a asc] id asc;
-    G_asc__ID_desc: [g asc] id desc;
-    G_desc__ID_asc: [g desc] id asc;
-    NH_asc_nulls_first__ID_asc: [nh asc nulls_first] id asc;
-    NH_desc_nulls_last__ID_desc: [nh desc nulls_last] id desc;
-    G_asc__NH_asc_nulls_last__F_desc__ID_asc: [g asc, nh asc nulls_last, f desc] id asc;
-    K_asc__ID_asc: [k asc] id asc;
-    K_desc__ID_asc: [k desc] id asc;
-    K_desc__NH_desc_nulls_first__ID_desc: [k desc, nh desc nulls_first] id desc;
-    // Floats (one ulp apart, both zeros, extremes), decimals 0.0001 apart, the `time` crate's
-    // timestamp (1 µs apart) and nullable date.
-    FR_asc__ID_desc: [fr asc] id desc;
-    FR_desc__A_asc__ID_asc: [fr desc, a asc] id asc;
-    N_asc__ID_asc: [n asc] id asc;
-    N_desc__B_asc__ID_desc: [n desc, b asc] id desc;
-    TT_asc__ID_asc: [tt asc] id asc;
-    TT_desc__ID_desc: [tt desc] id desc;
-    NTD_asc_nulls_first__TT_desc__ID_asc: [ntd asc nulls_first, tt desc] id asc;
-    NTD_desc_nulls_last__ID_desc: [ntd desc nulls_last] id desc;
-    FR_asc__N_desc__TT_asc__ID_desc: [fr asc, n desc, tt asc] id desc;
+    // Read through diesel-async too: every column type, both directions of the tie-breaker,
+    // one and several sort columns with agreeing and mixed directions, every NULL placement,
+    // expression keys and keys on a join. Three of the one-column models share a query type
+    // (the cached-statement case reads them on one diesel-async connection).
+    async {
+        ID_asc: [] id asc;
+        ID_desc: [] id desc;
+        A_asc__ID_asc: [a asc] id asc;
+        A_asc__ID_desc: [a asc] id desc;
+        A_desc__ID_asc: [a desc] id asc;
+        A_desc__ID_desc: [a desc] id desc;
+        B_desc__ID_asc: [b desc] id asc;
+        C_asc__ID_asc: [c asc] id asc;
+        D_desc__ID_desc: [d desc] id desc;
+        E_asc__ID_desc: [e asc] id desc;
+        A_asc__B_desc__ID_desc: [a asc, b desc] id desc;
+        A_asc__C_asc__E_asc__ID_asc: [a asc, c asc, e asc] id asc;
+        A_desc__C_asc__E_desc__ID_asc: [a desc, c asc, e desc] id asc;
+        NB_asc_nulls_last__ID_asc: [nb asc nulls_last] id asc;
+        NA_desc_nulls_first__ID_asc: [na desc nulls_first] id asc;
+        NA_asc_nulls_first__NB_desc_nulls_last__ID_asc: [na asc nulls_first, nb desc nulls_last] id asc;
+        LOWER_B_asc__A_desc__ID_desc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") asc, a desc] id desc;
+        COALESCE_NA_desc__B_asc__ID_asc: [coalesce_na(coalesce_int(keyset_rows::na, 1) => coalesce_int<keyset_rows::na, i32>, "coalesce(na, 1)") desc, b asc] id asc;
+        LOWER_NB_asc_nulls_first__ID_asc: [lower_nb(lower_nullable(keyset_rows::nb) => lower_nullable<keyset_rows::nb>, "lower(nb)") asc nulls_first] id asc;
+        GROUP_NAME_desc__B_asc__ID_asc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") desc, b asc] id asc;
+        GROUP_RANK_desc_nulls_first__C_asc__ID_asc: join [group_rank(keyset_groups::group_rank => keyset_groups::group_rank, "group_rank") desc nulls_first, c asc] id asc;
+        G_asc__NH_asc_nulls_last__F_desc__ID_asc: [g asc, nh asc nulls_last, f desc] id asc;
+        K_desc__NH_desc_nulls_first__ID_desc: [k desc, nh desc nulls_first] id desc;
+        NTD_asc_nulls_first__TT_desc__ID_asc: [ntd asc nulls_first, tt desc] id asc;
+        FR_asc__N_desc__TT_asc__ID_desc: [fr asc, n desc, tt asc] id desc;
+    }
+    // Read on the blocking connections only: the rest of the matrix.
+    blocking {
+        // One sort column of each type, in every direction pair.
+        B_asc__ID_asc: [b asc] id asc;
+        B_asc__ID_desc: [b asc] id desc;
+        B_desc__ID_desc: [b desc] id desc;
+        C_asc__ID_desc: [c asc] id desc;
+        C_desc__ID_asc: [c desc] id asc;
+        C_desc__ID_desc: [c desc] id desc;
+        D_asc__ID_asc: [d asc] id asc;
+        D_asc__ID_desc: [d asc] id desc;
+        D_desc__ID_asc: [d desc] id asc;
+        E_asc__ID_asc: [e asc] id asc;
+        E_desc__ID_asc: [e desc] id asc;
+        E_desc__ID_desc: [e desc] id desc;
+        // Two sort columns, every direction combination.
+        A_asc__B_asc__ID_asc: [a asc, b asc] id asc;
+        A_asc__B_asc__ID_desc: [a asc, b asc] id desc;
+        A_asc__B_desc__ID_asc: [a asc, b desc] id asc;
+        A_desc__B_asc__ID_asc: [a desc, b asc] id asc;
+        A_desc__B_asc__ID_desc: [a desc, b asc] id desc;
+        A_desc__B_desc__ID_asc: [a desc, b desc] id asc;
+        A_desc__B_desc__ID_desc: [a desc, b desc] id desc;
+        // Three sort columns (four with the tie-breaker), every direction combination.
+        A_asc__C_asc__E_asc__ID_desc: [a asc, c asc, e asc] id desc;
+        A_asc__C_asc__E_desc__ID_asc: [a asc, c asc, e desc] id asc;
+        A_asc__C_asc__E_desc__ID_desc: [a asc, c asc, e desc] id desc;
+        A_asc__C_desc__E_asc__ID_asc: [a asc, c desc, e asc] id asc;
+        A_asc__C_desc__E_asc__ID_desc: [a asc, c desc, e asc] id desc;
+        A_asc__C_desc__E_desc__ID_asc: [a asc, c desc, e desc] id asc;
+        A_asc__C_desc__E_desc__ID_desc: [a asc, c desc, e desc] id desc;
+        A_desc__C_asc__E_asc__ID_asc: [a desc, c asc, e asc] id asc;
+        A_desc__C_asc__E_asc__ID_desc: [a desc, c asc, e asc] id desc;
+        A_desc__C_asc__E_desc__ID_desc: [a desc, c asc, e desc] id desc;
+        A_desc__C_desc__E_asc__ID_asc: [a desc, c desc, e asc] id asc;
+        A_desc__C_desc__E_asc__ID_desc: [a desc, c desc, e asc] id desc;
+        A_desc__C_desc__E_desc__ID_asc: [a desc, c desc, e desc] id asc;
+        A_desc__C_desc__E_desc__ID_desc: [a desc, c desc, e desc] id desc;
+        // Other column orders and types in the lead.
+        B_asc__D_desc__A_asc__ID_asc: [b asc, d desc, a asc] id asc;
+        B_desc__D_asc__A_desc__ID_desc: [b desc, d asc, a desc] id desc;
+        C_desc__B_asc__ID_asc: [c desc, b asc] id asc;
+        E_asc__A_asc__D_asc__ID_asc: [e asc, a asc, d asc] id asc;
+        D_desc__E_desc__C_desc__ID_desc: [d desc, e desc, c desc] id desc;
+        // Nullable columns, leading and not, every placement and direction.
+        NA_asc_nulls_last__ID_asc: [na asc nulls_last] id asc;
+        NA_desc_nulls_first__ID_desc: [na desc nulls_first] id desc;
+        NA_asc_nulls_first__ID_asc: [na asc nulls_first] id asc;
+        NA_desc_nulls_last__ID_desc: [na desc nulls_last] id desc;
+        NA_desc_nulls_last__ID_asc: [na desc nulls_last] id asc;
+        NB_asc_nulls_first__A_desc__ID_desc: [nb asc nulls_first, a desc] id desc;
+        NB_desc_nulls_last__A_asc__ID_asc: [nb desc nulls_last, a asc] id asc;
+        A_asc__NA_asc_nulls_last__ID_asc: [a asc, na asc nulls_last] id asc;
+        A_desc__NA_desc_nulls_first__ID_desc: [a desc, na desc nulls_first] id desc;
+        NB_asc_nulls_last__NA_asc_nulls_last__C_desc__ID_desc: [nb asc nulls_last, na asc nulls_last, c desc] id desc;
+        // Expression keys (`#[diesel(select_expression = ..)]`): `lower(b)` ties "a" and "A",
+        // `coalesce(na, 1)` ties NULL and 1, `lower(nb)` is nullable.
+        LOWER_B_asc__ID_asc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") asc] id asc;
+        LOWER_B_desc__ID_asc: [lower_b(lower(keyset_rows::b) => lower<keyset_rows::b>, "lower(b)") desc] id asc;
+        COALESCE_NA_asc__ID_desc: [coalesce_na(coalesce_int(keyset_rows::na, 1) => coalesce_int<keyset_rows::na, i32>, "coalesce(na, 1)") asc] id desc;
+        LOWER_NB_desc_nulls_last__ID_desc: [lower_nb(lower_nullable(keyset_rows::nb) => lower_nullable<keyset_rows::nb>, "lower(nb)") desc nulls_last] id desc;
+        // Keys on `keyset_groups`, joined on `a`: a few groups, tied names, a nullable rank.
+        GROUP_NAME_asc__ID_asc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") asc] id asc;
+        GROUP_NAME_desc__ID_desc: join [group_name(keyset_groups::group_name => keyset_groups::group_name, "group_name") desc] id desc;
+        GROUP_RANK_asc_nulls_last__ID_desc: join [group_rank(keyset_groups::group_rank => keyset_groups::group_rank, "group_rank") asc nulls_last] id desc;
+        // Doubles (one ulp apart, both zeros, extremes), bytes, a nullable time of day, a newtype.
+        F_asc__ID_asc: [f asc] id asc;
+        F_desc__ID_desc: [f desc] id desc;
+        F_desc__A_asc__ID_asc: [f desc, a asc] id asc;
+        G_asc__ID_desc: [g asc] id desc;
+        G_desc__ID_asc: [g desc] id asc;
+        NH_asc_nulls_first__ID_asc: [nh asc nulls_first] id asc;
+        NH_desc_nulls_last__ID_desc: [nh desc nulls_last] id desc;
+        K_asc__ID_asc: [k asc] id asc;
+        K_desc__ID_asc: [k desc] id asc;
+        // Floats (one ulp apart, both zeros, extremes), decimals 0.0001 apart, the `time` crate's
+        // timestamp (1 µs apart) and nullable date.
+        FR_asc__ID_desc: [fr asc] id desc;
+        FR_desc__A_asc__ID_asc: [fr desc, a asc] id asc;
+        N_asc__ID_asc: [n asc] id asc;
+        N_desc__B_asc__ID_desc: [n desc, b asc] id desc;
+        TT_asc__ID_asc: [tt asc] id asc;
+        TT_desc__ID_desc: [tt desc] id desc;
+        NTD_desc_nulls_last__ID_desc: [ntd desc nulls_last] id desc;
+    }
 }
 
 /// An activity-feed event, keyset `occurred_at ASC, event_id ASC`.
@@ -652,7 +722,7 @@ pub struct FeedEvent {
     pub message: String,
 }
 
-impl_walk!(FeedEvent, events, workspace_id, str);
+impl_walk!(async FeedEvent, events, workspace_id, str);
 
 /// `plan_rows` by `at ASC, id ASC` (index `(tenant, at, id)`).
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
