@@ -31,7 +31,7 @@
 
 use std::error::Error;
 
-use clap::Parser;
+use clap::{Arg, ArgAction, Command};
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use keyset_diesel::prelude::*;
@@ -47,24 +47,75 @@ const SQLITE_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migration
 #[cfg(feature = "postgres")]
 const POSTGRES_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations/postgres");
 
-/// Paginate a workspace activity feed with keyset pagination.
-#[derive(Parser, Debug)]
-#[command(version, about)]
+/// The command line.
+#[derive(Debug)]
 struct Args {
-    /// `postgres://user@host/db` for PostgreSQL (its `events` table is migrated and the rows
-    /// of W9 and W7 replaced); anything else is a SQLite file path (created if missing).
-    /// Default: an in-memory SQLite database.
-    #[arg(long, env = "DATABASE_URL")]
+    /// `--database-url` (or `DATABASE_URL`): see [`command`].
     database_url: Option<String>,
-    /// Rows per page (at least 1).
-    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..))]
+    /// `--page-size`: rows per page, at least 1.
     page_size: u32,
-    /// The workspace to walk.
-    #[arg(long, default_value = "W9")]
+    /// `--workspace`: the workspace to walk.
     workspace: String,
-    /// Print one JSON object per page instead of text (without the refused-token demo).
-    #[arg(long)]
+    /// `--json`: one JSON object per page.
     json: bool,
+}
+
+/// The command line's definition (clap's builder: the derive would add two crates to the
+/// README's first command for four options).
+fn command() -> Command {
+    Command::new("keyset-activity-feed")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about("Paginate a workspace activity feed with keyset pagination.")
+        .arg(
+            Arg::new("database-url")
+                .long("database-url")
+                .value_name("URL")
+                .env("DATABASE_URL")
+                .help(
+                    "`postgres://user@host/db` for PostgreSQL (its `events` table is migrated \
+                     and the rows of W9 and W7 replaced); anything else is a SQLite file path \
+                     (created if missing). Default: an in-memory SQLite database.",
+                ),
+        )
+        .arg(
+            Arg::new("page-size")
+                .long("page-size")
+                .value_name("N")
+                .default_value("3")
+                .value_parser(clap::value_parser!(u32).range(1..))
+                .help("Rows per page (at least 1)."),
+        )
+        .arg(
+            Arg::new("workspace")
+                .long("workspace")
+                .value_name("ID")
+                .default_value("W9")
+                .help("The workspace to walk."),
+        )
+        .arg(
+            Arg::new("json")
+                .long("json")
+                .action(ArgAction::SetTrue)
+                .help(
+                "Print one JSON object per page instead of text (without the refused-token demo).",
+            ),
+        )
+}
+
+impl Args {
+    /// Parses the process's arguments; on a bad one clap prints the usage and exits.
+    fn parse() -> Args {
+        let matches = command().get_matches();
+        Args {
+            database_url: matches.get_one::<String>("database-url").cloned(),
+            page_size: matches.get_one::<u32>("page-size").copied().unwrap_or(3),
+            workspace: matches
+                .get_one::<String>("workspace")
+                .cloned()
+                .unwrap_or_else(|| "W9".to_string()),
+            json: matches.get_flag("json"),
+        }
+    }
 }
 
 /// Token time to live in the demo.
