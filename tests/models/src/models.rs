@@ -316,6 +316,22 @@ macro_rules! col_type {
     (group_rank) => { Option<i32> };
 }
 
+/// The property scenario on one model, on connection `C`.
+type ScenarioRunner<C> = fn(&mut C, &crate::scenario::Scenario) -> Result<(), String>;
+
+/// Runs `runners[index]`, or past them the backend's own model number `index - runners.len()`.
+fn run_indexed<C: BackendRowModels>(
+    runners: &[ScenarioRunner<C>],
+    index: usize,
+    conn: &mut C,
+    scenario: &crate::scenario::Scenario,
+) -> Result<(), String> {
+    match runners.get(index) {
+        Some(run) => run(conn, scenario),
+        None => conn.run_backend_row_model(index - runners.len(), scenario),
+    }
+}
+
 /// Declares keyset models over `keyset_rows` (joined to `keyset_groups` when marked `join`),
 /// their [`Walk`] and [`Oracle`] impls, [`ROW_MODELS`] and [`ASYNC_ROW_MODELS`], and
 /// `run_row_model` / `run_async_row_model`, which dispatch on a model index (for the property
@@ -403,14 +419,11 @@ macro_rules! row_models {
             $($async_name: Walk<C, Filter = i32>,)*
             $($blocking_name: Walk<C, Filter = i32>,)*
         {
-            let runners: &[fn(&mut C, &$crate::scenario::Scenario) -> Result<(), String>] = &[
+            let runners: &[ScenarioRunner<C>] = &[
                 $($crate::scenario::run_scenario::<$async_name, C>,)*
                 $($crate::scenario::run_scenario::<$blocking_name, C>,)*
             ];
-            match runners.get(index) {
-                Some(run) => run(conn, scenario),
-                None => conn.run_backend_row_model(index - runners.len(), scenario),
-            }
+            run_indexed(runners, index, conn, scenario)
         }
 
         /// [`run_row_model`] for a diesel-async pair: model `index` of [`ASYNC_ROW_MODELS`],
@@ -423,12 +436,9 @@ macro_rules! row_models {
         where
             $($async_name: Walk<C, Filter = i32>,)*
         {
-            let runners: &[fn(&mut C, &$crate::scenario::Scenario) -> Result<(), String>] =
+            let runners: &[ScenarioRunner<C>] =
                 &[$($crate::scenario::run_scenario::<$async_name, C>,)*];
-            match runners.get(index) {
-                Some(run) => run(conn, scenario),
-                None => conn.run_backend_row_model(index - runners.len(), scenario),
-            }
+            run_indexed(runners, index, conn, scenario)
         }
     };
 }
@@ -490,7 +500,7 @@ macro_rules! backend_row_models {
                 index: usize,
                 scenario: &crate::scenario::Scenario,
             ) -> Result<(), String> {
-                let runners: &[fn(&mut Self, &crate::scenario::Scenario) -> Result<(), String>] =
+                let runners: &[ScenarioRunner<Self>] =
                     &[$(crate::scenario::run_scenario::<$model, Self>,)*];
                 runners[index](self, scenario)
             }
