@@ -359,6 +359,21 @@ macro_rules! row_models {
         $crate::impl_walk!(async $name, keyset_rows, i32,
             |q, f| q.inner_join(keyset_groups::table).filter(keyset_rows::tenant.eq(f)));
     };
+    (@runner $(#[$doc:meta])* $fn:ident [$($name:ident),* $(,)?]) => {
+        $(#[$doc])*
+        pub fn $fn<C: $crate::db::OracleDb + BackendRowModels>(
+            index: usize,
+            conn: &mut C,
+            scenario: &$crate::scenario::Scenario,
+        ) -> Result<(), String>
+        where
+            $($name: Walk<C, Filter = i32>,)*
+        {
+            let runners: &[ScenarioRunner<C>] =
+                &[$($crate::scenario::run_scenario::<$name, C>,)*];
+            run_indexed(runners, index, conn, scenario)
+        }
+    };
     (@models $mode:ident $($name:ident: $($join:ident)? [$($col:ident $(($sel:expr => $selty:ty, $sql:literal))? $dir:ident $($nulls:ident)?),*] id $iddir:ident;)*) => {
         $(
             #[allow(non_camel_case_types)]
@@ -407,39 +422,15 @@ macro_rules! row_models {
         /// ones of [`ROW_MODELS`]).
         pub const ASYNC_ROW_MODELS: &[&str] = &[$(stringify!($async_name)),*];
 
-        /// Runs the property scenario on row model number `index` of
-        /// [`BackendRowModels::row_models`]: one of [`ROW_MODELS`], or after them one of the
-        /// backend's own.
-        pub fn run_row_model<C: $crate::db::OracleDb + BackendRowModels>(
-            index: usize,
-            conn: &mut C,
-            scenario: &$crate::scenario::Scenario,
-        ) -> Result<(), String>
-        where
-            $($async_name: Walk<C, Filter = i32>,)*
-            $($blocking_name: Walk<C, Filter = i32>,)*
-        {
-            let runners: &[ScenarioRunner<C>] = &[
-                $($crate::scenario::run_scenario::<$async_name, C>,)*
-                $($crate::scenario::run_scenario::<$blocking_name, C>,)*
-            ];
-            run_indexed(runners, index, conn, scenario)
-        }
-
-        /// [`run_row_model`] for a diesel-async pair: model `index` of [`ASYNC_ROW_MODELS`],
-        /// or after them one of the backend's own.
-        pub fn run_async_row_model<C: $crate::db::OracleDb + BackendRowModels>(
-            index: usize,
-            conn: &mut C,
-            scenario: &$crate::scenario::Scenario,
-        ) -> Result<(), String>
-        where
-            $($async_name: Walk<C, Filter = i32>,)*
-        {
-            let runners: &[ScenarioRunner<C>] =
-                &[$($crate::scenario::run_scenario::<$async_name, C>,)*];
-            run_indexed(runners, index, conn, scenario)
-        }
+        row_models!(@runner
+            /// Runs the property scenario on row model number `index` of
+            /// [`BackendRowModels::row_models`]: one of [`ROW_MODELS`], or after them one of
+            /// the backend's own.
+            run_row_model [$($async_name,)* $($blocking_name,)*]);
+        row_models!(@runner
+            /// [`run_row_model`] for a diesel-async pair: model `index` of
+            /// [`ASYNC_ROW_MODELS`], or after them one of the backend's own.
+            run_async_row_model [$($async_name,)*]);
     };
 }
 
