@@ -129,6 +129,23 @@ fn keys_compare_sql_not_rust(model: &Model, errors: &mut Errors) {
         if !reported.insert(k.field.name.clone()) {
             continue;
         }
+        if let Some(span) = k.field.expression.as_ref().and_then(window_call) {
+            errors.push_at(
+                model.end,
+                syn::Error::new(
+                    span,
+                    format!(
+                        "key field `{}` is read through a window function (`.over(..)`, \
+                         `.partition_by(..)`, `row_number()`, ..): its \
+                         value exists only in the SELECT list, so the seek predicate cannot \
+                         compare it in WHERE and page 2 would be a database error; page a \
+                         subquery or view that computes it (the key is then a column of that \
+                         source), or key on the columns the window orders by",
+                        k.field.name
+                    ),
+                ),
+            );
+        }
         for (option, span) in &k.field.refused {
             errors.push_at(
                 model.end,
@@ -147,6 +164,49 @@ fn keys_compare_sql_not_rust(model: &Model, errors: &mut Errors) {
             );
         }
     }
+}
+
+/// Diesel's window API: the methods that make a function a window function, its window-only
+/// functions, and the type of an `OVER` clause.
+const WINDOW_WORDS: &[&str] = &[
+    "over",
+    "partition_by",
+    "window_order",
+    "frame_by",
+    "row_number",
+    "rank",
+    "dense_rank",
+    "percent_rank",
+    "cume_dist",
+    "ntile",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
+    "OverClause",
+];
+
+/// Where a select expression (or its written type) uses Diesel's window API
+/// ([`WINDOW_WORDS`]). Aggregates need no such look: the check functions ask Diesel's
+/// `ValidGrouping` (see `expand/checks.rs`).
+fn window_call(expression: &crate::model::SelectExpression) -> Option<proc_macro2::Span> {
+    fn find(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Span> {
+        tokens.into_iter().find_map(|t| match t {
+            proc_macro2::TokenTree::Ident(i) if WINDOW_WORDS.iter().any(|w| i == w) => {
+                Some(i.span())
+            }
+            proc_macro2::TokenTree::Group(g) => find(g.stream()),
+            _ => None,
+        })
+    }
+    use quote::ToTokens;
+    find(expression.expr.to_token_stream()).or_else(|| {
+        expression
+            .ty
+            .as_ref()
+            .and_then(|t| find(t.to_token_stream()))
+    })
 }
 
 /// The rules of one keyset's columns (the model's own, or a named sort's) that need no type

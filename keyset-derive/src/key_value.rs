@@ -55,6 +55,9 @@ pub fn key_value(input: &DeriveInput) -> syn::Result<TokenStream> {
             ) -> ::core::result::Result<(), #p::InvalidKeyValue> {
                 #p::KeyValue::check_bind(&self.#member, backend)
             }
+            fn unrepresented_sql(backend: #p::BackendKind) -> ::core::option::Option<&'static str> {
+                <#inner as #p::KeyValue>::unrepresented_sql(backend)
+            }
             fn to_repr(&self) -> Self::Repr {
                 #p::KeyValue::to_repr(&self.#member)
             }

@@ -70,6 +70,20 @@ pub trait TieBreakerMustBeNotNull<Col> {}
 
 impl<Col> TieBreakerMustBeNotNull<Col> for NotNull {}
 
+/// A key read through `#[diesel(select_expression = ..)]` is no aggregate. `Self` is the
+/// expression's `ValidGrouping<()>::IsAggregate`: `No` for columns and functions of them,
+/// `Never` for constants and SQL literals, `Yes` for `count(*)`, `sum(..)` and the like.
+#[diagnostic::on_unimplemented(
+    message = "key column `{Col}` is an aggregate: the seek predicate compares key columns in WHERE, where aggregates are not allowed",
+    label = "an aggregate (count, sum, max, ...) cannot be a key column",
+    note = "page the grouped rows from a subquery or a view that computes the aggregate (it is then a plain column there), or key on the GROUP BY columns (the group key marked `unique`)"
+)]
+pub trait KeyExpressionIsNotAggregate<Col> {}
+
+impl<Col> KeyExpressionIsNotAggregate<Col> for is_aggregate::No {}
+
+impl<Col> KeyExpressionIsNotAggregate<Col> for is_aggregate::Never {}
+
 /// A key field's Rust type can be bound as its column's SQL type `ST`.
 #[diagnostic::on_unimplemented(
     message = "the field type `{Self}` does not match key column `{Col}`, whose SQL type is `{ST}`",

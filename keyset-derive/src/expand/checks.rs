@@ -43,6 +43,28 @@ pub(super) fn checks(model: &Model, keys: &[KeyField]) -> TokenStream {
         );
         preds.extend(quote!(#ty: #bounds,));
 
+        // A key read through a select expression is no aggregate (`count(*)`, `sum(..)`):
+        // aggregates are not allowed in WHERE, where the seek compares it.
+        if let Some(expression) = &k.field.expression {
+            let tokens = expression.expr.to_token_stream();
+            let start = tokens
+                .clone()
+                .into_iter()
+                .next()
+                .map_or(k.field.span, |t| t.span());
+            let end = last_span(tokens, start);
+            let d = diesel_at(end);
+            let p = private(end);
+            preds.extend(spanned_range(
+                quote! {
+                    <#col as #d::expression::ValidGrouping<()>>::IsAggregate:
+                        #p::KeyExpressionIsNotAggregate<#col>,
+                },
+                start,
+                end,
+            ));
+        }
+
         // Nullability: against the NULL placement word, or the whole attribute when it lacks one.
         let (start, end, check) = match k.nulls {
             Some(n) => (n.span, n.span, quote!(NullPlacementNeedsNullableColumn)),

@@ -283,7 +283,10 @@ impl ExportStore {
     ///
     /// # Errors
     /// [`ExportError::Unknown`] for an id that does not exist or was created under another
-    /// scope, [`ExportError::Expired`], [`ExportError::Cursor`] for a refused token (one made
+    /// scope, [`ExportError::Expired`] (also when a purge deleted the export's rows between
+    /// this read's two statements: its header and its rows; `Unknown` if the header is gone
+    /// too: a page whose rows disagree with the header's total is never returned),
+    /// [`ExportError::Cursor`] for a refused token (one made
     /// for another export: `CursorError::ScopeMismatch`), [`ExportError::InvalidPageSize`],
     /// [`ExportError::Serde`] when a stored row does not deserialize into `T`,
     /// [`ExportError::Database`].
@@ -324,8 +327,28 @@ impl ExportStore {
                 expired_at: as_u64(expires_at),
             });
         }
-        let mut rows =
-            <Conn::Backend as StoreBackend>::load_rows(conn, id, after, i64::from(page_size) + 1)?;
+        let fetch = i64::from(page_size) + 1;
+        let mut rows = <Conn::Backend as StoreBackend>::load_rows(conn, id, after, fetch)?;
+        // The header and the rows are two statements: a purge (or an operator's `expire` and
+        // a purge, or a purge job whose clock runs ahead) may delete the rows in between.
+        // The rows must be exactly the positions the header's total promises; when they are
+        // not, the export is going away: say so, never serve a short "complete" page.
+        let promised = (total - after).clamp(0, fetch);
+        let whole = i64::try_from(rows.len()) == Ok(promised)
+            && rows
+                .iter()
+                .zip(after + 1..)
+                .all(|(&(seq, _), want)| seq == want);
+        if !whole {
+            return Err(
+                match <Conn::Backend as StoreBackend>::find_export(conn, id)? {
+                    Some((_, _, _, expires_at)) => ExportError::Expired {
+                        expired_at: as_u64(expires_at),
+                    },
+                    None => ExportError::Unknown,
+                },
+            );
+        }
         let more = rows.len() > page_size as usize;
         rows.truncate(page_size as usize);
         let next_token = match rows.last() {

@@ -6,12 +6,16 @@ use std::cmp::Ordering;
 
 use ::chrono::{DateTime, NaiveDate, NaiveDateTime, NaiveTime, Timelike, Utc};
 
-use super::{InvalidKeyValue, KeyValue};
+use super::{check_microseconds, InvalidKeyValue, KeyValue};
+use crate::backend::BackendKind;
 
 impl KeyValue for DateTime<Utc> {
     type Repr = (i64, u32);
     fn type_tag() -> Cow<'static, str> {
         Cow::Borrowed("datetime_utc")
+    }
+    fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+        check_microseconds(self.timestamp_subsec_nanos(), backend)
     }
     fn to_repr(&self) -> Self::Repr {
         (self.timestamp(), self.timestamp_subsec_nanos())
@@ -28,6 +32,9 @@ impl KeyValue for NaiveDateTime {
     type Repr = (i64, u32);
     fn type_tag() -> Cow<'static, str> {
         Cow::Borrowed("naive_datetime")
+    }
+    fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+        check_microseconds(self.and_utc().timestamp_subsec_nanos(), backend)
     }
     fn to_repr(&self) -> Self::Repr {
         let utc = self.and_utc();
@@ -64,6 +71,9 @@ impl KeyValue for NaiveTime {
     fn type_tag() -> Cow<'static, str> {
         Cow::Borrowed("time")
     }
+    fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+        check_microseconds(self.nanosecond(), backend)
+    }
     fn to_repr(&self) -> Self::Repr {
         (self.num_seconds_from_midnight(), self.nanosecond())
     }
@@ -96,5 +106,25 @@ mod tests {
         }
         assert!(chrono::NaiveTime::from_repr((86_400, 0)).is_err());
         assert!(chrono::NaiveTime::from_repr((0, 2_000_000_000)).is_err());
+    }
+
+    #[test]
+    fn fractions_below_a_microsecond_are_refused_where_diesel_binds_microseconds() {
+        let t = |nanos| chrono::DateTime::from_timestamp(1_760_097_602, nanos).unwrap();
+        for b in [BackendKind::Postgres, BackendKind::Mysql] {
+            for nanos in [0, 1_000, 999_999_000] {
+                assert_eq!(t(nanos).check_bind(b), Ok(()), "{b:?} {nanos}");
+                assert_eq!(t(nanos).naive_utc().check_bind(b), Ok(()));
+                assert_eq!(t(nanos).time().check_bind(b), Ok(()));
+            }
+            for nanos in [1, 999, 1_001, 999_999_999] {
+                assert!(t(nanos).check_bind(b).is_err(), "{b:?} {nanos}");
+                assert!(t(nanos).naive_utc().check_bind(b).is_err());
+                assert!(t(nanos).time().check_bind(b).is_err());
+            }
+        }
+        // SQLite stores the text chrono writes, with every digit.
+        assert_eq!(t(1).check_bind(BackendKind::Sqlite), Ok(()));
+        assert_eq!(t(1).time().check_bind(BackendKind::Sqlite), Ok(()));
     }
 }

@@ -155,6 +155,22 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
         Ok(())
     }
 
+    /// For a type Diesel reads lossily on `backend` (several stored values become one Rust
+    /// value): SQL written after the column that is true exactly for the stored values this
+    /// type does not represent. `bool` on SQLite and MySQL returns `" NOT IN (0, 1)"`: the
+    /// column is an integer there, and Diesel reads any non-zero value as `true`, which a cursor
+    /// binds back as 1.
+    ///
+    /// The seek adds `OR <column><this>` to its condition, so such rows are in every page query
+    /// whatever the cursor: a walk that meets one reads it again after delivering it, and the
+    /// page check reports `CursorRowReturned`, `KeyOutOfOrder` or `TieBreakerNotUnique`,
+    /// instead of a cursor bound back as another value skipping rows silently. On data that
+    /// holds only represented values the arm matches nothing. The default is `None`.
+    fn unrepresented_sql(backend: BackendKind) -> Option<&'static str> {
+        let _ = backend;
+        None
+    }
+
     /// The token representation.
     fn to_repr(&self) -> Self::Repr;
 
@@ -216,10 +232,49 @@ plain_key_value!(
     u16 => "u16" exact true,
     u32 => "u32" exact true,
     u64 => "u64" exact true,
-    bool => "bool" exact true,
     String => "text" exact false,
     Vec<u8> => "bytes" exact true,
 );
+
+/// A cursor's fraction of a second finer than a microsecond, on a backend whose Diesel `ToSql`
+/// binds timestamps and times in whole microseconds (PostgreSQL, MySQL): the bound would be
+/// truncated and the page boundary moved. Values read from those databases never have one, so
+/// tokens the crate issued are unaffected; only cursors built by the application are refused.
+#[cfg(any(feature = "chrono", feature = "time"))]
+pub(crate) fn check_microseconds(nanos: u32, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+    match backend {
+        BackendKind::Postgres | BackendKind::Mysql if nanos % 1_000 != 0 => Err(InvalidKeyValue(
+            "the column keeps microseconds and Diesel binds whole microseconds, so this cursor's \
+             fraction of a second below 1 us would be dropped and the page boundary moved; build \
+             the cursor from a value the column holds (chrono: `DurationRound::trunc_subsecs(6)`)",
+        )),
+        _ => Ok(()),
+    }
+}
+
+impl KeyValue for bool {
+    type Repr = bool;
+    fn type_tag() -> Cow<'static, str> {
+        Cow::Borrowed("bool")
+    }
+    /// SQLite and MySQL keep booleans as integers (`BOOLEAN`, `TINYINT(1)`) that may hold
+    /// other values; Diesel reads each non-zero one as `true` (docs/CASES.md C31).
+    fn unrepresented_sql(backend: BackendKind) -> Option<&'static str> {
+        match backend {
+            BackendKind::Sqlite | BackendKind::Mysql => Some(" NOT IN (0, 1)"),
+            BackendKind::Postgres => None,
+        }
+    }
+    fn to_repr(&self) -> Self::Repr {
+        *self
+    }
+    fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
+        Ok(repr)
+    }
+    fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
 
 /// NaN bits in a token, or a NaN read from a row or put in a cursor.
 const NAN_KEY: InvalidKeyValue =
@@ -271,6 +326,9 @@ impl<T: KeyValue> KeyValue for Option<T> {
     }
     fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
         self.as_ref().map_or(Ok(()), |v| v.check_bind(backend))
+    }
+    fn unrepresented_sql(backend: BackendKind) -> Option<&'static str> {
+        T::unrepresented_sql(backend)
     }
     fn to_repr(&self) -> Self::Repr {
         self.as_ref().map(T::to_repr)

@@ -6,7 +6,7 @@
 use std::borrow::Cow;
 use std::cmp::Ordering;
 
-use super::{InvalidKeyValue, KeyValue};
+use super::{check_microseconds, InvalidKeyValue, KeyValue};
 use crate::backend::BackendKind;
 use ::time::{Date, OffsetDateTime, PrimitiveDateTime, Time};
 
@@ -26,6 +26,9 @@ impl KeyValue for OffsetDateTime {
     fn type_tag() -> Cow<'static, str> {
         Cow::Borrowed("datetime_utc")
     }
+    fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+        check_microseconds(self.nanosecond(), backend)
+    }
     fn to_repr(&self) -> Self::Repr {
         (self.unix_timestamp(), self.nanosecond())
     }
@@ -42,6 +45,9 @@ impl KeyValue for PrimitiveDateTime {
     type Repr = (i64, u32);
     fn type_tag() -> Cow<'static, str> {
         Cow::Borrowed("naive_datetime")
+    }
+    fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
+        check_microseconds(self.nanosecond(), backend)
     }
     fn to_repr(&self) -> Self::Repr {
         let utc = self.assume_utc();
@@ -99,7 +105,8 @@ impl KeyValue for Time {
                 "Diesel 2.3 binds a time::Time on SQLite without a fraction below one \
                      microsecond; read such text as chrono::NaiveTime",
             )),
-            _ => Ok(()),
+            // PostgreSQL: whole microseconds.
+            _ => check_microseconds(nanos, backend),
         }
     }
     fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
@@ -174,8 +181,11 @@ mod tests {
         for nanos in [1, 500, 999] {
             assert!(!ok(t(nanos), BackendKind::Sqlite));
             assert!(!ok(t(nanos), BackendKind::Mysql));
-            assert!(ok(t(nanos), BackendKind::Postgres));
+            // Diesel binds whole microseconds on PostgreSQL.
+            assert!(!ok(t(nanos), BackendKind::Postgres));
         }
+        assert!(ok(t(1_000), BackendKind::Postgres));
+        assert!(!ok(t(1_500), BackendKind::Postgres));
         // Any fraction on MySQL; microseconds and more are written on SQLite.
         for nanos in [1_000, 1_500, 250_000_000, 999_999_999] {
             assert!(ok(t(nanos), BackendKind::Sqlite));

@@ -33,6 +33,8 @@ pub trait KeyTuple: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// # Errors
     /// The index of the first element refused, and why.
     fn check_bind(&self, backend: BackendKind) -> Result<(), (usize, InvalidKeyValue)>;
+    /// [`KeyValue::unrepresented_sql`] of element `index` (`None` past the end).
+    fn unrepresented_sql(index: usize, backend: BackendKind) -> Option<&'static str>;
     /// The token representation.
     fn to_repr(&self) -> Self::Repr;
     /// Back from the token representation.
@@ -51,6 +53,12 @@ macro_rules! key_tuple {
                 match index {
                     $($idx => $T::type_tag(),)+
                     _ => Cow::Borrowed(""),
+                }
+            }
+            fn unrepresented_sql(index: usize, backend: BackendKind) -> Option<&'static str> {
+                match index {
+                    $($idx => $T::unrepresented_sql(backend),)+
+                    _ => None,
                 }
             }
             fn is_null(&self, index: usize) -> bool {

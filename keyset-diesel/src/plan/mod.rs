@@ -319,6 +319,7 @@ where
     diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow>,
 {
     let had_cursor = paginated.has_cursor();
+    let page_size = paginated.page_size;
     let filters = filters_sql::<Conn::Backend, Q>(&paginated.query)?;
     let query = paginated.into_query::<Conn::Backend>()?;
     let sql = diesel::debug_query::<Conn::Backend, _>(&query).to_string();
@@ -363,8 +364,47 @@ where
     );
     report.table = table;
     report.sql = sql;
+    report.fetched = u64::from(page_size) + 1;
+    report.rows_examined = analyze
+        .then(|| rows_examined(&report.reads, handler_reads))
+        .flatten();
+    if let Some(examined) = report.rows_examined {
+        if examined > examined_limit(report.fetched, K::COLUMNS.len()) {
+            report.not_a_seek.push(NotASeek::ReadsPastThePage {
+                examined,
+                fetched: report.fetched,
+            });
+        }
+    }
     report.handler_reads = handler_reads;
     Ok(report)
+}
+
+/// What an executed plan says the statement read: MariaDB's handler counters, or the sum of
+/// PostgreSQL's reads (rows returned and removed by filter, per loop). `None` when the plan
+/// counts nothing (SQLite).
+fn rows_examined(reads: &[TableRead], handler: Option<HandlerReads>) -> Option<u64> {
+    if let Some(h) = handler {
+        return Some(h.index_reads() + h.read_rnd_next);
+    }
+    let mut any = false;
+    let mut total = 0.0;
+    for read in reads {
+        if let Some(rows) = read.rows {
+            any = true;
+            let removed = read.rows_removed_by_filter.unwrap_or(0.0);
+            total += (rows + removed) * read.loops.unwrap_or(1.0).max(1.0);
+        }
+    }
+    // Whole rows: the plan's per-loop averages are rounded.
+    any.then(|| total.round() as u64)
+}
+
+/// How much a page may read before the check calls it more than a seek: every key level a
+/// union arm of its own, each fetching the page and reading as many again for its fetch by
+/// key (the deferred join), plus a few probes and ties.
+fn examined_limit(fetched: u64, levels: usize) -> u64 {
+    2 * fetched * (levels as u64 + 1) + 16
 }
 
 /// The checks every backend shares, on the reads of the table: each is an index range

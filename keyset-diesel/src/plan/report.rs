@@ -94,6 +94,21 @@ pub enum NotASeek {
         /// The sort as the plan names it (node and key).
         sort: String,
     },
+    /// The page is an index range but read far more index entries or rows than it fetched
+    /// (only from [`explain_analyze`](super::explain_analyze), which counts them:
+    /// PostgreSQL's actual rows plus rows removed by filter, MariaDB's handler reads). The
+    /// usual cause: a mixed-direction keyset whose leading column has few distinct values
+    /// (a status, a type). The expanded form's leading bound (`kind >= $1`) is the index
+    /// range, and the rest of the cursor's group before the cursor is read and filtered.
+    /// Remedy: [`Paginated::seek_per_level`](crate::Paginated::seek_per_level) (one index
+    /// range per key level, each starting at the cursor), or an index whose column directions
+    /// match the keyset's so the seek is one row-value range.
+    ReadsPastThePage {
+        /// Index entries and rows the statement read.
+        examined: u64,
+        /// Rows the page fetches (`page_size + 1`).
+        fetched: u64,
+    },
     /// A foreign scan (PostgreSQL `postgres_fdw`) that applies the seek as a local `Filter`:
     /// its remote server was not sent the seek, so it sends every row from the start of your
     /// filter's range. postgres_fdw ships no row-value comparison; write the seek in the
@@ -125,6 +140,14 @@ impl fmt::Display for NotASeek {
                 "no index range carries the seek's leading key column `{column}`"
             ),
             NotASeek::Sort { sort } => write!(f, "the table's rows are sorted: {sort}"),
+            NotASeek::ReadsPastThePage { examined, fetched } => write!(
+                f,
+                "the page read {examined} index entries or rows to fetch {fetched}: its index \
+                 range starts before the cursor and filters the rest of the cursor's group \
+                 (a mixed-direction keyset with few distinct leading values); call \
+                 `.seek_per_level(true)` on the page, or create an index whose column \
+                 directions match the keyset's"
+            ),
             NotASeek::SeekNotShipped { relation, filter } => write!(
                 f,
                 "the foreign scan of `{relation}` filters the seek locally (`{filter}`), so its \
@@ -235,6 +258,13 @@ pub struct PlanReport {
     /// MySQL/MariaDB handler counters of the analyzed statement: only from
     /// [`explain_analyze`](super::explain_analyze).
     pub handler_reads: Option<HandlerReads>,
+    /// Index entries and rows the statement read (PostgreSQL: each read's actual rows plus
+    /// rows removed by filter, times its loops; MariaDB: [`HandlerReads::index_reads`] plus
+    /// `read_rnd_next`), to set against [`PlanReport::fetched`]: only from
+    /// [`explain_analyze`](super::explain_analyze), never on SQLite (no executed plan).
+    pub rows_examined: Option<u64>,
+    /// Rows the page fetches: `page_size + 1`.
+    pub fetched: u64,
 }
 
 impl PlanReport {
@@ -285,5 +315,7 @@ pub(super) fn empty_report(plan: String, reads: Vec<TableRead>, sorts: Vec<Strin
         index_recipe: String::new(),
         execution_ms: None,
         handler_reads: None,
+        rows_examined: None,
+        fetched: 0,
     }
 }

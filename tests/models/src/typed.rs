@@ -90,6 +90,10 @@ pub trait TypedKeys: crate::TestDb {
     /// # Errors
     /// What `load_page` returns.
     fn page_after_nan(&mut self, boxed: bool) -> diesel::QueryResult<usize>;
+    /// Reads of tenant 0 from cursors the application built between stored values
+    /// ([`built_cursor_reads`]): timestamps and times 500 ns after a stored one (`k_ts`,
+    /// `k_time`), decimals with two digits more than the column keeps (`k_dec`).
+    fn built_cursor_reads(&mut self) -> Vec<BuiltCursorRead>;
 }
 
 /// The `typed_rows` columns whose values must come back exactly as written.
@@ -213,9 +217,132 @@ macro_rules! typed_backend {
                     let cursor = keyset_diesel::Cursor::after((f64::NAN, 0));
                     F64Asc::page(self, &0, Some(cursor), 3, boxed).map(|p| p.items.len())
                 }
+
+                fn built_cursor_reads(&mut self) -> Vec<BuiltCursorRead> {
+                    let half_us = chrono::Duration::nanoseconds(500);
+                    let extra = "0.000001".parse::<BigDecimal>().expect("a decimal") / 3;
+                    let later = |v: &NaiveDateTime| *v + half_us;
+                    let later_time = |v: &NaiveTime| *v + half_us;
+                    let mut reads = Vec::new();
+                    reads.extend(built_cursor_reads::<TsAsc, _, _>(
+                        self, "TsAsc", |r| (r.k_ts, r.id), (false, false), later));
+                    reads.extend(built_cursor_reads::<TsDesc, _, _>(
+                        self, "TsDesc", |r| (r.k_ts, r.id), (true, false), later));
+                    reads.extend(built_cursor_reads::<TimeAsc, _, _>(
+                        self, "TimeAsc", |r| (r.k_time, r.id), (false, true), later_time));
+                    reads.extend(built_cursor_reads::<TimeDesc, _, _>(
+                        self, "TimeDesc", |r| (r.k_time, r.id), (true, false), later_time));
+                    reads.extend(built_cursor_reads::<DecAsc, _, _>(
+                        self, "DecAsc", |r| (r.k_dec.clone(), r.id), (false, true),
+                        |v: &BigDecimal| v + &extra));
+                    reads.extend(built_cursor_reads::<DecDesc, _, _>(
+                        self, "DecDesc", |r| (r.k_dec.clone(), r.id), (true, false),
+                        |v: &BigDecimal| v - &extra));
+                    reads
+                }
             }
         }
     };
+}
+
+/// One read from a cursor the application built ([`TypedKeys::built_cursor_reads`]).
+#[derive(Debug)]
+pub struct BuiltCursorRead {
+    /// Model, bound kind (`after`, `before`, `until`), page size and the cursor's position.
+    pub label: String,
+    /// The ids of the page, or the error `load_page` returned.
+    pub got: Result<Vec<i64>, diesel::result::Error>,
+    /// The ids of that page computed in Rust from the stored keys.
+    pub expected: Vec<i64>,
+}
+
+/// Reads of model `M` (tenant 0, keyed `(value, id)` by `key`; `desc` says which of the two
+/// descends) from cursors whose value `nudge` moves off a few stored keys: `after` (forward),
+/// `before` (backward) and the open window `until(before(..))`, at page sizes 1 to 3, each
+/// with the page Rust computes from the keys.
+pub fn built_cursor_reads<M, C, T>(
+    conn: &mut C,
+    model: &str,
+    key: fn(&M) -> (T, i64),
+    desc: (bool, bool),
+    nudge: impl Fn(&T) -> T,
+) -> Vec<BuiltCursorRead>
+where
+    M: crate::models::Walk<C, Filter = i32> + crate::models::Oracle,
+    M: keyset_diesel::Keyset<Key = (T, i64)>,
+    T: Ord + Clone + std::fmt::Debug,
+{
+    use crate::models::Read;
+    use keyset_diesel::Cursor;
+    use std::cmp::Ordering;
+    let walk_cmp = |a: &(T, i64), b: &(T, i64)| -> Ordering {
+        let v = a.0.cmp(&b.0);
+        let i = a.1.cmp(&b.1);
+        let v = if desc.0 { v.reverse() } else { v };
+        let i = if desc.1 { i.reverse() } else { i };
+        v.then(i)
+    };
+    let mut sorted: Vec<(T, i64)> = M::read(conn, &0, None, Read::forward(10_000))
+        .expect("read every row")
+        .items
+        .iter()
+        .map(key)
+        .collect();
+    sorted.sort_by(walk_cmp);
+    let mut reads = Vec::new();
+    for at in [0, sorted.len() / 3, sorted.len() / 2, sorted.len() - 1] {
+        let cursor = (nudge(&sorted[at].0), sorted[at].1);
+        let after: Vec<i64> = sorted
+            .iter()
+            .filter(|k| walk_cmp(k, &cursor) == Ordering::Greater)
+            .map(|k| k.1)
+            .collect();
+        let before: Vec<i64> = sorted
+            .iter()
+            .filter(|k| walk_cmp(k, &cursor) == Ordering::Less)
+            .map(|k| k.1)
+            .collect();
+        for page_size in 1..=3u32 {
+            let n = page_size as usize;
+            let ids = |page: keyset_diesel::Page<M>| page.items.iter().map(M::id).collect();
+            let label = |kind: &str| format!("{model} {kind} {cursor:?} page size {page_size}");
+            reads.push(BuiltCursorRead {
+                label: label("after"),
+                got: M::read(
+                    conn,
+                    &0,
+                    Some(Cursor::after(cursor.clone())),
+                    Read::forward(page_size),
+                )
+                .map(ids),
+                expected: after.iter().take(n).copied().collect(),
+            });
+            reads.push(BuiltCursorRead {
+                label: label("before"),
+                got: M::read(
+                    conn,
+                    &0,
+                    Some(Cursor::before(cursor.clone())),
+                    Read::backward(page_size),
+                )
+                .map(ids),
+                expected: before[before.len().saturating_sub(n)..].to_vec(),
+            });
+            reads.push(BuiltCursorRead {
+                label: label("until"),
+                got: M::read_window(
+                    conn,
+                    &0,
+                    None,
+                    Some(Cursor::before(cursor.clone())),
+                    Read::forward(page_size),
+                )
+                .map(ids),
+                expected: before.iter().take(n).copied().collect(),
+            });
+        }
+    }
+    reads
 }
 
 typed_backend! {

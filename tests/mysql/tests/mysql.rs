@@ -470,3 +470,59 @@ fn time_time_fraction_diesel_drops_is_a_typed_error_before_any_sql() {
         keyset_test_suites::typed::TIME_ROWS as usize,
     );
 }
+
+/// Issue 31 (5), MariaDB: every row of tenant 1 on one score (`score DESC, id ASC`, the cursor
+/// deep inside the run). `explain_analyze` counts the statement's handler reads
+/// (`rows_examined`) and sets them against the rows fetched; a count past the check's limit
+/// (twice the fetch per key level and one, plus 16) is `ReadsPastThePage`, whose message
+/// names `.seek_per_level(true)`. MariaDB 10.11 reads this page in well under the limit in
+/// both forms (it ranges on `(tenant, score)` and pushes the `id` bound down: the PostgreSQL
+/// test is the one where the single seek filters the run), so neither form is reported.
+#[test]
+fn plan_check_counts_the_reads_of_a_deep_page_in_a_long_tie_run() {
+    use keyset_diesel::plan::{self, NotASeek};
+    let mut db = diesel::MysqlConnection::open();
+    let conn: &mut diesel::MysqlConnection = &mut db;
+    let (id, expected) = plans::long_tie_run(conn);
+    let row: PlanMixed = plan_rows::table
+        .find(id)
+        .select(PlanMixed::as_select())
+        .first(conn)
+        .expect("deep row");
+    let page = |per_level: bool| {
+        plan_rows::table
+            .filter(plan_rows::tenant.eq(1))
+            .select(PlanMixed::as_select())
+            .paginate_after(Some(Cursor::after_row(&row)))
+            .page_size(PLAN_PAGE_SIZE)
+            .seek_per_level(per_level)
+    };
+    let fetched = u64::from(PLAN_PAGE_SIZE) + 1;
+    let limit = 2 * fetched * 3 + 16;
+    for per_level in [false, true] {
+        let loaded = page(per_level).load_page(conn).expect("deep page");
+        assert_eq!(
+            loaded.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+            expected
+        );
+        let report = plan::explain_analyze(conn, page(per_level)).expect("plan");
+        let examined = report.rows_examined.expect("handler reads counted");
+        let handler = report.handler_reads.expect("handler reads");
+        assert_eq!(examined, handler.index_reads() + handler.read_rnd_next);
+        assert_eq!(report.fetched, fetched);
+        assert!(examined >= fetched, "at least the page is read: {examined}");
+        assert!(examined <= limit, "per level {per_level}: {examined} read");
+        assert!(
+            !report
+                .not_a_seek
+                .iter()
+                .any(|r| matches!(r, NotASeek::ReadsPastThePage { .. })),
+            "{:?}",
+            report.not_a_seek
+        );
+        eprintln!("long tie run on MariaDB, per level {per_level}: {examined} read for {fetched}");
+    }
+    // Without an executed plan nothing is counted.
+    let report = plan::explain(conn, page(false)).expect("plan");
+    assert_eq!(report.rows_examined, None);
+}

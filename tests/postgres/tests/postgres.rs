@@ -364,8 +364,23 @@ fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run()
             );
             let report = plan::explain_analyze(conn, paginated).expect("plan");
             // Both forms are index ranges whose condition carries the seek (the single one on
-            // `score` alone, filtering the run): the plan check passes; the rows read tell them apart.
-            report.assert_seeks();
+            // `score` alone, filtering the run); the rows read tell them apart, and the plan
+            // check says so: the single seek reads past the page and names the remedy.
+            if per_level {
+                report.assert_seeks();
+                assert!(report.rows_examined.expect("counted") <= 4 * report.fetched);
+            } else {
+                assert!(
+                    matches!(
+                        report.not_a_seek.as_slice(),
+                        [plan::NotASeek::ReadsPastThePage { examined, fetched }]
+                            if *examined > 100 * *fetched
+                    ),
+                    "{:?}",
+                    report.not_a_seek
+                );
+                assert!(report.failure().contains(".seek_per_level(true)"));
+            }
             let scans = report
                 .reads
                 .into_iter()

@@ -131,12 +131,16 @@ macro_rules! backend_suite {
             every_time_crate_key_type_pages_exactly_at_the_database_precision
                 => typed::every_time_key_type_pages_exactly,
             nan_cursor_is_a_typed_error_before_any_sql => typed::nan_cursor_is_a_typed_error,
+            c36_cursor_finer_than_the_column_is_exact_or_refused
+                => typed::built_cursor_finer_than_the_column,
             c29_edge_pages_keep_their_relay_cursors_for_tailing
                 => edges::edge_pages_keep_their_relay_cursors,
             c30_windows_bounded_on_both_sides_and_the_seek_predicate_alone
                 => edges::windows_bounded_on_both_sides,
             byte_budget_walks_equal_order_by_and_deliver_an_oversized_row_alone
                 => edges::byte_budget_walks_equal_order_by,
+            c31a_lossy_bool_is_loud_in_every_direction_and_page_size
+                => loud::lossy_bool_is_loud_in_every_direction,
             unique_column_with_ties_is_a_typed_error_not_a_lost_row
                 => loud::unique_column_with_ties_is_a_typed_error,
             c35_join_repeating_the_tie_breaker_is_a_typed_error

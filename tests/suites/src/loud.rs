@@ -202,6 +202,126 @@ where
     );
 }
 
+/// docs/CASES.md C31 (a) in every direction: `loud_flags` filled with every small mix of
+/// stored values (SQLite and MariaDB: 0, 1, 2 and -1, which Diesel reads as `false`, `true`,
+/// `true`, `true`; PostgreSQL: booleans), walked by `pinned ASC, id ASC` and `pinned DESC,
+/// id ASC`, forward and backward, at page sizes 1, 2 and 3. Every walk either delivers
+/// exactly the database's `ORDER BY` or stops on a page-check error before any row repeats;
+/// never a walk that completes with a row missing. Without the seek's arm for unrepresented
+/// values, `pinned DESC, id ASC` over `(1, 2), (2, 1), (3, 2), (4, 0), (5, 1)` at page size 1
+/// gave `[1]`, `[2]`, `[5]`, `[4]`: row 3 lost, no error.
+pub fn lossy_bool_is_loud_in_every_direction<C: TestDb>()
+where
+    FlagAsc: Walk<C, Filter = ()>,
+    FlagDesc: Walk<C, Filter = ()>,
+{
+    let mut db = C::open();
+    let (column, values): (&str, &[&str]) = match C::NAME {
+        "MySQL" => ("TINYINT(1)", &["0", "1", "2", "-1"]),
+        "SQLite" => ("BOOLEAN", &["0", "1", "2", "-1"]),
+        _ => ("BOOLEAN", &["false", "true"]),
+    };
+    db.exec(&format!(
+        "CREATE TABLE loud_flags (id INTEGER NOT NULL PRIMARY KEY, pinned {column} NOT NULL)"
+    ));
+    // The mix first, then a deterministic spread of mixes of 5 rows.
+    let mut mixes: Vec<Vec<usize>> = vec![vec![1, 2, 1, 0, 1]];
+    let mut state = 0x9e37_79b9_u32;
+    for _ in 0..40 {
+        mixes.push(
+            (0..5)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 17;
+                    state ^= state << 5;
+                    state as usize % values.len()
+                })
+                .collect(),
+        );
+    }
+    if values.len() == 2 {
+        mixes[0] = vec![1, 1, 1, 0, 1];
+    }
+    let mut loud = 0;
+    for mix in &mixes {
+        db.exec("DELETE FROM loud_flags");
+        let rows: Vec<String> = mix
+            .iter()
+            .enumerate()
+            .map(|(i, &v)| format!("({}, {})", i + 1, values[v]))
+            .collect();
+        db.exec(&format!(
+            "INSERT INTO loud_flags VALUES {}",
+            rows.join(", ")
+        ));
+        let id = if C::NAME == "MySQL" {
+            "CAST(id AS SIGNED)"
+        } else {
+            "CAST(id AS BIGINT)"
+        };
+        let mut order = |dir: &str| {
+            db.ids(&format!(
+                "SELECT {id} AS id FROM loud_flags ORDER BY pinned {dir}, id"
+            ))
+        };
+        let (asc, desc) = (order("ASC"), order("DESC"));
+        for page_size in 1..=3 {
+            for backward in [false, true] {
+                let how = if backward {
+                    Read::backward(page_size)
+                } else {
+                    Read::forward(page_size)
+                };
+                let walks = [
+                    (
+                        "pinned ASC",
+                        &asc,
+                        walk_model(&mut *db, how, |r: &FlagAsc| i64::from(r.id)),
+                    ),
+                    (
+                        "pinned DESC",
+                        &desc,
+                        walk_model(&mut *db, how, |r: &FlagDesc| i64::from(r.id)),
+                    ),
+                ];
+                for (name, expected, (mut pages, error)) in walks {
+                    let label =
+                        format!("{name}, {mix:?}, page size {page_size}, backward {backward}");
+                    if backward {
+                        pages.reverse();
+                    }
+                    let flat: Vec<i64> = pages.concat();
+                    match error {
+                        None => assert_eq!(&flat, expected, "{label}: a complete walk is exact"),
+                        Some(
+                            KeysetError::KeyOutOfOrder { .. }
+                            | KeysetError::CursorRowReturned
+                            | KeysetError::TieBreakerNotUnique { .. },
+                        ) => {
+                            loud += 1;
+                            assert!(
+                                flat.iter().all(|id| expected.contains(id)),
+                                "{label}: {flat:?}"
+                            );
+                        }
+                        Some(other) => panic!("{label}: {other:?}"),
+                    }
+                }
+            }
+        }
+        if mix == &mixes[0] && values.len() > 2 {
+            let (pages, error) =
+                walk_model(&mut *db, Read::forward(1), |r: &FlagDesc| i64::from(r.id));
+            assert!(error.is_some(), "the issue's walk is loud: {pages:?}");
+        }
+    }
+    if values.len() == 2 {
+        assert_eq!(loud, 0, "booleans that are booleans page without an error");
+    } else {
+        assert!(loud > 0, "the mixes hold unrepresented values");
+    }
+}
+
 /// docs/CASES.md C31 (b), SQLite: a REAL 2.5 in an INTEGER column read as `i32` (as 2).
 /// `score ASC, id ASC`, page size 1, used to loop (`[1]`, `[2]`, `[2]`, `[2]`, ...); now the page after
 /// row 2 fails with `CursorRowReturned` (the cursor's own row came back). Page size 2 fails

@@ -563,6 +563,106 @@ pub fn stored_exports_of_two_scopes<C: SharedDb>() {
     assert!(matches!(wrong, ExportError::Unknown), "{wrong:?}");
 }
 
+/// docs/CASES.md C37: a page read while the export is purged. A page is two statements (the
+/// header, then the rows); the reader's connection instrumentation runs a purge on another
+/// connection right after the header statement, so the purge lands between them every time.
+/// The purger either shares the reader's clock and follows an operator's `expire` (both
+/// between the statements), or runs a clock ahead of the reader's (the export has expired for it, not yet for the reader). Page 1 and a
+/// page by token must be `Expired` (the header was still there when the reader looked again)
+/// or `Unknown`, never an empty page with no next token next to the full total (what a client
+/// takes for a finished download). A purge before the header is `Unknown`; one after the rows
+/// leaves the page whole.
+pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
+    use diesel::connection::InstrumentationEvent;
+    use std::sync::Mutex;
+    let shared = Arc::new(C::shared());
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..12).map(|n| ev("W1", n, i64::from(n))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let reader = store(&now);
+    let ahead = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000 + 3_601));
+    let purger = store(&ahead);
+    let make = || C::ev_query("W1");
+
+    /// When the purge runs: after the reader's `n`-th statement (0: before the page).
+    #[derive(Debug, Clone, Copy)]
+    enum Purge {
+        ExpiredByOperator { after: usize },
+        ClockAhead { after: usize },
+    }
+    for (purge, from_token) in [
+        (Purge::ExpiredByOperator { after: 1 }, false),
+        (Purge::ExpiredByOperator { after: 1 }, true),
+        (Purge::ClockAhead { after: 1 }, false),
+        (Purge::ClockAhead { after: 1 }, true),
+        (Purge::ClockAhead { after: 0 }, false),
+        (Purge::ClockAhead { after: 2 }, true),
+    ] {
+        let export = reader
+            .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+            .expect("create");
+        let token = from_token.then(|| {
+            reader
+                .page::<Ev, _, _>(conn, &export.id, &("W1",), None, 5)
+                .expect("page 1")
+                .next_token
+                .expect("page 2 exists")
+        });
+        let (after, purge_store, expire_first) = match purge {
+            // The operator's `expire` and a purge on the reader's clock, both between the
+            // reader's statements.
+            Purge::ExpiredByOperator { after } => (after, reader.clone(), true),
+            Purge::ClockAhead { after } => (after, purger.clone(), false),
+        };
+        let mut reading = shared.connect();
+        let purged = Arc::new(Mutex::new(None::<Purged>));
+        let statements = Arc::new(AtomicUsize::new(0));
+        let hook = {
+            let (shared, purged, statements) = (shared.clone(), purged.clone(), statements.clone());
+            let purge_store = purge_store.clone();
+            let id = export.id.clone();
+            move |event: InstrumentationEvent<'_>| {
+                let ran = match event {
+                    InstrumentationEvent::FinishQuery { .. } => {
+                        statements.fetch_add(1, Ordering::SeqCst) + 1
+                    }
+                    InstrumentationEvent::StartQuery { .. } => statements.load(Ordering::SeqCst),
+                    _ => return,
+                };
+                let mut done = purged.lock().expect("lock");
+                if ran == after && done.is_none() {
+                    let mut other = shared.connect();
+                    if expire_first {
+                        assert!(purge_store.expire(&mut other, &id).expect("expire"));
+                    }
+                    *done = Some(purge_store.purge_expired(&mut other).expect("purge"));
+                }
+            }
+        };
+        reading.set_instrumentation(hook);
+        let read = reader.page::<Ev, _, _>(&mut reading, &export.id, &("W1",), token.as_deref(), 5);
+        let label = format!("{purge:?}, from a token: {from_token}");
+        assert_eq!(
+            *purged.lock().expect("lock"),
+            Some(Purged {
+                exports: 1,
+                rows: 12
+            }),
+            "{label}: the purge ran during the read"
+        );
+        match (after, read) {
+            (2, Ok(page)) => {
+                assert_eq!(ids(&page.items), ids(&rows[5..10]), "{label}");
+                assert_eq!(page.total, 12, "{label}");
+            }
+            (0, Err(ExportError::Unknown)) => {}
+            (1, Err(ExportError::Expired { .. } | ExportError::Unknown)) => {}
+            (_, other) => panic!("{label}: {other:?}"),
+        }
+    }
+}
+
 /// Registers this module's tests for backend `$db`.
 #[macro_export]
 macro_rules! read_contract_suite {
@@ -592,6 +692,10 @@ macro_rules! read_contract_suite {
             #[test]
             fn stored_export_expires_410_and_purge_removes_it_404() {
                 rc::stored_export_expires_and_is_purged::<$db>();
+            }
+            #[test]
+            fn c37_stored_export_read_meeting_a_purge_is_expired_or_unknown() {
+                rc::stored_export_read_meeting_a_purge::<$db>();
             }
             #[test]
             fn stored_exports_of_two_scopes_stay_apart_and_tokens_are_bound() {

@@ -102,3 +102,55 @@ where
         "{error:?}"
     );
 }
+
+/// docs/CASES.md C36: cursors the application builds between stored values (`Cursor::after`,
+/// `Cursor::before`, `.until(..)`), at page sizes 1 to 3. A timestamp or time of day 500 ns
+/// after a stored one is bound exactly on SQLite (chrono writes every digit), so the page is
+/// the one Rust computes; PostgreSQL and MySQL keep microseconds and Diesel binds whole ones,
+/// so the cursor is refused before any SQL with `InvalidCursorKey` naming the column (it used
+/// to seek from the truncated value: `KeyOutOfOrder` blaming the stored rows, or an empty
+/// page). A decimal with more digits than `NUMERIC(p,s)` keeps compares exactly on PostgreSQL
+/// and MySQL, so it pages; on SQLite, which binds an `f64`, it is refused.
+pub fn built_cursor_finer_than_the_column<C: TypedKeys>() {
+    use keyset_diesel::KeysetError;
+    let mut db = C::open();
+    db.insert_typed_rows();
+    let reads = db.built_cursor_reads();
+    assert_eq!(
+        reads.len(),
+        6 * 4 * 3 * 3,
+        "every model, position, page size and bound"
+    );
+    for read in reads {
+        let column = if read.label.starts_with("Ts") {
+            "k_ts"
+        } else if read.label.starts_with("Time") {
+            "k_time"
+        } else {
+            "k_dec"
+        };
+        let refused = match C::NAME {
+            "SQLite" => column == "k_dec",
+            _ => column != "k_dec",
+        };
+        if refused {
+            let error = read.got.expect_err(&read.label);
+            assert!(
+                matches!(error, diesel::result::Error::QueryBuilderError(_)),
+                "{}: {error:?}",
+                read.label
+            );
+            assert!(
+                matches!(
+                    KeysetError::from_diesel(&error),
+                    Some(KeysetError::InvalidCursorKey { column: c, .. }) if *c == column
+                ),
+                "{}: {error:?}",
+                read.label
+            );
+        } else {
+            let got = read.got.unwrap_or_else(|e| panic!("{}: {e:?}", read.label));
+            assert_eq!(got, read.expected, "{}", read.label);
+        }
+    }
+}
