@@ -67,6 +67,9 @@ pub fn key_value(input: &DeriveInput) -> syn::Result<TokenStream> {
             fn exact_cmp(&self, other: &Self) -> ::core::option::Option<::core::cmp::Ordering> {
                 #p::KeyValue::exact_cmp(&self.#member, &other.#member)
             }
+            fn may_collate_equal(&self, other: &Self) -> bool {
+                #p::KeyValue::may_collate_equal(&self.#member, &other.#member)
+            }
         }
     })
 }

@@ -110,6 +110,9 @@ pub struct KeyField {
     pub nulls: Option<Spanned<NullsOrder>>,
     /// `unique`: a flag, so its value is `()` and only the span of the word matters.
     pub unique: Option<Spanned<()>>,
+    /// `exact_text`: the column's collation calls two strings equal only when they are the
+    /// same (a flag, like `unique`).
+    pub exact_text: Option<Spanned<()>>,
     /// Where the column is declared, for errors that cover all of it: the field's
     /// `#[keyset(..)]` attribute, or a named sort's `field(..)` entry.
     pub site: TokenStream,

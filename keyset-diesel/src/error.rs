@@ -8,6 +8,7 @@
 ///   [`AlreadyLimited`](Self::AlreadyLimited), [`InvalidCursorKey`](Self::InvalidCursorKey));
 /// * inside `diesel::result::Error::DeserializationError` when the page check finds the rows
 ///   read cannot make a correct page ([`TieBreakerNotUnique`](Self::TieBreakerNotUnique),
+///   [`CollationEqualKeys`](Self::CollationEqualKeys),
 ///   [`CursorRowReturned`](Self::CursorRowReturned), [`KeyOutOfOrder`](Self::KeyOutOfOrder),
 ///   [`InvalidRowKey`](Self::InvalidRowKey)).
 ///   The check compares each fetched row's key with the next one, and the first with the
@@ -51,6 +52,30 @@ pub enum KeysetError {
          column unique per row of the query, e.g. the primary key of the table the join repeats"
     )]
     TieBreakerNotUnique {
+        /// The SQL name of the keyset's last column.
+        tie_breaker: &'static str,
+    },
+    /// Two adjacent rows of the page query have keys that differ only in text column
+    /// `column`, by what a collation may ignore (letter case, accents, Unicode normalization,
+    /// compatibility forms, trailing spaces, characters outside the Basic Multilingual Plane):
+    /// `a` / `A`, `é` / `e` + U+0301, `x` / `x `. The database sorts and seeks text under the
+    /// column's collation (the crate adds no `COLLATE`); if that collation calls the two equal,
+    /// the tie-breaker is not unique under it, the `ORDER BY` leaves their order open and a
+    /// strict seek from one skips the other. Rust cannot ask the collation, so the page check
+    /// refuses the page instead of guessing (docs/CASES.md C39). Fix: make the tie-breaker
+    /// unique under its collation (a `UNIQUE` constraint on the column refuses such pairs), or
+    /// give the column a binary collation (`COLLATE "C"`, `BINARY`, `utf8mb4_nopad_bin`) when
+    /// the values really are distinct.
+    #[error(
+        "two rows' keys differ only in text column `{column}` by case, accents, Unicode \
+         normalization or trailing spaces, which its collation may call equal: the tie-breaker \
+         `{tie_breaker}` would then not be unique under it and a page could skip a row; make it \
+         unique under the column's collation (a UNIQUE constraint), or give the column a binary \
+         collation"
+    )]
+    CollationEqualKeys {
+        /// The SQL name of the text column whose values differ only that way.
+        column: &'static str,
         /// The SQL name of the keyset's last column.
         tie_breaker: &'static str,
     },
@@ -136,6 +161,7 @@ impl KeysetError {
         matches!(
             self,
             KeysetError::TieBreakerNotUnique { .. }
+                | KeysetError::CollationEqualKeys { .. }
                 | KeysetError::CursorRowReturned
                 | KeysetError::KeyOutOfOrder { .. }
                 | KeysetError::InvalidRowKey { .. }

@@ -74,6 +74,13 @@ pub struct KeyColumn {
     /// expression's syntax; it decides the row-value rule of SQLite
     /// ([`KeysetBackend::EXPRESSION_ROW_VALUES`](crate::KeysetBackend::EXPRESSION_ROW_VALUES)).
     pub expression: bool,
+    /// `#[keyset(.., exact_text)]`: the column's collation calls two strings equal only when
+    /// they are the same (PostgreSQL's deterministic collations, SQLite's `BINARY`, MySQL's
+    /// `_nopad_bin`), so the page check does not refuse adjacent rows whose text differs only
+    /// by case, accents or trailing spaces
+    /// ([`KeysetError::CollationEqualKeys`](crate::KeysetError::CollationEqualKeys)). No
+    /// effect on other types.
+    pub exact_text: bool,
 }
 
 /// Whether any of `columns` is a key on an SQL expression ([`KeyColumn::expression`]):

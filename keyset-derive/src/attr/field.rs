@@ -17,6 +17,7 @@ pub(super) fn key_options(attr: &Attribute, field: Field, errors: &mut Errors) -
         direction: None,
         nulls: None,
         unique: None,
+        exact_text: None,
         site: attr.to_token_stream(),
         mark: Mark::default(),
     };
@@ -129,6 +130,7 @@ pub(super) fn key_option(
         "nulls_last" => set_once(&mut key.nulls, Last, &word, span, TWO_NULLS),
         // A flag has one value (`()`), so it can be repeated but never contradicted.
         "unique" => set_once(&mut key.unique, (), &word, span, "unreachable"),
+        "exact_text" => set_once(&mut key.exact_text, (), &word, span, "unreachable"),
         _ => {
             *unknown = true;
             let given = meta.path.to_token_stream().to_string();

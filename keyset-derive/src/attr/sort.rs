@@ -169,6 +169,7 @@ impl StructAttrs<'_> {
             direction: None,
             nulls: None,
             unique: None,
+            exact_text: None,
             site,
             mark: Mark::default(),
         };

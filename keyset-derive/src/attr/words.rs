@@ -2,7 +2,14 @@
 //! word most likely meant.
 
 /// Every option `#[keyset(..)]` accepts.
-pub const OPTIONS: &[&str] = &["asc", "desc", "unique", "nulls_first", "nulls_last"];
+pub const OPTIONS: &[&str] = &[
+    "asc",
+    "desc",
+    "unique",
+    "nulls_first",
+    "nulls_last",
+    "exact_text",
+];
 
 /// A named sort as the messages show it.
 pub const SORT_EXAMPLE: &str = "#[keyset(sort(Newest(created_at(desc), id(desc))))]";

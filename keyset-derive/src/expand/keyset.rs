@@ -69,6 +69,7 @@ pub(super) fn keyset(
             .expression
             .as_ref()
             .is_some_and(|e| !matches!(e.expr, syn::Expr::Path(_)));
+        let exact_text = k.exact_text.is_some();
         quote! {
             #p::KeyColumn {
                 name: #name,
@@ -76,6 +77,7 @@ pub(super) fn keyset(
                 direction: #direction,
                 nulls: #nulls,
                 expression: #expression,
+                exact_text: #exact_text,
             }
         }
     });

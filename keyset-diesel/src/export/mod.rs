@@ -146,6 +146,7 @@ impl Keyset for ExportPosition {
         direction: SortDirection::Asc,
         nulls: None,
         expression: false,
+        exact_text: false,
     }];
     const TABLE_NAME: &'static str = "keyset_export_rows";
     fn key(&self) -> (i64,) {

@@ -193,6 +193,47 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         (self == other).then_some(Ordering::Equal)
     }
+
+    /// Whether two values Rust calls different may be equal under a database collation:
+    /// `String` says so when they differ only by what a collation may ignore
+    /// ([`collation_fold`]); every other type's values are different when Rust says so. The
+    /// page check refuses two adjacent rows whose keys may be equal that way
+    /// ([`crate::KeysetError::CollationEqualKeys`]).
+    fn may_collate_equal(&self, other: &Self) -> bool {
+        let _ = other;
+        false
+    }
+}
+
+/// A conservative fold of text under every collation the crate meets: what remains when a
+/// case-, accent- and width-insensitive, PAD SPACE collation that treats characters outside
+/// the Basic Multilingual Plane alike (MariaDB's `utf8mb4_general_ci`) has had its say. Two
+/// strings with the same fold may collate equal somewhere; two with different folds collate
+/// equal under none of SQLite's built-in collations, PostgreSQL's deterministic and
+/// `und-u-ks-level1/2` ICU collations, or MySQL's and MariaDB's `_bin`, `_general_ci`,
+/// `_unicode_ci` and `_0900_ai_ci` collations, except for expansions (`ß` / `ss`, `æ` / `ae`)
+/// and ignorable punctuation that the fold does not model (docs/SQL.md, "Text keys and
+/// collations").
+///
+/// Steps: compatibility decomposition (NFKD, so canonically equivalent and compatibility forms
+/// meet), combining marks and default-ignorable characters dropped, lower case, characters
+/// above U+FFFF as one, trailing spaces removed.
+pub fn collation_fold(text: &str) -> String {
+    use unicode_normalization::char::is_combining_mark;
+    use unicode_normalization::UnicodeNormalization;
+    let ignorable = |c: char| {
+        matches!(c, '\u{00AD}' | '\u{034F}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
+            | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}')
+    };
+    let mut folded: String = text
+        .nfkd()
+        .filter(|&c| !is_combining_mark(c) && !ignorable(c))
+        .flat_map(char::to_lowercase)
+        .map(|c| if u32::from(c) > 0xFFFF { '\u{FFFD}' } else { c })
+        .collect();
+    let kept = folded.trim_end_matches(' ').len();
+    folded.truncate(kept);
+    folded
 }
 
 macro_rules! plain_key_value {
@@ -220,9 +261,10 @@ macro_rules! plain_key_value {
     )*};
 }
 
-// Text is not exact: its database order is the column's collation. Bytes are: `bytea`, `BLOB`
-// and `VARBINARY` compare byte by byte, a prefix first, as `Vec<u8>`'s `Ord` does. `i8` and the
-// unsigned integers are MySQL's `TinyInt` and `Unsigned<..>` (Diesel maps them nowhere else).
+// Bytes are exact: `bytea`, `BLOB` and `VARBINARY` compare byte by byte, a prefix first, as
+// `Vec<u8>`'s `Ord` does. `i8` and the unsigned integers are MySQL's `TinyInt` and
+// `Unsigned<..>` (Diesel maps them nowhere else). Text (`String`, below) is not: its database
+// order is the column's collation.
 plain_key_value!(
     i8 => "i8" exact true,
     i16 => "i16" exact true,
@@ -232,7 +274,6 @@ plain_key_value!(
     u16 => "u16" exact true,
     u32 => "u32" exact true,
     u64 => "u64" exact true,
-    String => "text" exact false,
     Vec<u8> => "bytes" exact true,
 );
 
@@ -249,6 +290,26 @@ pub(crate) fn check_microseconds(nanos: u32, backend: BackendKind) -> Result<(),
              the cursor from a value the column holds (chrono: `DurationRound::trunc_subsecs(6)`)",
         )),
         _ => Ok(()),
+    }
+}
+
+impl KeyValue for String {
+    type Repr = String;
+    fn type_tag() -> Cow<'static, str> {
+        Cow::Borrowed("text")
+    }
+    fn to_repr(&self) -> Self::Repr {
+        self.clone()
+    }
+    fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
+        Ok(repr)
+    }
+    /// Only equality: the database orders text by the column's collation.
+    fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
+        (self == other).then_some(Ordering::Equal)
+    }
+    fn may_collate_equal(&self, other: &Self) -> bool {
+        self != other && collation_fold(self) == collation_fold(other)
     }
 }
 
@@ -342,6 +403,9 @@ impl<T: KeyValue> KeyValue for Option<T> {
             (Some(a), Some(b)) => a.exact_cmp(b),
             _ => None,
         }
+    }
+    fn may_collate_equal(&self, other: &Self) -> bool {
+        matches!((self, other), (Some(a), Some(b)) if a.may_collate_equal(b))
     }
 }
 

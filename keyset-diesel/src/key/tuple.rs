@@ -23,6 +23,8 @@ pub trait KeyTuple: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     fn is_null(&self, index: usize) -> bool;
     /// [`KeyValue::exact_cmp`] of element `index` of two keys (`Some(Equal)` past the end).
     fn exact_cmp_at(&self, other: &Self, index: usize) -> Option<Ordering>;
+    /// [`KeyValue::may_collate_equal`] of element `index` of two keys (`false` past the end).
+    fn may_collate_equal_at(&self, other: &Self, index: usize) -> bool;
     /// [`KeyValue::check_key`] of every element.
     ///
     /// # Errors
@@ -71,6 +73,12 @@ macro_rules! key_tuple {
                 match index {
                     $($idx => self.$idx.exact_cmp(&other.$idx),)+
                     _ => Some(Ordering::Equal),
+                }
+            }
+            fn may_collate_equal_at(&self, other: &Self, index: usize) -> bool {
+                match index {
+                    $($idx => self.$idx.may_collate_equal(&other.$idx),)+
+                    _ => false,
                 }
             }
             fn check_key(&self) -> Result<(), (usize, InvalidKeyValue)> {

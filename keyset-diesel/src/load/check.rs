@@ -22,9 +22,15 @@ enum Step {
     Equal,
     /// `b` comes before `a`: they differ first at key column `index`.
     Backwards(usize),
+    /// Every key column is equal, or is text that differs only by what a collation may
+    /// ignore; `index` is the first such text column.
+    MayCollateEqual(usize),
 }
 
 fn step<K: Keyset>(a: &K::Key, b: &K::Key, walk: Direction) -> Step {
+    // The first text column whose values differ only by what a collation may ignore: from
+    // there on the database may call the keys equal or not, so only equality is judged.
+    let mut collated: Option<usize> = None;
     for (index, column) in K::COLUMNS.iter().enumerate() {
         let ord = match (a.is_null(index), b.is_null(index)) {
             (true, true) => Ordering::Equal,
@@ -49,6 +55,10 @@ fn step<K: Keyset>(a: &K::Key, b: &K::Key, walk: Direction) -> Step {
             }
             _ => {
                 let Some(ord) = a.exact_cmp_at(b, index) else {
+                    if !column.exact_text && a.may_collate_equal_at(b, index) {
+                        collated.get_or_insert(index);
+                        continue;
+                    }
                     return Step::Fine;
                 };
                 let ord = match column.direction {
@@ -61,13 +71,13 @@ fn step<K: Keyset>(a: &K::Key, b: &K::Key, walk: Direction) -> Step {
                 }
             }
         };
-        match ord {
-            Ordering::Less => return Step::Fine,
-            Ordering::Greater => return Step::Backwards(index),
-            Ordering::Equal => {}
+        match (ord, collated) {
+            (Ordering::Less, _) | (Ordering::Greater, Some(_)) => return Step::Fine,
+            (Ordering::Greater, None) => return Step::Backwards(index),
+            (Ordering::Equal, _) => {}
         }
     }
-    Step::Equal
+    collated.map_or(Step::Equal, Step::MayCollateEqual)
 }
 
 /// Checks the fetched rows (in walk order, look-ahead row included) against each other and
@@ -75,6 +85,8 @@ fn step<K: Keyset>(a: &K::Key, b: &K::Key, walk: Direction) -> Step {
 ///
 /// # Errors
 /// [`KeysetError::TieBreakerNotUnique`] for two rows with equal keys,
+/// [`KeysetError::CollationEqualKeys`] for two adjacent rows whose keys differ only in text
+/// a collation may call equal,
 /// [`KeysetError::CursorRowReturned`] for a first row whose key is the cursor's,
 /// [`KeysetError::KeyOutOfOrder`] for a row before its predecessor (or the cursor) in
 /// keyset order; [`KeysetError::InvalidRowKey`] for a row whose key holds a value that is
@@ -102,6 +114,15 @@ pub(crate) fn check_rows<K: Keyset>(
                 Step::Fine => {}
                 Step::Equal if first => return Err(KeysetError::CursorRowReturned),
                 Step::Equal => return Err(KeysetError::TieBreakerNotUnique { tie_breaker }),
+                // Against the cursor the strict seek has spoken: the database put the row
+                // after it, so it does not call the two equal.
+                Step::MayCollateEqual(_) if first => {}
+                Step::MayCollateEqual(index) => {
+                    return Err(KeysetError::CollationEqualKeys {
+                        column: column_name::<K>(index),
+                        tie_breaker,
+                    })
+                }
                 Step::Backwards(index) => return Err(out_of_order(index)),
             }
         }
@@ -228,6 +249,56 @@ mod tests {
             check(&rows[1..], Some(rows[0].clone()), Direction::Forward),
             Err(KeysetError::KeyOutOfOrder { column: "id" })
         );
+    }
+
+    #[test]
+    fn text_a_collation_may_call_equal_is_refused_between_rows_not_against_the_cursor() {
+        let err = |column| {
+            Err(KeysetError::CollationEqualKeys {
+                column,
+                tie_breaker: "id",
+            })
+        };
+        // `name` is not the tie-breaker: `id` still orders the two rows, both ways.
+        let rows = [Row(Some(3), "a", 1), Row(Some(3), "A", 2)];
+        assert_eq!(check(&rows, None, Direction::Forward), Ok(()));
+        let rows = [Row(Some(3), "A", 2), Row(Some(3), "a", 1)];
+        assert_eq!(check(&rows, None, Direction::Forward), Ok(()));
+        // Equal ids after fold-equal names: the key may be equal under the collation.
+        for (x, y) in [
+            ("a", "A"),
+            ("e\u{301}", "\u{e9}"),
+            ("x", "x  "),
+            ("\u{FB01}", "fi"),
+            ("\u{1F600}", "\u{1F601}"),
+            ("zero\u{200B}width", "ZEROWIDTH"),
+        ] {
+            let rows = [Row(Some(3), x, 1), Row(Some(3), y, 1)];
+            assert_eq!(
+                check(&rows, None, Direction::Forward),
+                err("name"),
+                "{x:?} {y:?}"
+            );
+            assert_eq!(
+                check(&rows, None, Direction::Backward),
+                err("name"),
+                "{x:?} {y:?}"
+            );
+            // The first row against the cursor: the seek put it after, so it is not equal.
+            assert_eq!(
+                check(&rows[1..], Some(rows[0].clone()), Direction::Forward),
+                Ok(())
+            );
+        }
+        // Folds that differ are different under every collation the fold models.
+        for (x, y) in [("a", "b"), ("a", " a"), ("ss", "\u{df}x"), ("a-b", "ab")] {
+            let rows = [Row(Some(3), x, 1), Row(Some(3), y, 1)];
+            assert_eq!(
+                check(&rows, None, Direction::Forward),
+                Ok(()),
+                "{x:?} {y:?}"
+            );
+        }
     }
 
     #[test]

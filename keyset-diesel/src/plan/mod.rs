@@ -458,6 +458,7 @@ mod tests {
             direction: SortDirection::Desc,
             nulls: None,
             expression: false,
+            exact_text: false,
         },
         KeyColumn {
             name: "event_id",
@@ -465,6 +466,7 @@ mod tests {
             direction: SortDirection::Desc,
             nulls: None,
             expression: false,
+            exact_text: false,
         },
     ];
 

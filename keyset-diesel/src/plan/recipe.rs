@@ -206,9 +206,11 @@ mod tests {
             direction: SortDirection::Asc,
             nulls: None,
             expression: true,
+            exact_text: false,
         };
         let column = |name: &'static str| KeyColumn {
             expression: false,
+            exact_text: false,
             ..expr(name)
         };
         assert!(names_column(pg, &expr("lower(users::name)")));
@@ -235,6 +237,7 @@ mod tests {
                 direction: SortDirection::Asc,
                 nulls: None,
                 expression: true,
+                exact_text: false,
             },
             KeyColumn {
                 name: "id",
@@ -242,6 +245,7 @@ mod tests {
                 direction: SortDirection::Asc,
                 nulls: None,
                 expression: false,
+                exact_text: false,
             },
         ];
         let shape = KeysetShape {

@@ -45,6 +45,49 @@ diesel::table! {
     }
 }
 
+diesel::table! {
+    /// C39: a text tie-breaker unique only by convention, its column's collation set per case
+    /// by the test (`NOCASE`, an ICU nondeterministic collation, `utf8mb4_general_ci`, ...).
+    loud_tags (tag) {
+        tag -> Text,
+        grp -> Integer,
+    }
+}
+
+/// C39: `grp ASC, tag ASC (unique)`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = loud_tags)]
+pub struct TagAsc {
+    #[keyset(asc)]
+    pub grp: i32,
+    #[keyset(asc, unique)]
+    pub tag: String,
+}
+crate::impl_walk!(TagAsc, loud_tags);
+
+/// C39: `grp ASC, tag DESC (unique)`.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = loud_tags)]
+pub struct TagDesc {
+    #[keyset(asc)]
+    pub grp: i32,
+    #[keyset(desc, unique)]
+    pub tag: String,
+}
+crate::impl_walk!(TagDesc, loud_tags);
+
+/// C39: `grp ASC, tag ASC (unique, exact_text)`: the model says the column's collation calls
+/// only the same strings equal.
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = loud_tags)]
+pub struct TagExact {
+    #[keyset(asc)]
+    pub grp: i32,
+    #[keyset(asc, unique, exact_text)]
+    pub tag: String,
+}
+crate::impl_walk!(TagExact, loud_tags);
+
 /// `keyset_rows` by `c ASC` alone, `c` marked `unique` though it has ties.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = crate::schema::keyset_rows)]

@@ -323,6 +323,7 @@ fn terms_follow_the_walk() {
             direction: SortDirection::Asc,
             nulls: Some(NullsOrder::Last),
             expression: false,
+            exact_text: false,
         },
         KeyColumn {
             name: "id",
@@ -330,6 +331,7 @@ fn terms_follow_the_walk() {
             direction: SortDirection::Desc,
             nulls: None,
             expression: false,
+            exact_text: false,
         },
     ];
     assert_eq!(
@@ -382,6 +384,7 @@ fn backward_terms_flip_direction_and_null_placement() {
         direction: SortDirection::Asc,
         nulls: Some(NullsOrder::Last),
         expression: false,
+        exact_text: false,
     };
     assert_eq!(
         Term::new(&col, Direction::Backward),
