@@ -137,6 +137,16 @@ pub use crate::load::async_;
 /// * `unique`: the tie-breaker, on the last key column (or omit it when the last key column is
 ///   the table's single-column primary key);
 /// * `nulls_first` / `nulls_last`: where NULLs sort, required on a nullable column.
+/// * `exact_text`: the column's collation calls two strings equal only when they are the same
+///   (PostgreSQL's deterministic collations, SQLite `BINARY`, MySQL `_nopad_bin`). Without it
+///   the page check refuses two adjacent rows whose keys differ only in text by case, accents,
+///   Unicode normalization or trailing spaces
+///   ([`KeysetError::CollationEqualKeys`]), because a case- or accent-insensitive or PAD SPACE
+///   collation calls them equal and a strict seek from one would skip the other.
+///
+/// A key field read through `#[diesel(select_expression = ..)]` may be a function of columns,
+/// not an aggregate (`count(..)`, `sum(..)`) or a window function (`row_number()`, `.over()`):
+/// the seek compares it in `WHERE`, so those are compile errors.
 ///
 /// Struct attributes:
 /// * `#[keyset(version = N)]`: the ordering version ([`Keyset::VERSION`](trait@Keyset), an

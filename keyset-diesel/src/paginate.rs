@@ -357,8 +357,11 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// `score = s AND id > i`. A cursor deep inside a long run of rows sharing the leading
     /// value then costs no more than any other page (the single seek reads that run from its
     /// start). Pages are identical either way; the union costs more when ties are short.
-    /// Use it on PostgreSQL and SQLite for leading columns that tie in the thousands, not on
-    /// MySQL/MariaDB (docs/SQL.md, "Long runs of ties"). Default: off.
+    /// Use it on PostgreSQL and SQLite for leading columns that tie in the thousands (a
+    /// bulk import's timestamp, or a mixed-direction keyset led by a status or a type), not on
+    /// MySQL/MariaDB (docs/SQL.md, "Long runs of ties"). The plan check tells such a page:
+    /// `plan::explain_analyze` (feature `plan-check`) reports it as
+    /// `NotASeek::ReadsPastThePage` with this remedy. Default: off.
     pub fn seek_per_level(mut self, per_level: bool) -> Self {
         self.per_level = per_level;
         self

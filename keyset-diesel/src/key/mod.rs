@@ -44,7 +44,7 @@ pub struct InvalidKeyValue(pub &'static str);
 ///  | `time::OffsetDateTime` (feature `time`) | `datetime_utc` | as `DateTime<Utc>`: the instant (the offset is not kept: Diesel binds the instant) |
 ///  | `time::PrimitiveDateTime` (feature `time`) | `naive_datetime` | as `NaiveDateTime` |
 ///  | `time::Date` (feature `time`) | `date` | as `NaiveDate` |
-///  | `time::Time` (feature `time`) | `time` | as `NaiveTime`; a cursor Diesel 2.3 cannot bind is refused ([`KeyValue::check_bind`]): on MySQL any fraction of a second, on SQLite 1 to 999 ns |
+///  | `time::Time` (feature `time`) | `time` | as `NaiveTime`; a cursor Diesel 2.3 cannot bind is refused ([`KeyValue::check_bind`]): on MySQL any fraction of a second, on PostgreSQL a fraction below 1 µs, on SQLite 1 to 999 ns |
 ///  | `uuid::Uuid` (feature `uuid`) | `uuid` | the 16 bytes as one big-endian `u128` |
 ///  | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | `[digits, scale]`: the exact value `digits × 10^-scale` |
 ///  | a fieldless enum with `#[derive(KeyValue)]` (a PostgreSQL native enum) | `enum<Name>` | the variant's Rust name |
@@ -53,6 +53,10 @@ pub struct InvalidKeyValue(pub &'static str);
 ///  Timestamps keep nanoseconds, so a key read from the database is bound back exactly as it
 ///  was read, at whatever precision the database keeps (microseconds on PostgreSQL and
 ///  `DATETIME(6)`; the stored text on SQLite, re-encoded by Diesel in the same `%F %T%.f` form).
+///  A cursor the application builds with a fraction below 1 µs is refused on PostgreSQL and
+///  MySQL ([`KeyValue::check_bind`]: Diesel binds whole microseconds there, so the bound would
+///  move); on SQLite it is bound with every digit. A `BigDecimal` cursor on SQLite must be the
+///  exact expansion of an `f64` (Diesel binds one): `BigDecimal::from_f64(1.005)`, not `1.005`.
 ///
 ///  The `time` crate's types bind the same SQL values as their chrono counterparts, so they share
 ///  their tags and representations: a token made by a chrono model decodes in a `time` model
@@ -144,9 +148,10 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Whether Diesel binds the value on `backend` exactly as it is: `Err` for a value
     /// Diesel's `ToSql` would change there, so the seek would start from another value than
     /// the cursor's and lose or repeat rows. Checked for a cursor before any SQL runs
-    /// ([`crate::KeysetError::InvalidCursorKey`]). The default accepts every value; `time::Time`
-    /// refuses the fractions of a second Diesel 2.3 drops (see the feature `time` in the type
-    /// table above).
+    /// ([`crate::KeysetError::InvalidCursorKey`]). The default accepts every value; timestamps
+    /// and times of day refuse the fractions of a second Diesel 2.3 drops (below 1 µs on
+    /// PostgreSQL and MySQL; `time::Time` as in the type table above), and `BigDecimal` on
+    /// SQLite a value that is not an `f64`'s exact expansion.
     ///
     /// # Errors
     /// [`InvalidKeyValue`] naming what the backend would not bind.

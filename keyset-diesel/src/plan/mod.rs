@@ -41,7 +41,14 @@
 //! `ANALYZE FORMAT=JSON` on MariaDB, plain `EXPLAIN QUERY PLAN` on SQLite, which has no
 //! executed plan) and fills in the rows each read returned and, on MySQL/MariaDB, the
 //! session's handler counters for the statement ([`HandlerReads`]): the numbers to bound a
-//! page's work by (page size + ties + a few) at any depth.
+//! page's work by (page size + ties + a few) at any depth. It sums them as
+//! [`PlanReport::rows_examined`] against [`PlanReport::fetched`] (page size + 1), and a page
+//! that reads more than twice the fetch per key level and one, plus 16, is not a seek
+//! ([`NotASeek::ReadsPastThePage`]): an index range that starts before the cursor and filters
+//! the rest of the cursor's run of ties, typically a mixed-direction keyset whose leading column
+//! has few distinct values (a status, a type). The message names the remedy,
+//! [`Paginated::seek_per_level`](crate::Paginated::seek_per_level) (docs/SQL.md, "Long runs
+//! of ties").
 //!
 //! Plans depend on statistics: run the check on a table with enough rows (thousands) after
 //! `ANALYZE`, or the planner may rightly prefer a full scan of a tiny table (on PostgreSQL,

@@ -366,6 +366,10 @@ fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run()
             // Both forms are index ranges whose condition carries the seek (the single one on
             // `score` alone, filtering the run); the rows read tell them apart, and the plan
             // check says so: the single seek reads past the page and names the remedy.
+            eprintln!(
+                "per level {per_level}: {:?} rows examined for {} fetched",
+                report.rows_examined, report.fetched
+            );
             if per_level {
                 report.assert_seeks();
                 assert!(report.rows_examined.expect("counted") <= 4 * report.fetched);
