@@ -28,7 +28,7 @@ pub use self::source::{PageSource, SelectParts};
 pub use self::statement::PageStatement;
 pub use self::union::UnionPage;
 pub use crate::backend::BackendKind;
-pub use crate::key::{InvalidKeyValue, KeyTuple, KeyValue};
+pub use crate::key::{collation_fold, InvalidKeyValue, KeyTuple, KeyValue};
 pub use crate::keyset::{KeyColumn, KeysetSql, NullsOrder, SortDirection};
 pub use crate::paginate::Blocking;
 /// Derives [`KeyValue`](trait@KeyValue) for a newtype (a struct with one field): the
