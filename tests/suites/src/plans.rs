@@ -60,6 +60,50 @@ macro_rules! plan_check_tests {
             );
         }
 
+        /// docs/CASES.md C39: a text tie-breaker (`grp ASC, tag ASC`) is sought under the
+        /// column's own collation, so the index `(grp, tag)` serves the page: the plan check
+        /// reports a seek on it at a cursor 2,000 rows deep (the page check's collation rule
+        /// adds nothing to the statement).
+        #[test]
+        fn plan_text_tie_breaker_seeks_on_the_columns_own_index() {
+            use diesel::prelude::*;
+            use keyset_diesel::{Cursor, PaginateDsl};
+            use $crate::loud::TagAsc;
+            use $crate::TestDb;
+            let mut db = <$db as $crate::TestDb>::open();
+            db.exec("CREATE TABLE loud_tags (tag VARCHAR(16) NOT NULL PRIMARY KEY, grp INTEGER NOT NULL)");
+            db.exec("CREATE INDEX loud_tags_grp_tag ON loud_tags (grp, tag)");
+            let rows: Vec<String> = (0..3_000)
+                .map(|i| format!("('t{:05}', {})", (i * 7_919) % 3_000, i % 3))
+                .collect();
+            db.exec(&format!("INSERT INTO loud_tags VALUES {}", rows.join(", ")));
+            db.exec(if <$db as $crate::TestDb>::NAME == "MySQL" {
+                "ANALYZE TABLE loud_tags"
+            } else {
+                "ANALYZE"
+            });
+            let conn: &mut $db = &mut db;
+            let deep: TagAsc = $crate::loud::loud_tags::table
+                .select(TagAsc::as_select())
+                .order(($crate::loud::loud_tags::grp, $crate::loud::loud_tags::tag))
+                .offset(2_000)
+                .first(conn)
+                .expect("deep row");
+            let page = $crate::loud::loud_tags::table
+                .select(TagAsc::as_select())
+                .paginate_after(Some(Cursor::after_row(&deep)))
+                .page_size($crate::plans::PLAN_PAGE_SIZE);
+            let loaded = page.clone().load_page(conn).expect("deep page");
+            assert_eq!(loaded.items.len(), $crate::plans::PLAN_PAGE_SIZE as usize);
+            let report = keyset_diesel::plan::explain(conn, page).expect("plan");
+            report.assert_seeks();
+            assert!(
+                report.reads.iter().any(|r| r.index.as_deref() == Some("loud_tags_grp_tag")),
+                "{report:#?}"
+            );
+            assert!(!report.sql.to_uppercase().contains("COLLATE"), "{}", report.sql);
+        }
+
         #[test]
         fn plan_check_fails_without_the_index_and_names_it() {
             use $crate::TestDb;
