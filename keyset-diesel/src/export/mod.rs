@@ -15,12 +15,31 @@ pub use self::store::StoreBackend;
 use crate::cursor::Cursor;
 use crate::keyset::{KeyColumn, Keyset, SortDirection};
 use crate::load::LoadPage;
+use crate::page_size::{PageSizeError, PageSizePolicy};
 use crate::snapshot::in_transaction;
 use crate::token::{scope_digest, Clock, CursorCodec, CursorError, EncodeError, SystemClock};
 use crate::walk::Walk;
 
 /// Rows read (and written to the store) per statement while an export is created, by default.
 const CREATE_PAGE_SIZE: u32 = 1000;
+
+/// The longest lifetime [`ExportStore::create`] gives an export unless
+/// [`ExportStore::max_lifetime`] says otherwise: 30 days.
+pub const MAX_EXPORT_LIFETIME: Duration = Duration::from_secs(30 * 24 * 3600);
+
+/// The page sizes [`ExportStore::page`] accepts unless [`ExportStore::page_sizes`] says
+/// otherwise: at most 1,000 rows (default 100, for callers that resolve a request's size with
+/// it).
+pub const EXPORT_PAGE_SIZES: PageSizePolicy = match PageSizePolicy::new(100, 1000) {
+    Some(policy) => policy,
+    None => unreachable!(),
+};
+
+/// An export id as [`ExportStore::create`] makes them: 32 lowercase hex digits. Any other id
+/// is [`ExportError::Unknown`] before a query.
+fn is_export_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+}
 
 /// Stores exports and reads them back page by page: the read contract for an HTTP API whose
 /// every page is a separate request on whatever pooled connection is free, and that must
@@ -49,6 +68,8 @@ pub struct ExportStore {
     ttl: Duration,
     clock: Arc<dyn Clock>,
     create_page_size: u32,
+    max_lifetime: Duration,
+    page_sizes: PageSizePolicy,
 }
 
 impl std::fmt::Debug for ExportStore {
@@ -56,6 +77,8 @@ impl std::fmt::Debug for ExportStore {
         f.debug_struct("ExportStore")
             .field("ttl", &self.ttl)
             .field("create_page_size", &self.create_page_size)
+            .field("max_lifetime", &self.max_lifetime)
+            .field("page_sizes", &self.page_sizes)
             .finish_non_exhaustive()
     }
 }
@@ -118,6 +141,20 @@ pub enum ExportError {
     /// A page size of 0: 400.
     #[error("invalid page size 0")]
     InvalidPageSize,
+    /// A page size above the store's maximum ([`ExportStore::page_sizes`]): 400.
+    #[error(transparent)]
+    PageSize(#[from] PageSizeError),
+    /// The store's lifetime is 0 or longer than its maximum ([`ExportStore::max_lifetime`],
+    /// default [`MAX_EXPORT_LIFETIME`]), refused by [`ExportStore::create`] before anything is
+    /// stored (a lifetime the purge never reaches would keep the rows forever): 500, a
+    /// configuration error.
+    #[error("export lifetime of {requested_secs} s is not within 1 s ..= {max_secs} s")]
+    InvalidLifetime {
+        /// The store's lifetime, in seconds.
+        requested_secs: u64,
+        /// The longest allowed, in seconds.
+        max_secs: u64,
+    },
     /// The database failed: 500.
     #[error("export storage: {0}")]
     Database(#[from] diesel::result::Error),
@@ -183,7 +220,25 @@ impl ExportStore {
             ttl,
             clock: Arc::new(SystemClock),
             create_page_size: CREATE_PAGE_SIZE,
+            max_lifetime: MAX_EXPORT_LIFETIME,
+            page_sizes: EXPORT_PAGE_SIZES,
         }
+    }
+
+    /// The longest lifetime [`ExportStore::create`] accepts for this store's `ttl` (default
+    /// [`MAX_EXPORT_LIFETIME`], 30 days): a longer one is [`ExportError::InvalidLifetime`].
+    pub fn max_lifetime(mut self, max: Duration) -> Self {
+        self.max_lifetime = max;
+        self
+    }
+
+    /// The page sizes [`ExportStore::page`] accepts (default [`EXPORT_PAGE_SIZES`]: at most
+    /// 1,000): a larger one is [`ExportError::PageSize`] (`TooLarge`), or the maximum with a
+    /// [clamping](PageSizePolicy::clamping) policy. A page is read into memory whole, so this
+    /// bounds what one request allocates.
+    pub fn page_sizes(mut self, policy: PageSizePolicy) -> Self {
+        self.page_sizes = policy;
+        self
     }
 
     /// Rows per page while [`ExportStore::create`] walks the query (default 1,000): each page
@@ -216,7 +271,8 @@ impl ExportStore {
     /// # Errors
     /// [`ExportError::Database`] (nothing is stored: the transaction rolls back),
     /// [`ExportError::Serde`] when a row does not serialize, [`ExportError::Encode`] when the
-    /// scope does not serialize, [`ExportError::Random`].
+    /// scope does not serialize, [`ExportError::Random`], [`ExportError::InvalidLifetime`] when
+    /// the store's `ttl` is 0 or above [`ExportStore::max_lifetime`].
     pub fn create<'q, K, Q, F, Conn, S>(
         &self,
         conn: &mut Conn,
@@ -231,6 +287,12 @@ impl ExportStore {
         Conn::Backend: StoreBackend,
         S: Serialize + ?Sized,
     {
+        if self.ttl.is_zero() || self.ttl > self.max_lifetime {
+            return Err(ExportError::InvalidLifetime {
+                requested_secs: self.ttl.as_secs(),
+                max_secs: self.max_lifetime.as_secs(),
+            });
+        }
         let scope = hex(&scope_digest(scope)?);
         let mut random = [0u8; 16];
         getrandom::getrandom(&mut random).map_err(ExportError::Random)?;
@@ -283,8 +345,10 @@ impl ExportStore {
     /// rows, read under `scope` (the same value the export was created under).
     ///
     /// # Errors
-    /// [`ExportError::Unknown`] for an id that does not exist or was created under another
-    /// scope, [`ExportError::Expired`] (also when a purge deleted the export's rows between
+    /// [`ExportError::Unknown`] for an id that does not exist, is not the store's format (32
+    /// lowercase hex digits: refused before any query) or was created under another
+    /// scope, [`ExportError::PageSize`] above the store's maximum page size
+    /// ([`ExportStore::page_sizes`]), [`ExportError::Expired`] (also when a purge deleted the export's rows between
     /// this read's two statements: its header and its rows; `Unknown` if the header is gone
     /// too: a page whose rows disagree with the header's total is never returned),
     /// [`ExportError::Cursor`] for a refused token (one made
@@ -307,6 +371,10 @@ impl ExportStore {
     {
         if page_size == 0 {
             return Err(ExportError::InvalidPageSize);
+        }
+        let page_size = self.page_sizes.resolve_number(Some(i64::from(page_size)))?;
+        if !is_export_id(id) {
+            return Err(ExportError::Unknown);
         }
         let token_scope = ("export", id);
         let after = match token {
@@ -374,16 +442,50 @@ impl ExportStore {
         })
     }
 
-    /// Ends export `id` now: reading it is [`ExportError::Expired`] from now on, and the next
-    /// [`ExportStore::purge_expired`] deletes it. Returns whether the export existed.
+    /// Ends export `id` of `scope` now (the scope it was created under, checked as
+    /// [`ExportStore::page`] checks it): reading it is [`ExportError::Expired`] from now on,
+    /// and the next [`ExportStore::purge_expired`] deletes it.
+    ///
+    /// # Errors
+    /// [`ExportError::Unknown`] for an id that does not exist, is not the store's format, or
+    /// was created under another scope (nothing changes, and the caller learns nothing of
+    /// other scopes' ids), [`ExportError::Encode`] when the scope does not serialize,
+    /// [`ExportError::Database`].
+    pub fn expire<Conn, S>(&self, conn: &mut Conn, id: &str, scope: &S) -> Result<(), ExportError>
+    where
+        Conn: LoadConnection,
+        Conn::Backend: StoreBackend,
+        S: Serialize + ?Sized,
+    {
+        if !is_export_id(id) {
+            return Err(ExportError::Unknown);
+        }
+        let (stored_scope, ..) =
+            <Conn::Backend as StoreBackend>::find_export(conn, id)?.ok_or(ExportError::Unknown)?;
+        if stored_scope != hex(&scope_digest(scope)?) {
+            return Err(ExportError::Unknown);
+        }
+        let n = <Conn::Backend as StoreBackend>::set_expires_at(conn, id, as_i64(self.now()))?;
+        if n == 0 {
+            // Purged between the two statements.
+            return Err(ExportError::Unknown);
+        }
+        Ok(())
+    }
+
+    /// Ends export `id` now whatever its scope: for an operator's job, never for a request
+    /// (see [`ExportStore::expire`]). Returns whether the export existed.
     ///
     /// # Errors
     /// [`ExportError::Database`].
-    pub fn expire<Conn>(&self, conn: &mut Conn, id: &str) -> Result<bool, ExportError>
+    pub fn expire_unscoped<Conn>(&self, conn: &mut Conn, id: &str) -> Result<bool, ExportError>
     where
         Conn: LoadConnection,
         Conn::Backend: StoreBackend,
     {
+        if !is_export_id(id) {
+            return Ok(false);
+        }
         let n = <Conn::Backend as StoreBackend>::set_expires_at(conn, id, as_i64(self.now()))?;
         Ok(n > 0)
     }

@@ -147,7 +147,7 @@ const INTERNAL: (u16, &str, &str) = (500, "internal_error", "internal server err
 /// | `ExportError::Unknown` (feature `export`) | 404 | `not_found` | `not found` |
 /// | `ExportError::Expired` | 410 | `export_expired` | `the export expired; create a new one` |
 /// | `ExportError::Cursor` | as the [`CursorError`] | | |
-/// | `ExportError::InvalidPageSize` | 400 | `page_size_invalid` | `invalid page size` |
+/// | `ExportError::InvalidPageSize`, `ExportError::PageSize` | 400 | `page_size_invalid` | `invalid page size` |
 /// | any other `ExportError` (the database, serde, randomness) | 500 | `internal_error` | `internal server error` |
 fn cursor_refused(e: &CursorError) -> (u16, &'static str, &'static str) {
     match e {
@@ -209,6 +209,7 @@ impl From<&ExportError> for Problem {
                 Problem::new(400, "page_size_invalid", "invalid page size")
                     .with_detail("page size must be at least 1")
             }
+            ExportError::PageSize(e) => e.into(),
             _ => Problem::internal(),
         }
     }
@@ -319,6 +320,17 @@ mod tests {
         assert_eq!(
             status(ExportError::InvalidPageSize),
             (400, "page_size_invalid".into())
+        );
+        assert_eq!(
+            status(ExportError::PageSize(PageSizeError::TooLarge { max: 1000 })),
+            (400, "page_size_invalid".into())
+        );
+        assert_eq!(
+            status(ExportError::InvalidLifetime {
+                requested_secs: u64::MAX,
+                max_secs: 1
+            }),
+            (500, "internal_error".into())
         );
         assert_eq!(
             status(ExportError::Database(diesel::result::Error::NotFound)),

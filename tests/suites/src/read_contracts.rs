@@ -478,7 +478,7 @@ pub fn stored_export_expires_and_is_purged<C: SharedDb>() {
     assert_eq!(keyset_diesel::web::Problem::from(&unknown).status, 404);
 
     // `expire` ends b now; a expires with time.
-    assert!(store.expire(conn, &b.id).expect("expire"));
+    store.expire(conn, &b.id, &("W1",)).expect("expire");
     let expired = page(conn, &b.id, "W1").expect_err("expired");
     assert!(
         matches!(expired, ExportError::Expired { .. }),
@@ -634,7 +634,9 @@ pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
                 if ran == after && done.is_none() {
                     let mut other = shared.connect();
                     if expire_first {
-                        assert!(purge_store.expire(&mut other, &id).expect("expire"));
+                        purge_store
+                            .expire(&mut other, &id, &("W1",))
+                            .expect("expire");
                     }
                     *done = Some(purge_store.purge_expired(&mut other).expect("purge"));
                 }
@@ -661,6 +663,150 @@ pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
             (_, other) => panic!("{label}: {other:?}"),
         }
     }
+}
+
+/// Issue 34 (2, 3): a stored export is ended only under its own scope (`expire` with another
+/// scope is `Unknown` and changes nothing; `expire_unscoped` is the operator's form), an id
+/// that is not the store's format is `Unknown` before any statement runs, a page size above
+/// the store's maximum is `PageSize(TooLarge)` (or the maximum with a clamping policy), and a
+/// lifetime of 0 or above the store's maximum is `InvalidLifetime` before anything is stored.
+pub fn stored_export_is_scoped_and_bounded<C: SharedDb>() {
+    use diesel::connection::InstrumentationEvent;
+    use keyset_diesel::export::MAX_EXPORT_LIFETIME;
+    use keyset_diesel::web::{PageSizeError, PageSizePolicy};
+    let shared = Arc::new(C::shared());
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..12).map(|n| ev("W1", n, i64::from(n))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now);
+    let make = || C::ev_query("W1");
+    let export = store
+        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        .expect("create");
+    let page = |store: &ExportStore, conn: &mut C, id: &str, size: u32| {
+        store.page::<Ev, _, _>(conn, id, &("W1",), None, size)
+    };
+
+    // Another scope cannot end it, nor learn that it exists.
+    let refused = store
+        .expire(conn, &export.id, &("W2",))
+        .expect_err("another scope");
+    assert!(matches!(refused, ExportError::Unknown), "{refused:?}");
+    assert_eq!(
+        page(&store, conn, &export.id, 5)
+            .expect("still readable")
+            .total,
+        12
+    );
+    let unknown = store
+        .expire(conn, "0123456789abcdef0123456789abcdef", &("W1",))
+        .expect_err("no such export");
+    assert!(matches!(unknown, ExportError::Unknown), "{unknown:?}");
+
+    // Ids that are not the store's own format are refused before any statement.
+    let mut counted = shared.connect();
+    let statements = Arc::new(AtomicUsize::new(0));
+    let seen = statements.clone();
+    counted.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+        if matches!(event, InstrumentationEvent::StartQuery { .. }) {
+            seen.fetch_add(1, Ordering::SeqCst);
+        }
+    });
+    for id in [
+        "",
+        "0123456789ABCDEF0123456789ABCDEF",
+        "0123456789abcdef0123456789abcde",
+        "0123456789abcdef0123456789abcdef ",
+        "' OR '1'='1",
+        "../../etc/passwd",
+    ] {
+        let before = statements.load(Ordering::SeqCst);
+        let read = page(&store, &mut counted, id, 5).expect_err("not an export id");
+        assert!(matches!(read, ExportError::Unknown), "{id:?}: {read:?}");
+        let ended = store
+            .expire(&mut counted, id, &("W1",))
+            .expect_err("not an id");
+        assert!(matches!(ended, ExportError::Unknown), "{id:?}: {ended:?}");
+        assert!(!store.expire_unscoped(&mut counted, id).expect("unscoped"));
+        assert_eq!(
+            statements.load(Ordering::SeqCst),
+            before,
+            "{id:?}: no statement"
+        );
+    }
+
+    // Page sizes: at most the policy's maximum.
+    let too_large = page(&store, conn, &export.id, 1_001).expect_err("over the maximum");
+    assert!(
+        matches!(
+            too_large,
+            ExportError::PageSize(PageSizeError::TooLarge { max: 1000 })
+        ),
+        "{too_large:?}"
+    );
+    assert_eq!(keyset_diesel::web::Problem::from(&too_large).status, 400);
+    let huge = page(&store, conn, &export.id, u32::MAX).expect_err("u32::MAX");
+    assert!(matches!(huge, ExportError::PageSize(_)), "{huge:?}");
+    assert_eq!(
+        page(&store, conn, &export.id, 1_000)
+            .expect("the maximum")
+            .items
+            .len(),
+        12
+    );
+    let small = PageSizePolicy::new(2, 5).expect("policy");
+    let clamped = store.clone().page_sizes(small.clamping());
+    let first = page(&clamped, conn, &export.id, 1_000).expect("clamped");
+    assert_eq!((first.items.len(), first.next_token.is_some()), (5, true));
+    let rejecting = store.clone().page_sizes(small);
+    assert!(matches!(
+        page(&rejecting, conn, &export.id, 6),
+        Err(ExportError::PageSize(PageSizeError::TooLarge { max: 5 }))
+    ));
+
+    // Lifetimes: refused before anything is stored.
+    let codec = || {
+        CursorCodec::builder()
+            .signing_key(SecretKey::new(1, &[7; 32]).expect("key"))
+            .build()
+            .expect("codec")
+    };
+    for (ttl, max) in [
+        (Duration::MAX, MAX_EXPORT_LIFETIME),
+        (Duration::ZERO, MAX_EXPORT_LIFETIME),
+        (
+            MAX_EXPORT_LIFETIME + Duration::from_secs(1),
+            MAX_EXPORT_LIFETIME,
+        ),
+        (Duration::from_secs(3600), Duration::from_secs(60)),
+    ] {
+        let bad = ExportStore::new(codec(), ttl).max_lifetime(max);
+        let refused = bad
+            .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+            .expect_err("lifetime out of bounds");
+        assert!(
+            matches!(refused, ExportError::InvalidLifetime { requested_secs, max_secs }
+                if requested_secs == ttl.as_secs() && max_secs == max.as_secs()),
+            "{ttl:?}: {refused:?}"
+        );
+        assert_eq!(keyset_diesel::web::Problem::from(&refused).status, 500);
+    }
+    let ok = ExportStore::new(codec(), MAX_EXPORT_LIFETIME)
+        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        .expect("the maximum lifetime");
+    assert_eq!(ok.expires_at - ok.created_at, MAX_EXPORT_LIFETIME.as_secs());
+
+    // The owner ends it; the operator's form reports whether an id existed.
+    store.expire(conn, &export.id, &("W1",)).expect("expire");
+    assert!(matches!(
+        page(&store, conn, &export.id, 5),
+        Err(ExportError::Expired { .. })
+    ));
+    assert!(store.expire_unscoped(conn, &ok.id).expect("unscoped"));
+    assert!(!store
+        .expire_unscoped(conn, "0123456789abcdef0123456789abcdef")
+        .expect("unscoped"));
 }
 
 /// Registers this module's tests for backend `$db`.
@@ -696,6 +842,10 @@ macro_rules! read_contract_suite {
             #[test]
             fn c37_stored_export_read_meeting_a_purge_is_expired_or_unknown() {
                 rc::stored_export_read_meeting_a_purge::<$db>();
+            }
+            #[test]
+            fn stored_export_is_scoped_and_bounded() {
+                rc::stored_export_is_scoped_and_bounded::<$db>();
             }
             #[test]
             fn stored_exports_of_two_scopes_stay_apart_and_tokens_are_bound() {
