@@ -191,21 +191,28 @@ const WINDOW_WORDS: &[&str] = &[
 /// ([`WINDOW_WORDS`]). Aggregates need no such look: the check functions ask Diesel's
 /// `ValidGrouping` (see `expand/checks.rs`).
 fn window_call(expression: &crate::model::SelectExpression) -> Option<proc_macro2::Span> {
-    fn find(tokens: proc_macro2::TokenStream) -> Option<proc_macro2::Span> {
-        tokens.into_iter().find_map(|t| match t {
-            proc_macro2::TokenTree::Ident(i) if WINDOW_WORDS.iter().any(|w| i == w) => {
-                Some(i.span())
+    use proc_macro2::{Delimiter, TokenTree};
+    /// A window word called (followed by its parentheses: `row_number()`, `.over()`), not a
+    /// column or path segment of that name (`ranks::rank`); in a type, the `OverClause`.
+    fn find(tokens: proc_macro2::TokenStream, in_type: bool) -> Option<proc_macro2::Span> {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        tokens.iter().enumerate().find_map(|(at, t)| match t {
+            TokenTree::Ident(i) if in_type && i == "OverClause" => Some(i.span()),
+            TokenTree::Ident(i) if !in_type && WINDOW_WORDS.iter().any(|w| i == w) => {
+                let called = matches!(tokens.get(at + 1),
+                    Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
+                called.then(|| i.span())
             }
-            proc_macro2::TokenTree::Group(g) => find(g.stream()),
+            TokenTree::Group(g) => find(g.stream(), in_type),
             _ => None,
         })
     }
     use quote::ToTokens;
-    find(expression.expr.to_token_stream()).or_else(|| {
+    find(expression.expr.to_token_stream(), false).or_else(|| {
         expression
             .ty
             .as_ref()
-            .and_then(|t| find(t.to_token_stream()))
+            .and_then(|t| find(t.to_token_stream(), true))
     })
 }
 
@@ -281,6 +288,22 @@ mod tests {
             .into_error()
             .map(|e| e.into_iter().map(|e| e.to_string()).collect())
             .unwrap_or_default()
+    }
+
+    /// Window functions are called words; columns or path segments of those names are not.
+    #[test]
+    fn window_calls_are_refused_columns_named_like_them_are_not() {
+        let window = |expr: syn::Expr| {
+            window_call(&crate::model::SelectExpression { expr, ty: None }).is_some()
+        };
+        assert!(window(syn::parse_quote!(row_number().partition_by(t::a))));
+        assert!(window(syn::parse_quote!(sum(t::a).over())));
+        assert!(window(syn::parse_quote!(
+            diesel::dsl::rank().window_order(t::a)
+        )));
+        assert!(!window(syn::parse_quote!(ranks::rank)));
+        assert!(!window(syn::parse_quote!(coalesce(t::lead, 0))));
+        assert!(!window(syn::parse_quote!(lower(t::name))));
     }
 
     /// A check's error lands where the part it concerns was read: a duplicate sort between

@@ -58,6 +58,9 @@ pub fn key_value(input: &DeriveInput) -> syn::Result<TokenStream> {
             fn unrepresented_sql(backend: #p::BackendKind) -> ::core::option::Option<&'static str> {
                 <#inner as #p::KeyValue>::unrepresented_sql(backend)
             }
+            fn exact_order() -> bool {
+                <#inner as #p::KeyValue>::exact_order()
+            }
             fn to_repr(&self) -> Self::Repr {
                 #p::KeyValue::to_repr(&self.#member)
             }

@@ -62,16 +62,18 @@ pub enum KeysetError {
     /// column's collation (the crate adds no `COLLATE`); if that collation calls the two equal,
     /// the tie-breaker is not unique under it, the `ORDER BY` leaves their order open and a
     /// strict seek from one skips the other. Rust cannot ask the collation, so the page check
-    /// refuses the page instead of guessing (docs/CASES.md C39). Fix: make the tie-breaker
-    /// unique under its collation (a `UNIQUE` constraint on the column refuses such pairs), or
-    /// give the column a binary collation (`COLLATE "C"`, `BINARY`, `utf8mb4_nopad_bin`) when
-    /// the values really are distinct.
+    /// refuses the page instead of guessing (docs/CASES.md C39). Fix: when the column's
+    /// collation is exact (PostgreSQL's deterministic collations such as the default, SQLite
+    /// `BINARY`, MySQL `_nopad_bin`) and the values really are distinct (`Bob` and `bob`), say
+    /// so with `#[keyset(.., exact_text)]` on the column; otherwise make the tie-breaker
+    /// unique under its collation (a `UNIQUE` constraint on the column refuses such pairs).
     #[error(
         "two rows' keys differ only in text column `{column}` by case, accents, Unicode \
          normalization or trailing spaces, which its collation may call equal: the tie-breaker \
-         `{tie_breaker}` would then not be unique under it and a page could skip a row; make it \
-         unique under the column's collation (a UNIQUE constraint), or give the column a binary \
-         collation"
+         `{tie_breaker}` would then not be unique under it and a page could skip a row; if the \
+         column's collation is exact (PostgreSQL's deterministic ones, SQLite BINARY, \
+         `_nopad_bin`), say so with #[keyset(.., exact_text)] on it; otherwise make the \
+         tie-breaker unique under the column's collation (a UNIQUE constraint)"
     )]
     CollationEqualKeys {
         /// The SQL name of the text column whose values differ only that way.

@@ -138,7 +138,8 @@ pub use crate::load::async_;
 ///   the table's single-column primary key);
 /// * `nulls_first` / `nulls_last`: where NULLs sort, required on a nullable column.
 /// * `exact_text`: the column's collation calls two strings equal only when they are the same
-///   (PostgreSQL's deterministic collations, SQLite `BINARY`, MySQL `_nopad_bin`). Without it
+///   (PostgreSQL's deterministic collations, SQLite `BINARY`, MySQL `_nopad_bin`); a named
+///   sort's entry takes it too (`name(asc, exact_text)`), each keyset declaring its own. Without it
 ///   the page check refuses two adjacent rows whose keys differ only in text by case, accents,
 ///   Unicode normalization or trailing spaces
 ///   ([`KeysetError::CollationEqualKeys`]), because a case- or accent-insensitive or PAD SPACE

@@ -23,6 +23,9 @@ impl KeyValue for DateTime<Utc> {
     fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
         DateTime::from_timestamp(secs, nanos).ok_or(InvalidKeyValue("timestamp out of range"))
     }
+    fn exact_order() -> bool {
+        true
+    }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -45,6 +48,9 @@ impl KeyValue for NaiveDateTime {
             .map(|t| t.naive_utc())
             .ok_or(InvalidKeyValue("timestamp out of range"))
     }
+    fn exact_order() -> bool {
+        true
+    }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -60,6 +66,9 @@ impl KeyValue for NaiveDate {
     }
     fn from_repr(days: Self::Repr) -> Result<Self, InvalidKeyValue> {
         NaiveDate::from_num_days_from_ce_opt(days).ok_or(InvalidKeyValue("date out of range"))
+    }
+    fn exact_order() -> bool {
+        true
     }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -80,6 +89,9 @@ impl KeyValue for NaiveTime {
     fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
         NaiveTime::from_num_seconds_from_midnight_opt(secs, nanos)
             .ok_or(InvalidKeyValue("time of day out of range"))
+    }
+    fn exact_order() -> bool {
+        true
     }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))

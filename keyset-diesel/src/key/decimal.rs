@@ -49,6 +49,9 @@ impl KeyValue for bigdecimal::BigDecimal {
             ))
         }
     }
+    fn exact_order() -> bool {
+        true
+    }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }

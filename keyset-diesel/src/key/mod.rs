@@ -166,11 +166,13 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// column is an integer there, and Diesel reads any non-zero value as `true`, which a cursor
     /// binds back as 1.
     ///
-    /// The seek adds `OR <column><this>` to its condition, so such rows are in every page query
-    /// whatever the cursor: a walk that meets one reads it again after delivering it, and the
-    /// page check reports `CursorRowReturned`, `KeyOutOfOrder` or `TieBreakerNotUnique`,
-    /// instead of a cursor bound back as another value skipping rows silently. On data that
-    /// holds only represented values the arm matches nothing. The default is `None`.
+    /// A page's seek adds `OR (<column>)<this>` to its condition, so such rows are in every page
+    /// query whatever the cursor: a walk that meets one reads it again after delivering it, and
+    /// the page check reports `CursorRowReturned`, `KeyOutOfOrder` or `TieBreakerNotUnique`,
+    /// instead of a cursor bound back as another value skipping rows silently. Only for a
+    /// keyset whose every column is [exactly ordered](Self::exact_order), where the check sees
+    /// the re-read row. On data that holds only represented values the arm matches nothing.
+    /// The default is `None`.
     fn unrepresented_sql(backend: BackendKind) -> Option<&'static str> {
         let _ = backend;
         None
@@ -199,6 +201,16 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
         (self == other).then_some(Ordering::Equal)
     }
 
+    /// Whether [`exact_cmp`](Self::exact_cmp) orders every two values of this type (`Some`
+    /// for different values too): the integers, floats, `bool`, bytes, timestamps, dates,
+    /// times and decimals. `false` (the default) for text, enums and your own types. The seek
+    /// adds its arm for unrepresented values ([`unrepresented_sql`](Self::unrepresented_sql))
+    /// only to a keyset whose every column is of such a type: only then does the page check
+    /// see a row the arm reads again.
+    fn exact_order() -> bool {
+        false
+    }
+
     /// Whether two values Rust calls different may be equal under a database collation:
     /// `String` says so when they differ only by what a collation may ignore
     /// ([`collation_fold`]); every other type's values are different when Rust says so. The
@@ -221,18 +233,35 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
 /// collations").
 ///
 /// Steps: compatibility decomposition (NFKD, so canonically equivalent and compatibility forms
-/// meet), combining marks and default-ignorable characters dropped, lower case, characters
-/// above U+FFFF as one, trailing spaces removed.
+/// meet), combining diacritics (U+0300..U+036F and the other diacritic blocks; not the vowel
+/// signs of Thai or Indic scripts) and default-ignorable characters dropped, upper then lower
+/// case, characters above U+FFFF as one, trailing spaces removed.
+///
+/// ```
+/// use keyset_diesel::query::collation_fold;
+///
+/// assert_eq!(collation_fold("Caf\u{e9}  "), collation_fold("cafe"));
+/// assert_eq!(collation_fold("\u{3c2}"), collation_fold("\u{3a3}")); // final sigma, capital sigma
+/// assert_ne!(collation_fold("\u{e01}\u{e34}\u{e19}"), collation_fold("\u{e01}\u{e31}\u{e19}")); // Thai vowels differ
+/// assert_ne!(collation_fold(" a"), collation_fold("a")); // leading spaces count
+/// ```
 pub fn collation_fold(text: &str) -> String {
-    use unicode_normalization::char::is_combining_mark;
     use unicode_normalization::UnicodeNormalization;
+    // The combining diacritics (accents, not the vowel signs of Thai or Indic scripts, which
+    // are letters to every collation).
+    let diacritic = |c: char| {
+        matches!(c, '\u{0300}'..='\u{036F}' | '\u{1AB0}'..='\u{1AFF}' | '\u{1DC0}'..='\u{1DFF}'
+            | '\u{20D0}'..='\u{20FF}' | '\u{FE20}'..='\u{FE2F}' | '\u{3099}'..='\u{309A}')
+    };
     let ignorable = |c: char| {
         matches!(c, '\u{00AD}' | '\u{034F}' | '\u{180E}' | '\u{200B}'..='\u{200F}'
             | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}')
     };
     let mut folded: String = text
         .nfkd()
-        .filter(|&c| !is_combining_mark(c) && !ignorable(c))
+        .filter(|&c| !diacritic(c) && !ignorable(c))
+        // Upper then lower case: a fold, so `ς` and `σ` (and `Σ`) meet.
+        .flat_map(char::to_uppercase)
         .flat_map(char::to_lowercase)
         .map(|c| if u32::from(c) > 0xFFFF { '\u{FFFD}' } else { c })
         .collect();
@@ -253,6 +282,9 @@ macro_rules! plain_key_value {
             }
             fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
                 Ok(repr)
+            }
+            fn exact_order() -> bool {
+                true
             }
             fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
                 // `$exact`: Rust's order is the database's on every backend.
@@ -337,6 +369,9 @@ impl KeyValue for bool {
     fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
         Ok(repr)
     }
+    fn exact_order() -> bool {
+        true
+    }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -367,6 +402,9 @@ macro_rules! float_key_value {
             fn from_repr(bits: Self::Repr) -> Result<Self, InvalidKeyValue> {
                 let value = <$ty>::from_bits(bits);
                 value.check_key().map(|()| value)
+            }
+            fn exact_order() -> bool {
+                true
             }
             fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
                 // IEEE comparison, SQL's: `-0.0` equals `0.0` (`total_cmp` would not), and
@@ -401,6 +439,9 @@ impl<T: KeyValue> KeyValue for Option<T> {
     }
     fn from_repr(repr: Self::Repr) -> Result<Self, InvalidKeyValue> {
         repr.map(T::from_repr).transpose()
+    }
+    fn exact_order() -> bool {
+        T::exact_order()
     }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         match (self, other) {

@@ -35,6 +35,9 @@ impl KeyValue for OffsetDateTime {
     fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
         instant(secs, nanos)
     }
+    fn exact_order() -> bool {
+        true
+    }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         // The instants' order, whatever the offsets (as `timestamptz` compares).
         Some(self.cmp(other))
@@ -56,6 +59,9 @@ impl KeyValue for PrimitiveDateTime {
     fn from_repr((secs, nanos): Self::Repr) -> Result<Self, InvalidKeyValue> {
         instant(secs, nanos).map(|t| PrimitiveDateTime::new(t.date(), t.time()))
     }
+    fn exact_order() -> bool {
+        true
+    }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
@@ -73,6 +79,9 @@ impl KeyValue for Date {
         days.checked_add(JULIAN_DAY_OF_CE_DAY_0)
             .and_then(|julian| Date::from_julian_day(julian).ok())
             .ok_or(InvalidKeyValue("date out of range"))
+    }
+    fn exact_order() -> bool {
+        true
     }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -123,6 +132,9 @@ impl KeyValue for Time {
             nanos,
         )
         .map_err(|_| OUT)
+    }
+    fn exact_order() -> bool {
+        true
     }
     fn exact_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))

@@ -35,6 +35,8 @@ pub trait KeyTuple: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// # Errors
     /// The index of the first element refused, and why.
     fn check_bind(&self, backend: BackendKind) -> Result<(), (usize, InvalidKeyValue)>;
+    /// [`KeyValue::exact_order`] of every element.
+    fn exact_order() -> bool;
     /// [`KeyValue::unrepresented_sql`] of element `index` (`None` past the end).
     fn unrepresented_sql(index: usize, backend: BackendKind) -> Option<&'static str>;
     /// The token representation.
@@ -56,6 +58,9 @@ macro_rules! key_tuple {
                     $($idx => $T::type_tag(),)+
                     _ => Cow::Borrowed(""),
                 }
+            }
+            fn exact_order() -> bool {
+                $($T::exact_order())&&+
             }
             fn unrepresented_sql(index: usize, backend: BackendKind) -> Option<&'static str> {
                 match index {

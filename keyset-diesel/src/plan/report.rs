@@ -143,10 +143,11 @@ impl fmt::Display for NotASeek {
             NotASeek::ReadsPastThePage { examined, fetched } => write!(
                 f,
                 "the page read {examined} index entries or rows to fetch {fetched}: its index \
-                 range starts before the cursor and filters the rest of the cursor's group \
-                 (a mixed-direction keyset with few distinct leading values); call \
-                 `.seek_per_level(true)` on the page, or create an index whose column \
-                 directions match the keyset's"
+                 range starts before the cursor, or a filter outside the index discards rows; \
+                 for a mixed-direction keyset whose leading column has few distinct values (a \
+                 status, a type) call `.seek_per_level(true)` on the page; otherwise create \
+                 the index of the recipe (your equality filters, then the keyset in its \
+                 directions)"
             ),
             NotASeek::SeekNotShipped { relation, filter } => write!(
                 f,
@@ -261,7 +262,9 @@ pub struct PlanReport {
     /// Index entries and rows the statement read (PostgreSQL: each read's actual rows plus
     /// rows removed by filter, times its loops; MariaDB: [`HandlerReads::index_reads`] plus
     /// `read_rnd_next`), to set against [`PlanReport::fetched`]: only from
-    /// [`explain_analyze`](super::explain_analyze), never on SQLite (no executed plan).
+    /// [`explain_analyze`](super::explain_analyze), never on SQLite (no executed plan). With
+    /// a total count (`with_total_count`) it includes the count's reads, and the check does
+    /// not judge it.
     pub rows_examined: Option<u64>,
     /// Rows the page fetches: `page_size + 1`.
     pub fetched: u64,

@@ -91,7 +91,8 @@ impl<K: Keyset> SeekPredicate<K> {
             plan: SeekPlan::Single,
             dialect: None,
             terms: sql::terms(K::COLUMNS, walk),
-            admit_unrepresented: true,
+            // Your own filter: exactly "strictly after", as documented.
+            admit_unrepresented: false,
         }
     }
 
@@ -149,9 +150,16 @@ impl<K: Keyset> SeekPredicate<K> {
             out: &mut out,
             key: Some(key),
         };
-        let unrepresented = |i: usize| <K::Key as KeyTuple>::unrepresented_sql(i, DB::KIND);
+        // Only where the page check can see a row read again: every key column exactly
+        // ordered in Rust (a text column between would let a re-read row pass as "after"),
+        // and never an expression key (its value is 0 or 1 already).
+        let unrepresented = |i: usize| match K::COLUMNS.get(i) {
+            Some(c) if !c.expression => <K::Key as KeyTuple>::unrepresented_sql(i, DB::KIND),
+            _ => None,
+        };
         let admit = self.admit_unrepresented
             && part == Part::Arm(0)
+            && <K::Key as KeyTuple>::exact_order()
             && (0..K::COLUMNS.len()).any(|i| unrepresented(i).is_some());
         if admit {
             pass.sql("((");
@@ -170,8 +178,9 @@ impl<K: Keyset> SeekPredicate<K> {
             pass.sql(")");
             for i in 0..K::COLUMNS.len() {
                 if let Some(sql) = unrepresented(i) {
-                    pass.sql(" OR ");
+                    pass.sql(" OR (");
                     pass.column(i)?;
+                    pass.sql(")");
                     pass.sql(sql);
                 }
             }

@@ -38,6 +38,29 @@ diesel::table! {
 }
 
 diesel::table! {
+    /// C31 (a) with a text column between the flag and the tie-breaker.
+    loud_flag_titles (id) {
+        id -> Integer,
+        pinned -> Bool,
+        title -> Text,
+    }
+}
+
+/// C31 (a): `pinned DESC, title ASC, id ASC`: a text column in the keyset, so the seek adds
+/// no arm for unrepresented values (the page check could not see a row it reads again).
+#[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
+#[diesel(table_name = loud_flag_titles)]
+pub struct FlagTitle {
+    #[keyset(desc)]
+    pub pinned: bool,
+    #[keyset(asc)]
+    pub title: String,
+    #[keyset(asc, unique)]
+    pub id: i32,
+}
+crate::impl_walk!(FlagTitle, loud_flag_titles);
+
+diesel::table! {
     /// C31 (b): an INTEGER column that SQLite lets hold a REAL.
     loud_scores (id) {
         id -> Integer,
