@@ -192,10 +192,11 @@ macro_rules! grant {
 }
 
 /// Whether a caller may read a workspace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Access {
-    /// A member of the workspace.
-    Granted,
+    /// A member of the workspace: its id as the membership row holds it, which the events
+    /// filter and the token scope use (never the request's spelling).
+    Granted(String),
     /// A known caller who is not a member: 404.
     NotAMember,
     /// A caller the memberships do not know: 401.
@@ -290,19 +291,28 @@ impl Db {
         Ok(())
     }
 
-    /// Whether `member` may read `workspace`.
+    /// Whether `member` may read `workspace`, decided in SQL by the same comparison the events
+    /// filter makes (a Rust comparison next to a SQL filter under a case-insensitive collation
+    /// let a member of `w9` read `W9`: docs/SECURITY.md).
     ///
     /// # Errors
     /// Database errors.
     pub fn access(&self, member: &str, workspace: &str) -> Result<Access, BoxError> {
-        let readable: Vec<String> = with_conn!(self, |conn| memberships::table
+        let granted: Option<String> = with_conn!(self, |conn| memberships::table
             .filter(memberships::member.eq(member))
+            .filter(memberships::workspace_id.eq(workspace))
             .select(memberships::workspace_id)
-            .load(conn))?;
-        Ok(if readable.is_empty() {
+            .first(conn)
+            .optional())?;
+        if let Some(workspace) = granted {
+            return Ok(Access::Granted(workspace));
+        }
+        let known: i64 = with_conn!(self, |conn| memberships::table
+            .filter(memberships::member.eq(member))
+            .count()
+            .get_result(conn))?;
+        Ok(if known == 0 {
             Access::UnknownCaller
-        } else if readable.iter().any(|w| w == workspace) {
-            Access::Granted
         } else {
             Access::NotAMember
         })
@@ -400,11 +410,13 @@ fn answer(
 ) -> Result<Response, BoxError> {
     // Authorization first: a caller who may not read the workspace learns nothing more, not
     // even whether its token is good.
-    match app.db.access(member, workspace)? {
+    // From here on the workspace is the one the membership names.
+    let workspace = match app.db.access(member, workspace)? {
         Access::UnknownCaller => return Ok(Problem::unauthorized().into_response()),
         Access::NotAMember => return Ok(Problem::not_found().into_response()),
-        Access::Granted => {}
-    }
+        Access::Granted(workspace) => workspace,
+    };
+    let workspace = workspace.as_str();
     // What a token is bound to: this list and this workspace.
     let scope = ("events", workspace);
     let request = match params.resolve::<Event>(&app.codec, &scope, &app.settings.policy) {

@@ -1,7 +1,10 @@
 -- A workspace activity feed: events ordered per workspace by (occurred_at, event_id).
+-- Identifiers compare byte for byte (`utf8mb4_bin`): under the server's default collation
+-- (case- and accent-insensitive) `workspace_id = 'w9'` also matches workspace `W9`'s rows, so
+-- a filter would reach another tenant whose id differs only in case or accents.
 CREATE TABLE events (
-    event_id VARCHAR(64) NOT NULL PRIMARY KEY,
-    workspace_id VARCHAR(64) NOT NULL,
+    event_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
+    workspace_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,
     -- DATETIME(6): microseconds. Plain DATETIME rounds fractional seconds away on insert,
     -- which moves rows across page boundaries.
     occurred_at DATETIME(6) NOT NULL,

@@ -1,15 +1,18 @@
 -- Stored exports of keyset-diesel's ExportStore (docs/READ_CONTRACTS.md): one row per export,
 -- and the export's rows by position. Times are Unix seconds.
+-- Ids and scope digests are hex and compare byte for byte (`ascii_bin`), never under a
+-- case-insensitive collation.
 CREATE TABLE keyset_exports (
-    export_id VARCHAR(64) NOT NULL PRIMARY KEY,
-    scope VARCHAR(64) NOT NULL, -- hex SHA-256 of the creator's scope (keyset_diesel::scope_digest)
+    export_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
+    -- hex SHA-256 of the creator's scope (keyset_diesel::scope_digest)
+    scope VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     row_count BIGINT NOT NULL,
     created_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL
 );
 CREATE INDEX keyset_exports_expires_at ON keyset_exports (expires_at);
 CREATE TABLE keyset_export_rows (
-    export_id VARCHAR(64) NOT NULL,
+    export_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     seq BIGINT NOT NULL, -- 1, 2, ... in the export's order
     payload LONGTEXT NOT NULL, -- the row, as JSON (serde_json)
     PRIMARY KEY (export_id, seq)

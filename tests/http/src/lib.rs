@@ -621,6 +621,99 @@ pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
 }
 
 /// The feed server's HTTP tests for backend `$db`.
+/// Issue 34 (1): two tenants whose workspace names differ only in case, accents or trailing
+/// spaces (`W9` and `w9`, `Café` and `Cafe`, `Acme` and `Acme `). Each member reads only its
+/// own workspace's events; on MariaDB the identifier columns were `utf8mb4_general_ci`, so the
+/// filter `workspace_id = 'w9'` also matched `W9`'s events while Rust had authorized `w9`
+/// byte for byte. The server now authorizes in SQL and filters by the workspace id the
+/// membership row holds, and the MySQL migrations give identifiers a binary collation.
+pub fn tenants_apart_under_every_collation<B: FeedBackend>() {
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    let at = |s: u32| {
+        chrono::NaiveDate::from_ymd_opt(2026, 10, 11)
+            .expect("date")
+            .and_hms_opt(12, 0, s)
+            .expect("time")
+    };
+    let mut rows = Vec::new();
+    for (n, workspace) in ["w9", "Cafe", "Caf\u{e9}", "Acme"].into_iter().enumerate() {
+        let member = format!("member-{n}");
+        server.db.grant(&member, workspace).expect("grant");
+        for i in 0..2u32 {
+            rows.push(NewEvent {
+                event_id: format!("t{n}-{i}"),
+                workspace_id: workspace.to_string(),
+                occurred_at: at(i),
+                message: format!("{workspace} event {i}"),
+                attachment: None,
+            });
+        }
+    }
+    server.db.insert_events(&rows).expect("insert");
+    server.rt.block_on(async {
+        // `member-w9` reads W9's six seeded events and nothing of `w9`'s; `member-0` reads
+        // `w9`'s two and nothing of W9's.
+        for (member, path, expected) in [
+            (
+                "member-w9",
+                "/workspaces/W9/events?page_size=50",
+                vec!["e101", "e102", "e103", "e104", "e105", "e106"],
+            ),
+            (
+                "member-0",
+                "/workspaces/w9/events?page_size=50",
+                vec!["t0-0", "t0-1"],
+            ),
+            (
+                "member-1",
+                "/workspaces/Cafe/events?page_size=50",
+                vec!["t1-0", "t1-1"],
+            ),
+            (
+                "member-2",
+                "/workspaces/Caf%C3%A9/events?page_size=50",
+                vec!["t2-0", "t2-1"],
+            ),
+            (
+                "member-3",
+                "/workspaces/Acme/events?page_size=50",
+                vec!["t3-0", "t3-1"],
+            ),
+        ] {
+            let answer = get(&client, &server.base, path, Some(member)).await;
+            assert_eq!(answer.status, 200, "{member} {path}: {}", answer.body);
+            let page: PageResponse<EventItem> = serde_json::from_str(&answer.body).expect("a page");
+            assert_eq!(item_ids(&page), expected, "{member} {path}");
+        }
+        // A member of one never reads the other, however the name is spelled.
+        for (member, path) in [
+            ("member-0", "/workspaces/W9/events"),
+            ("member-w9", "/workspaces/w9/events"),
+            ("member-1", "/workspaces/Caf%C3%A9/events"),
+            ("member-2", "/workspaces/Cafe/events"),
+            ("member-3", "/workspaces/ACME/events"),
+        ] {
+            let answer = get(&client, &server.base, path, Some(member)).await;
+            assert_eq!(answer.status, 404, "{member} {path}: {}", answer.body);
+        }
+        // A trailing space names no other tenant: its events are the workspace's own, or none.
+        let answer = get(
+            &client,
+            &server.base,
+            "/workspaces/Acme%20/events",
+            Some("member-3"),
+        )
+        .await;
+        if answer.status == 200 {
+            let page: PageResponse<EventItem> = serde_json::from_str(&answer.body).expect("a page");
+            assert_eq!(item_ids(&page), ["t3-0", "t3-1"]);
+        } else {
+            assert_eq!(answer.status, 404, "{}", answer.body);
+        }
+    });
+}
+
 #[macro_export]
 macro_rules! feed_server_suite {
     ($db:ty) => {
@@ -631,6 +724,10 @@ macro_rules! feed_server_suite {
         #[test]
         fn feed_server_refusals_are_problem_json_400_401_404() {
             $crate::refusals_are_problem_json::<$db>();
+        }
+        #[test]
+        fn feed_server_tenants_apart_under_every_collation() {
+            $crate::tenants_apart_under_every_collation::<$db>();
         }
         #[test]
         fn feed_server_byte_budget_pages_attachments() {
