@@ -75,8 +75,7 @@
 //! assert!(!report.seeks());
 //! assert_eq!(
 //!     report.index_recipe,
-//!     "CREATE INDEX events_workspace_id_occurred_at_event_id ON events \
-//!      (workspace_id, occurred_at ASC, event_id ASC)"
+//!     r#"CREATE INDEX "events_workspace_id_occurred_at_event_id" ON "events" ("workspace_id", "occurred_at" ASC, "event_id" ASC)"#
 //! );
 //!
 //! diesel::sql_query(&report.index_recipe).execute(conn)?;
@@ -226,6 +225,9 @@ pub trait PlanBackend: KeysetBackend + Default {
     /// How the recipe writes a key column on this backend.
     #[doc(hidden)]
     const INDEX_STYLE: IndexStyle = IndexStyle::Directions;
+    /// How the recipe quotes an identifier on this backend.
+    #[doc(hidden)]
+    const IDENT_QUOTE: char = '"';
     /// A query whose rows name the partitions of `table` (quoted, as Diesel writes it) in
     /// their `Variable_name` column and their kind in `Value` (`f`: foreign), if the backend
     /// has partitions the plan names.
@@ -369,6 +371,7 @@ where
         &shape,
         &equality_columns(&filters, &shape),
         <Conn::Backend as PlanBackend>::INDEX_STYLE,
+        <Conn::Backend as PlanBackend>::IDENT_QUOTE,
     );
     report.table = table;
     report.sql = sql;

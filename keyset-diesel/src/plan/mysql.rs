@@ -11,6 +11,7 @@ impl PlanBackend for diesel::mysql::Mysql {
     const EXPLAIN: [&'static str; 2] = ["EXPLAIN FORMAT=JSON", "ANALYZE FORMAT=JSON"];
     const HANDLER_COUNTERS: bool = true;
     const INDEX_STYLE: IndexStyle = IndexStyle::DescendingOnlyWhenMixed;
+    const IDENT_QUOTE: char = '`';
 
     fn read_plan(rows: Vec<String>, shape: &KeysetShape) -> Result<PlanReport, PlanError> {
         let plan = rows.concat();

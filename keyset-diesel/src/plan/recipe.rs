@@ -114,15 +114,40 @@ pub enum IndexStyle {
     DescendingOnlyWhenMixed,
 }
 
+/// Whether `name` is a plain SQL identifier (ASCII letters, digits and `_`, not starting with
+/// a digit, at most 63 bytes: PostgreSQL's limit): the only names a recipe takes from the
+/// query's filters.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    name.len() <= 63
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// `CREATE INDEX` for the keyset, every identifier quoted with `quote` (`"` or `` ` ``, the
+/// quote doubled inside a name); an expression key is written as [`recipe_column`] gives it
+/// (from the model's code). Empty (no recipe) when a filter column's name, which comes from
+/// the query's SQL, is not a plain identifier ([`is_identifier`]): a recipe is meant to be
+/// run, so it never carries text a query (or a raw SQL filter) chose.
 pub(super) fn index_recipe(
     table: &str,
     shape: &KeysetShape,
     equality: &[String],
     style: IndexStyle,
+    quote: char,
 ) -> String {
+    if !equality.iter().all(|name| is_identifier(name)) {
+        return String::new();
+    }
+    let ident = |name: &str| {
+        let doubled: String = [quote, quote].iter().collect();
+        format!("{quote}{}{quote}", name.replace(quote, &doubled))
+    };
     let mut names: Vec<String> = equality.to_vec();
     names.extend(shape.columns.iter().map(|c| recipe_name(c.name)));
-    let mut parts: Vec<String> = equality.to_vec();
+    let mut parts: Vec<String> = equality.iter().map(|n| ident(n)).collect();
     let mixed = shape
         .columns
         .iter()
@@ -132,7 +157,12 @@ pub(super) fn index_recipe(
             IndexStyle::DescendingOnlyWhenMixed if !mixed => String::new(),
             _ => format!(" {}", c.direction.keyword()),
         };
-        let mut part = format!("{}{direction}", recipe_column(c.name));
+        let column = if c.expression || c.name.contains("::") {
+            recipe_column(c.name)
+        } else {
+            ident(c.name)
+        };
+        let mut part = format!("{column}{direction}");
         if style == IndexStyle::DirectionsAndNulls {
             // PostgreSQL's default placement (ASC: NULLS LAST, DESC: NULLS FIRST) is written
             // only when the keyset's differs.
@@ -150,10 +180,11 @@ pub(super) fn index_recipe(
         }
         parts.push(part);
     }
+    let table: Vec<String> = table.split('.').map(ident).collect();
     format!(
-        "CREATE INDEX {}_{} ON {table} ({})",
-        shape.relation,
-        names.join("_"),
+        "CREATE INDEX {} ON {} ({})",
+        ident(&format!("{}_{}", shape.relation, names.join("_"))),
+        table.join("."),
         parts.join(", ")
     )
 }
@@ -255,8 +286,8 @@ mod tests {
             partitions: Vec::new(),
         };
         assert_eq!(
-            index_recipe("people", &shape, &[], IndexStyle::Directions),
-            "CREATE INDEX people_lower_name_id ON people (lower(name) ASC, id ASC)"
+            index_recipe("people", &shape, &[], IndexStyle::Directions, '"'),
+            r#"CREATE INDEX "people_lower_name_id" ON "people" (lower(name) ASC, "id" ASC)"#
         );
     }
 
@@ -270,18 +301,50 @@ mod tests {
 
     #[test]
     fn the_recipe_lists_equality_columns_then_the_key_in_order_and_direction() {
-        let recipe = |style| index_recipe("events", &shape(), &["workspace_id".into()], style);
+        let recipe =
+            |style, quote| index_recipe("events", &shape(), &["workspace_id".into()], style, quote);
         assert_eq!(
-            recipe(IndexStyle::Directions),
-            "CREATE INDEX events_workspace_id_occurred_at_event_id ON events \
-             (workspace_id, occurred_at DESC, event_id DESC)"
+            recipe(IndexStyle::Directions, '"'),
+            r#"CREATE INDEX "events_workspace_id_occurred_at_event_id" ON "events" ("workspace_id", "occurred_at" DESC, "event_id" DESC)"#
         );
         // One direction on MySQL: ascending, read backward.
         assert_eq!(
-            recipe(IndexStyle::DescendingOnlyWhenMixed),
-            "CREATE INDEX events_workspace_id_occurred_at_event_id ON events \
-             (workspace_id, occurred_at, event_id)"
+            recipe(IndexStyle::DescendingOnlyWhenMixed, '`'),
+            "CREATE INDEX `events_workspace_id_occurred_at_event_id` ON `events` \
+             (`workspace_id`, `occurred_at`, `event_id`)"
         );
+        // A schema-qualified table: each part quoted.
+        assert!(
+            index_recipe("archive.events", &shape(), &[], IndexStyle::Directions, '"')
+                .contains(r#" ON "archive"."events" ("#)
+        );
+    }
+
+    /// Issue 34 (5): a filter column's name comes from the query's SQL, which a raw SQL filter
+    /// writes: a name that is no plain identifier gives no recipe at all.
+    #[test]
+    fn a_filter_name_that_is_no_identifier_gives_no_recipe() {
+        for name in [
+            "a); DROP TABLE events; --",
+            "x\" = 1 OR \"y",
+            "",
+            "1st",
+            "na\u{ef}ve",
+            &"n".repeat(64),
+        ] {
+            assert_eq!(
+                index_recipe(
+                    "events",
+                    &shape(),
+                    &[name.to_string()],
+                    IndexStyle::Directions,
+                    '"'
+                ),
+                "",
+                "{name:?}"
+            );
+        }
+        assert!(is_identifier("workspace_id") && is_identifier("_x9"));
     }
 
     #[test]

@@ -252,7 +252,10 @@ pub struct PlanReport {
     /// The index the keyset rides on: your equality filters' columns (read from the page
     /// statement: a column of the table compared with `=` to a bound value), then the key
     /// columns in keyset order and declared direction (with the NULL placement on
-    /// PostgreSQL). The same recipe whether or not the page seeks.
+    /// PostgreSQL). The same recipe whether or not the page seeks. Every identifier is quoted
+    /// with the backend's quoting (`"name"`, `` `name` ``). Empty when a filter column's name
+    /// (which the query's SQL chose, a raw SQL filter included) is not a plain identifier
+    /// (ASCII letters, digits, `_`, at most 63 bytes): a recipe is meant to be run.
     pub index_recipe: String,
     /// PostgreSQL's `Execution Time` in ms: only from [`explain_analyze`](super::explain_analyze).
     pub execution_ms: Option<f64>,
@@ -298,11 +301,18 @@ impl PlanReport {
                 "the table is read through foreign tables: create the index on each remote table\n",
             );
         }
-        out.push_str(&format!(
-            "create the index the keyset rides on (equality filters, then the key in keyset order and direction):\n  {};\n\
-             statement: {}\nplan:\n{}",
-            self.index_recipe, self.sql, self.plan
-        ));
+        if self.index_recipe.is_empty() {
+            out.push_str(
+                "no index recipe: a filter column's name is not a plain identifier; index your \
+                 equality filters' columns, then the key in keyset order and direction\n",
+            );
+        } else {
+            out.push_str(&format!(
+                "create the index the keyset rides on (equality filters, then the key in keyset order and direction):\n  {};\n",
+                self.index_recipe
+            ));
+        }
+        out.push_str(&format!("statement: {}\nplan:\n{}", self.sql, self.plan));
         out
     }
 }

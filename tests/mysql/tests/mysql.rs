@@ -19,7 +19,7 @@ keyset_test_suites::plan_check_tests!(
     diesel::MysqlConnection,
     analyze = "ANALYZE TABLE plan_rows",
     drop_index = "DROP INDEX plan_rows_tenant_at_id ON plan_rows",
-    recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at, id)"
+    recipe = "CREATE INDEX `plan_rows_tenant_at_id` ON `plan_rows` (`tenant`, `at`, `id`)"
 );
 keyset_test_suites::fault_suite!(diesel::MysqlConnection);
 

@@ -16,7 +16,8 @@ keyset_test_suites::plan_check_tests!(
     diesel::PgConnection,
     analyze = "ANALYZE plan_rows",
     drop_index = "DROP INDEX plan_rows_tenant_at_id",
-    recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at DESC, id DESC)"
+    recipe =
+        r#"CREATE INDEX "plan_rows_tenant_at_id" ON "plan_rows" ("tenant", "at" DESC, "id" DESC)"#
 );
 keyset_test_suites::fault_suite!(diesel::PgConnection);
 
@@ -816,7 +817,7 @@ fn c18_expression_key_seeks_on_an_expression_index() {
     assert!(report.seeks(), "{}", report.failure());
     assert_eq!(
         report.index_recipe,
-        "CREATE INDEX expr_people_lower_name_id ON expr_people (lower(name) ASC, id ASC)"
+        r#"CREATE INDEX "expr_people_lower_name_id" ON "expr_people" (lower(name) ASC, "id" ASC)"#
     );
 }
 

@@ -15,7 +15,8 @@ keyset_test_suites::plan_check_tests!(
     diesel::SqliteConnection,
     analyze = "ANALYZE",
     drop_index = "DROP INDEX plan_rows_tenant_at_id",
-    recipe = "CREATE INDEX plan_rows_tenant_at_id ON plan_rows (tenant, at DESC, id DESC)"
+    recipe =
+        r#"CREATE INDEX "plan_rows_tenant_at_id" ON "plan_rows" ("tenant", "at" DESC, "id" DESC)"#
 );
 
 /// The concurrent-writers checker (runs without a database; here because the tests library
@@ -362,7 +363,7 @@ fn c18_expression_key_seeks_on_an_expression_index() {
     assert!(report.seeks(), "{}", report.failure());
     assert_eq!(
         report.index_recipe,
-        "CREATE INDEX expr_people_lower_name_id ON expr_people (lower(name) ASC, id ASC)"
+        r#"CREATE INDEX "expr_people_lower_name_id" ON "expr_people" (lower(name) ASC, "id" ASC)"#
     );
 }
 
