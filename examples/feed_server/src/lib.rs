@@ -22,7 +22,7 @@ pub use keyset_example_feed as feed;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::{Path, State};
-use axum::http::header::{AUTHORIZATION, CONTENT_TYPE, LINK};
+use axum::http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, LINK, VARY};
 use axum::http::{HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -439,8 +439,14 @@ fn answer(
             path_segment(workspace)
         )
     });
+    // The page carries tokens and one member's rows: never cached, and never served to
+    // another caller by a shared cache.
     let mut response = (
-        [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+        [
+            (CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (VARY, HeaderValue::from_static("Authorization")),
+        ],
         serde_json::to_vec(&body)?,
     )
         .into_response();

@@ -257,11 +257,16 @@ impl CursorCodec {
         if token.len() > inner.max_len {
             return Err(CursorError::TooLong { max: inner.max_len });
         }
-        let (key, plain) = wire::decode(token, self.version(), |id| {
-            std::iter::once(&inner.signing)
-                .chain(&inner.verifying)
-                .find(|k| k.id == id)
-        })?;
+        let (key, plain) = wire::decode(
+            token,
+            self.version(),
+            |id| {
+                std::iter::once(&inner.signing)
+                    .chain(&inner.verifying)
+                    .find(|k| k.id == id)
+            },
+            &inner.signing,
+        )?;
         // Signed by us: from here on the bytes are ours.
         let payload = Payload::read(&plain).ok_or(CursorError::Malformed)?;
         let now = unix_seconds(inner.clock.now());

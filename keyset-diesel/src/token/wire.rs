@@ -143,7 +143,10 @@ fn sign_and_encode(key: &SecretKey, mut bytes: Vec<u8>) -> String {
 }
 
 /// The verified plaintext payload of `token`, which must have format `version` and be signed
-/// with the key `key_for` returns for its key id, and that key.
+/// with the key `key_for` returns for its key id, and that key. For an id `key_for` does not
+/// know, the tag is still computed (with `unknown_id_key`, the result thrown away), so a
+/// refusal takes as long whether the id is known or not: a caller learns nothing of the key
+/// ids from the time an answer takes.
 ///
 /// # Errors
 /// [`CursorError::Malformed`] (not base64url, too short, a seal that does not open),
@@ -153,6 +156,7 @@ pub(super) fn decode<'k>(
     token: &str,
     version: u8,
     key_for: impl FnOnce(u16) -> Option<&'k SecretKey>,
+    unknown_id_key: &SecretKey,
 ) -> Result<(&'k SecretKey, Vec<u8>), CursorError> {
     let mut bytes = URL_SAFE_NO_PAD
         .decode(token)
@@ -163,9 +167,14 @@ pub(super) fn decode<'k>(
     if bytes[0] != version {
         return Err(CursorError::UnsupportedVersion);
     }
-    let key = key_for(u16::from_be_bytes([bytes[1], bytes[2]])).ok_or(CursorError::UnknownKeyId)?;
     let signed_len = bytes.len() - TAG_LEN;
     let (signed, tag) = bytes.split_at(signed_len);
+    let Some(key) = key_for(u16::from_be_bytes([bytes[1], bytes[2]])) else {
+        let mut mac = unknown_id_key.mac();
+        mac.update(signed);
+        let _ = mac.verify_slice(tag);
+        return Err(CursorError::UnknownKeyId);
+    };
     let mut mac = key.mac();
     mac.update(signed);
     // Constant-time comparison (hmac uses `subtle`).

@@ -2,14 +2,15 @@
 //! [`PageRequestError`] as responses.
 
 use axum::extract::{FromRequestParts, Query};
-use axum::http::header::CONTENT_TYPE;
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
 use super::{PageParams, PageRequestError, Problem};
 
-/// The status, `Content-Type: application/problem+json` and the JSON body.
+/// The status, `Content-Type: application/problem+json`, `Cache-Control: no-store` and the
+/// JSON body.
 impl IntoResponse for Problem {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
@@ -19,6 +20,11 @@ impl IntoResponse for Problem {
             CONTENT_TYPE,
             HeaderValue::from_static(Problem::CONTENT_TYPE),
         );
+        // A problem answers one caller's request (its token, its authorization): no cache
+        // keeps it for another.
+        response
+            .headers_mut()
+            .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
         response
     }
 }

@@ -156,12 +156,14 @@ impl Server {
     }
 }
 
-/// One answer: status, content type, `Link`, body.
+/// One answer: status, content type, `Link`, `Cache-Control`, `Vary`, body.
 #[derive(Debug)]
 pub struct Answer {
     pub status: u16,
     pub content_type: String,
     pub link: Option<String>,
+    pub cache_control: Option<String>,
+    pub vary: Option<String>,
     pub body: String,
 }
 
@@ -169,6 +171,9 @@ impl Answer {
     fn page(&self) -> PageResponse<EventItem> {
         assert_eq!(self.status, 200, "{}", self.body);
         assert_eq!(self.content_type, "application/json");
+        // Issue 34 (7): tokens and one member's rows are never cached.
+        assert_eq!(self.cache_control.as_deref(), Some("no-store"));
+        assert_eq!(self.vary.as_deref(), Some("Authorization"));
         serde_json::from_str(&self.body).expect("a PageResponse")
     }
 
@@ -198,11 +203,15 @@ pub async fn get(
     let status = response.status().as_u16();
     let content_type = header("content-type").unwrap_or_default();
     let link = header("link");
+    let cache_control = header("cache-control");
+    let vary = header("vary");
     let body = response.text().await.expect("a body");
     Answer {
         status,
         content_type,
         link,
+        cache_control,
+        vary,
         body,
     }
 }
@@ -397,6 +406,7 @@ pub fn refusals_are_problem_json<B: FeedBackend>() {
             let answer = get(&client, base, &path, bearer).await;
             assert_eq!(answer.status, status, "{what}: {}", answer.body);
             assert_eq!(answer.content_type, "application/problem+json", "{what}");
+            assert_eq!(answer.cache_control.as_deref(), Some("no-store"), "{what}");
             let json = answer.json();
             assert_eq!(json["status"], status, "{what}");
             assert_eq!(json["code"], code, "{what}");
