@@ -17,7 +17,7 @@ use crate::keyset::{KeyColumn, Keyset, SortDirection};
 use crate::load::LoadPage;
 use crate::page_size::{PageSizeError, PageSizePolicy};
 use crate::snapshot::in_transaction;
-use crate::token::{scope_digest, Clock, CursorCodec, CursorError, EncodeError, SystemClock};
+use crate::token::{Clock, CursorCodec, CursorError, EncodeError, SystemClock};
 use crate::walk::Walk;
 
 /// Rows read (and written to the store) per statement while an export is created, by default.
@@ -293,7 +293,7 @@ impl ExportStore {
                 max_secs: self.max_lifetime.as_secs(),
             });
         }
-        let scope = hex(&scope_digest(scope)?);
+        let scope = self.codec.stored_scope(scope)?;
         let mut random = [0u8; 16];
         getrandom::getrandom(&mut random).map_err(ExportError::Random)?;
         let id = hex(&random);
@@ -388,7 +388,7 @@ impl ExportStore {
         };
         let (stored_scope, total, _created, expires_at) =
             <Conn::Backend as StoreBackend>::find_export(conn, id)?.ok_or(ExportError::Unknown)?;
-        if stored_scope != hex(&scope_digest(scope)?) {
+        if !self.codec.stored_scope_is(&stored_scope, scope)? {
             return Err(ExportError::Unknown);
         }
         if self.now() >= as_u64(expires_at) {
@@ -462,7 +462,7 @@ impl ExportStore {
         }
         let (stored_scope, ..) =
             <Conn::Backend as StoreBackend>::find_export(conn, id)?.ok_or(ExportError::Unknown)?;
-        if stored_scope != hex(&scope_digest(scope)?) {
+        if !self.codec.stored_scope_is(&stored_scope, scope)? {
             return Err(ExportError::Unknown);
         }
         let n = <Conn::Backend as StoreBackend>::set_expires_at(conn, id, as_i64(self.now()))?;

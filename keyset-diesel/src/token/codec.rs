@@ -9,11 +9,13 @@ use serde::Serialize;
 use super::error::{CursorError, EncodeError};
 use super::keys::{unix_seconds, Clock, SecretKey};
 use super::scope::keyed_scope_digest;
+#[cfg(any(doc, feature = "export"))]
+use super::scope_digest;
 #[cfg(feature = "encrypted-tokens")]
 use super::wire::VERSION_ENCRYPTED;
 use super::wire::{self, Payload, VERSION_SIGNED};
 #[cfg(doc)]
-use super::{scope_digest, DEFAULT_MAX_TOKEN_LEN};
+use super::DEFAULT_MAX_TOKEN_LEN;
 use crate::cursor::Cursor;
 use crate::key::KeyTuple;
 use crate::keyset::{column_name, Keyset};
@@ -348,6 +350,67 @@ impl CursorCodec {
     }
 }
 
+/// The scope an [`ExportStore`](crate::export::ExportStore) keeps with an export: keyed, so a
+/// reader of the store's table cannot test guesses of a low-entropy scope (a tenant's name)
+/// offline, and naming its key id, so an export stays readable after the signing key rotates
+/// while the old key still verifies.
+#[cfg(feature = "export")]
+impl CursorCodec {
+    /// `k<key id>:<hex of the keyed scope digest>` under the signing key.
+    pub(crate) fn stored_scope<S: Serialize + ?Sized>(
+        &self,
+        scope: &S,
+    ) -> Result<String, EncodeError> {
+        let key = &self.inner.signing;
+        Ok(format!(
+            "k{}:{}",
+            key.id,
+            hex16(&keyed_scope_digest(key, scope)?)
+        ))
+    }
+
+    /// Whether `stored` ([`CursorCodec::stored_scope`] of some key this codec still knows, or
+    /// the unkeyed hex SHA-256 of exports stored before) is `scope`'s. An unknown key id is not.
+    pub(crate) fn stored_scope_is<S: Serialize + ?Sized>(
+        &self,
+        stored: &str,
+        scope: &S,
+    ) -> Result<bool, EncodeError> {
+        let expected = match stored
+            .strip_prefix('k')
+            .and_then(|rest| rest.split_once(':'))
+            .and_then(|(id, _)| id.parse::<u16>().ok())
+        {
+            Some(id) => {
+                let inner = &*self.inner;
+                let Some(key) = std::iter::once(&inner.signing)
+                    .chain(&inner.verifying)
+                    .find(|k| k.id == id)
+                else {
+                    return Ok(false);
+                };
+                format!("k{id}:{}", hex16(&keyed_scope_digest(key, scope)?))
+            }
+            None => scope_digest(scope)?
+                .iter()
+                .map(|b| format!("{b:02x}"))
+                .collect(),
+        };
+        // Compared without an early exit.
+        Ok(expected.len() == stored.len()
+            && expected
+                .bytes()
+                .zip(stored.bytes())
+                .fold(0u8, |acc, (a, b)| acc | (a ^ b))
+                == 0)
+    }
+}
+
+#[cfg(feature = "export")]
+fn hex16(bytes: &[u8; 16]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::atomic::{AtomicU64, Ordering};
@@ -444,6 +507,52 @@ mod tests {
             impostor.decode::<Row>(&old_token, &"W9"),
             Err(CursorError::BadSignature)
         );
+    }
+
+    /// Issue 34 (7): an export's stored scope is keyed (no offline guessing of a tenant from
+    /// the store's table) and names its key id (readable after rotation while the old key
+    /// verifies); exports stored unkeyed before stay readable.
+    #[cfg(feature = "export")]
+    #[test]
+    fn stored_export_scopes_are_keyed_and_survive_rotation() {
+        let old = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+            .build()
+            .unwrap();
+        let stored = old.stored_scope(&("W9",)).unwrap();
+        assert!(
+            stored.starts_with("k1:") && stored.len() == 3 + 32,
+            "{stored}"
+        );
+        let unkeyed: String = scope_digest(&("W9",))
+            .unwrap()
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        assert!(!stored.contains(&unkeyed[..32]));
+        assert!(old.stored_scope_is(&stored, &("W9",)).unwrap());
+        assert!(!old.stored_scope_is(&stored, &("W7",)).unwrap());
+        let rotated = CursorCodec::builder()
+            .signing_key(SecretKey::new(2, SECRET_B).unwrap())
+            .verifying_key(SecretKey::new(1, SECRET_A).unwrap())
+            .build()
+            .unwrap();
+        assert!(rotated.stored_scope_is(&stored, &("W9",)).unwrap());
+        assert!(rotated.stored_scope(&("W9",)).unwrap().starts_with("k2:"));
+        let retired = CursorCodec::builder()
+            .signing_key(SecretKey::new(2, SECRET_B).unwrap())
+            .build()
+            .unwrap();
+        assert!(!retired.stored_scope_is(&stored, &("W9",)).unwrap());
+        // Another secret under the same id: not the scope.
+        let impostor = CursorCodec::builder()
+            .signing_key(SecretKey::new(1, SECRET_B).unwrap())
+            .build()
+            .unwrap();
+        assert!(!impostor.stored_scope_is(&stored, &("W9",)).unwrap());
+        assert!(old.stored_scope_is(&unkeyed, &("W9",)).unwrap());
+        assert!(!old.stored_scope_is(&unkeyed, &("W7",)).unwrap());
+        assert!(!old.stored_scope_is("k1:zz", &("W9",)).unwrap());
     }
 
     #[test]

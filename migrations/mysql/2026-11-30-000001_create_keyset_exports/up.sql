@@ -4,7 +4,7 @@
 -- case-insensitive collation.
 CREATE TABLE keyset_exports (
     export_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
-    -- hex SHA-256 of the creator's scope (keyset_diesel::scope_digest)
+    -- the creator's scope as a keyed digest naming its key id, k<id>:<hex> (the codec's)
     scope VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
     row_count BIGINT NOT NULL,
     created_at BIGINT NOT NULL,

@@ -2,7 +2,7 @@
 -- and the export's rows by position. Times are Unix seconds.
 CREATE TABLE keyset_exports (
     export_id VARCHAR(64) NOT NULL PRIMARY KEY,
-    scope VARCHAR(64) NOT NULL, -- hex SHA-256 of the creator's scope (keyset_diesel::scope_digest)
+    scope VARCHAR(64) NOT NULL, -- the creator's scope as a keyed digest naming its key id, k<id>:<hex> (the codec's)
     row_count BIGINT NOT NULL,
     created_at BIGINT NOT NULL,
     expires_at BIGINT NOT NULL
