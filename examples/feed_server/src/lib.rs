@@ -3,14 +3,20 @@
 //! library so that the integration tests can start it in-process.
 //!
 //! `GET /workspaces/{workspace}/events?page_size=N&cursor=TOKEN` with
-//! `Authorization: Bearer <member>`:
+//! `Authorization: Bearer <member token>`:
 //! * 200: [`PageResponse`] JSON of [`EventItem`]s, and a `Link: <...>; rel="next"` header
 //!   (RFC 8288) while there is a next page; pages hold at most `page_size` rows and at most
 //!   [`Settings::max_bytes`] bytes of item JSON (at least one row);
 //! * 400 `application/problem+json` ([`Problem`]): a refused token (with
 //!   `"restart_from_first_page": true`) or page size; the body never echoes the token;
-//! * 401: no bearer, or one the `memberships` table does not know; 404: a workspace the
-//!   caller may not read (whether it exists or not); 500: no details.
+//! * 401: no bearer, or a token no member holds; 404: a workspace the caller may not read
+//!   (whether it exists or not); 500: no details.
+//!
+//! **The authentication is a demo's.** Each seeded member gets a random bearer token at start
+//! ([`Db::issue_token`]: 32 random bytes, hex, stored only as its SHA-256), printed once as
+//! `member <name> token <token>`. Real deployments authenticate with their own identity
+//! provider and keep only the authorization part: the membership check in SQL, the canonical
+//! workspace id for the filter and the token scope.
 //!
 //! The database work is synchronous Diesel: an r2d2 pool (PostgreSQL, MariaDB) or one
 //! connection behind a mutex (embedded SQLite), each request on `spawn_blocking`.
@@ -34,6 +40,23 @@ use keyset_diesel::{CursorCodec, Page, PaginateDsl};
 use serde::{Deserialize, Serialize};
 
 use crate::feed::{events, memberships};
+
+diesel::table! {
+    /// The demo's bearer tokens (migration `*_member_tokens`): one per member, as SHA-256 hex.
+    member_tokens (member) {
+        member -> Text,
+        token_sha256 -> Text,
+    }
+}
+
+/// The SHA-256 of a bearer token, in hex: what `member_tokens` keeps.
+fn token_sha256(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
 pub use crate::feed::{Event, NewEvent};
 
 /// An event as the API shows it.
@@ -199,17 +222,23 @@ pub enum Access {
     Granted(String),
     /// A known caller who is not a member: 404.
     NotAMember,
-    /// A caller the memberships do not know: 401.
+    /// A caller the memberships do not know (a member with no workspace): 404, as for
+    /// [`Access::NotAMember`].
     UnknownCaller,
 }
 
 impl Db {
     /// Connects to `url` (`postgres://`, `mysql://`, anything else a SQLite file; `None` an
-    /// in-memory SQLite database), applies the migrations and seeds the example's rows.
+    /// in-memory SQLite database), applies the migrations and seeds the example's rows; returns
+    /// the database and the seeded members' new bearer tokens (`(member, token)`, the only copy:
+    /// the database keeps their SHA-256).
     ///
     /// # Errors
     /// Connecting, migrating or seeding failed, or the backend's feature is off.
-    pub fn connect(url: Option<&str>, pool_size: u32) -> Result<Db, BoxError> {
+    pub fn connect(
+        url: Option<&str>,
+        pool_size: u32,
+    ) -> Result<(Db, Vec<(String, String)>), BoxError> {
         let db = match url {
             #[cfg(feature = "postgres")]
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
@@ -244,16 +273,17 @@ impl Db {
             #[cfg(not(feature = "sqlite"))]
             _ => return Err("SQLite: this build has no such backend (feature `sqlite`)".into()),
         };
-        db.seed()?;
-        Ok(db)
+        let tokens = db.seed()?;
+        Ok((db, tokens))
     }
 
-    /// Replaces the example's rows: the feed of W9 and W7, the attachments of W5 and the
-    /// memberships of [`MEMBERS`].
+    /// Replaces the example's rows: the feed of W9 and W7, the attachments of W5, the
+    /// memberships of [`MEMBERS`] and their bearer tokens (new ones, returned as
+    /// `(member, token)`).
     ///
     /// # Errors
-    /// Database errors.
-    pub fn seed(&self) -> Result<(), BoxError> {
+    /// Database errors, or no randomness for a token.
+    pub fn seed(&self) -> Result<Vec<(String, String)>, BoxError> {
         with_conn!(self, |conn| conn.transaction(|conn| {
             diesel::delete(events::table.filter(events::workspace_id.eq_any(["W9", "W7", "W5"])))
                 .execute(conn)?;
@@ -269,7 +299,45 @@ impl Db {
             }
             diesel::QueryResult::Ok(())
         }))?;
-        Ok(())
+        MEMBERS
+            .iter()
+            .map(|(member, _)| Ok((member.to_string(), self.issue_token(member)?)))
+            .collect()
+    }
+
+    /// A new random bearer token for `member` (32 random bytes, hex), replacing any it had;
+    /// the database keeps only its SHA-256.
+    ///
+    /// # Errors
+    /// Database errors, or no randomness.
+    pub fn issue_token(&self, member: &str) -> Result<String, BoxError> {
+        let mut bytes = [0u8; 32];
+        getrandom::getrandom(&mut bytes).map_err(|e| format!("no randomness for a token: {e}"))?;
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let hash = token_sha256(&token);
+        with_conn!(self, |conn| conn.transaction(|conn| {
+            diesel::delete(member_tokens::table.find(member)).execute(conn)?;
+            diesel::insert_into(member_tokens::table)
+                .values((
+                    member_tokens::member.eq(member),
+                    member_tokens::token_sha256.eq(&hash),
+                ))
+                .execute(conn)
+        }))?;
+        Ok(token)
+    }
+
+    /// The member holding bearer `token`, if any (looked up by its SHA-256).
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn member_of_token(&self, token: &str) -> Result<Option<String>, BoxError> {
+        let hash = token_sha256(token);
+        Ok(with_conn!(self, |conn| member_tokens::table
+            .filter(member_tokens::token_sha256.eq(&hash))
+            .select(member_tokens::member)
+            .first(conn)
+            .optional())?)
     }
 
     /// Inserts events (in one transaction).
@@ -339,6 +407,22 @@ impl Db {
     }
 }
 
+/// Whether the server may listen on `bind`: with the public demo secret (`secret_set` false)
+/// only on a loopback address, where no one else can forge its tokens.
+///
+/// # Errors
+/// The refusal, naming the fix.
+pub fn check_bind(bind: std::net::SocketAddr, secret_set: bool) -> Result<(), String> {
+    if secret_set || bind.ip().is_loopback() {
+        Ok(())
+    } else {
+        Err(format!(
+            "refusing to listen on {bind} with the public demo token secret: set \
+             KEYSET_TOKEN_SECRET (or KEYSET_TOKEN_KEY_IDS), or bind to 127.0.0.1"
+        ))
+    }
+}
+
 /// What every request needs.
 #[derive(Clone)]
 pub struct AppState {
@@ -357,7 +441,7 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// The caller named by `Authorization: Bearer <name>`.
+/// The token of `Authorization: Bearer <token>`.
 fn bearer(headers: &HeaderMap) -> Option<String> {
     let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
     let (scheme, name) = value.split_once(' ')?;
@@ -384,10 +468,13 @@ async fn list_events(
     headers: HeaderMap,
     params: PageParams,
 ) -> Response {
-    let Some(member) = bearer(&headers) else {
+    let Some(token) = bearer(&headers) else {
         return Problem::unauthorized().into_response();
     };
-    let work = tokio::task::spawn_blocking(move || answer(&app, &member, &workspace, &params));
+    let work = tokio::task::spawn_blocking(move || match app.db.member_of_token(&token)? {
+        Some(member) => answer(&app, &member, &workspace, &params),
+        None => Ok(Problem::unauthorized().into_response()),
+    });
     match work.await {
         Ok(Ok(response)) => response,
         Ok(Err(e)) => {
@@ -412,8 +499,11 @@ fn answer(
     // even whether its token is good.
     // From here on the workspace is the one the membership names.
     let workspace = match app.db.access(member, workspace)? {
-        Access::UnknownCaller => return Ok(Problem::unauthorized().into_response()),
-        Access::NotAMember => return Ok(Problem::not_found().into_response()),
+        // The token named a member: whether it has no membership at all or not this one, the
+        // answer is the same 404, which says nothing of other workspaces.
+        Access::UnknownCaller | Access::NotAMember => {
+            return Ok(Problem::not_found().into_response())
+        }
         Access::Granted(workspace) => workspace,
     };
     let workspace = workspace.as_str();

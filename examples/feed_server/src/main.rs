@@ -2,16 +2,19 @@
 //!
 //! ```text
 //! cargo run -p keyset-feed-server                      # embedded SQLite, 127.0.0.1:3000
-//! curl -H 'Authorization: Bearer member-w9' 'http://127.0.0.1:3000/workspaces/W9/events?page_size=3'
+//! # it prints `member member-w9 token <token>`, one line per demo member
+//! curl -H "Authorization: Bearer <member-w9's token>" 'http://127.0.0.1:3000/workspaces/W9/events?page_size=3'
 //! DATABASE_URL=postgres://postgres@127.0.0.1/test cargo run -p keyset-feed-server --features postgres
 //! DATABASE_URL=mysql://root@127.0.0.1/test cargo run -p keyset-feed-server --features mysql
 //! ```
 //!
 //! It applies the repository's migrations, replaces the rows of workspaces W9, W7 and W5 (W5's
 //! events carry attachments of very different sizes) and the memberships of its three callers
-//! (`member-w9` reads W9 and W7, `member-w7` W7, `member-w5` W5), then listens. Token keys
-//! come from `KEYSET_TOKEN_SECRET` (raw bytes, or `base64:...`), or `KEYSET_TOKEN_KEY_IDS` and
-//! `KEYSET_TOKEN_SECRET_<id>` for rotation; unset, a public demo secret, with a warning.
+//! (`member-w9` reads W9 and W7, `member-w7` W7, `member-w5` W5), gives each a new random
+//! bearer token (printed on standard output as `member <name> token <token>`; a demo's
+//! authentication), then listens. Cursor token keys come from `KEYSET_TOKEN_SECRET` (raw
+//! bytes, or `base64:...`), or `KEYSET_TOKEN_KEY_IDS` and `KEYSET_TOKEN_SECRET_<id>` for
+//! rotation; unset, a public demo secret, with a warning, and only on a loopback address.
 
 use clap::Parser;
 use keyset_feed_server::{feed, AppState, Db, Settings};
@@ -45,9 +48,19 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(args: Args) -> Result<(), keyset_feed_server::BoxError> {
+    // The public demo secret signs tokens anyone can forge: only for a server on this machine.
+    let secret_set = ["KEYSET_TOKEN_SECRET", "KEYSET_TOKEN_KEY_IDS"]
+        .iter()
+        .any(|name| std::env::var_os(name).is_some());
+    keyset_feed_server::check_bind(args.bind, secret_set)?;
     let codec = feed::codec_keys(|name| std::env::var_os(name))?.build()?;
     let url = args.database_url.clone();
-    let db = tokio::task::spawn_blocking(move || Db::connect(url.as_deref(), 16)).await??;
+    let (db, tokens) =
+        tokio::task::spawn_blocking(move || Db::connect(url.as_deref(), 16)).await??;
+    // The demo members' bearer tokens, one line each (scripts read them from here).
+    for (member, token) in &tokens {
+        println!("member {member} token {token}");
+    }
     let settings = Settings {
         max_bytes: args.max_bytes,
         ..Settings::default()

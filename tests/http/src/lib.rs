@@ -122,7 +122,7 @@ impl Server {
     /// Starts a server on a fresh database of backend `B`.
     pub fn start<B: FeedBackend>(settings: Settings) -> Server {
         let database = B::feed_database();
-        let db = Db::connect(database.url.as_deref(), 16).expect("feed server database");
+        let (db, tokens) = Db::connect(database.url.as_deref(), 16).expect("feed server database");
         let clock_offset = Arc::new(AtomicU64::new(0));
         let offset = clock_offset.clone();
         let codec = CursorCodec::builder()
@@ -146,6 +146,9 @@ impl Server {
             settings,
         };
         rt.spawn(async move { keyset_feed_server::serve(listener, state).await });
+        for (member, token) in tokens {
+            remember_token(&base, &member, token);
+        }
         Server {
             base,
             clock_offset,
@@ -153,6 +156,37 @@ impl Server {
             rt,
             _database: database,
         }
+    }
+}
+
+/// The bearer tokens of the servers this process started: `(base URL, member, token)`.
+static TOKENS: std::sync::Mutex<Vec<(String, String, String)>> = std::sync::Mutex::new(Vec::new());
+
+fn remember_token(base: &str, member: &str, token: String) {
+    TOKENS
+        .lock()
+        .expect("tokens")
+        .push((base.to_string(), member.to_string(), token));
+}
+
+/// The token of `member` on the server at `base`; a name no member of it has is sent as it
+/// is (an unknown bearer).
+fn token_for(base: &str, member: &str) -> String {
+    TOKENS
+        .lock()
+        .expect("tokens")
+        .iter()
+        .rev()
+        .find(|(b, m, _)| b == base && m == member)
+        .map_or_else(|| member.to_string(), |(_, _, t)| t.clone())
+}
+
+impl Server {
+    /// Gives `member` a new bearer token; [`get`] sends it for `Some(member)`.
+    pub fn issue_token(&self, member: &str) -> String {
+        let token = self.db.issue_token(member).expect("token");
+        remember_token(&self.base, member, token.clone());
+        token
     }
 }
 
@@ -182,7 +216,7 @@ impl Answer {
     }
 }
 
-/// GET `path_and_query` as `bearer` (none: no `Authorization`).
+/// GET `path_and_query` as member `bearer` (its token; none: no `Authorization`).
 pub async fn get(
     client: &reqwest::Client,
     base: &str,
@@ -191,7 +225,8 @@ pub async fn get(
 ) -> Answer {
     let mut request = client.get(format!("{base}{path_and_query}"));
     if let Some(name) = bearer {
-        request = request.header("Authorization", format!("Bearer {name}"));
+        let token = token_for(base, name);
+        request = request.header("Authorization", format!("Bearer {token}"));
     }
     let response = request.send().await.expect("the server answers");
     let header = |name: &str| {
@@ -521,6 +556,7 @@ pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
         .collect();
     server.db.insert_events(&rows).expect("load rows");
     server.db.grant("member-load", "WL").expect("membership");
+    server.issue_token("member-load");
 
     let committed = Arc::new(AtomicUsize::new(0));
     let done = Arc::new(AtomicBool::new(false));
@@ -650,6 +686,7 @@ pub fn tenants_apart_under_every_collation<B: FeedBackend>() {
     for (n, workspace) in ["w9", "Cafe", "Caf\u{e9}", "Acme"].into_iter().enumerate() {
         let member = format!("member-{n}");
         server.db.grant(&member, workspace).expect("grant");
+        server.issue_token(&member);
         for i in 0..2u32 {
             rows.push(NewEvent {
                 event_id: format!("t{n}-{i}"),
@@ -724,6 +761,67 @@ pub fn tenants_apart_under_every_collation<B: FeedBackend>() {
     });
 }
 
+/// Issue 34 (6): the demo's bearer tokens are random per member and kept hashed. A member's
+/// token reads its workspace; its name, the stored hash or a retired token are 401; a member
+/// with a token and no membership gets the same 404 as a non-member. Without a secret the
+/// server listens only on loopback.
+pub fn demo_bearer_tokens_are_random_and_hashed<B: FeedBackend>() {
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    let token = token_for(&server.base, "member-w9");
+    assert_eq!(token.len(), 64, "32 random bytes, hex");
+    assert_ne!(token, token_for(&server.base, "member-w7"));
+    assert_eq!(
+        server
+            .db
+            .member_of_token(&token)
+            .expect("lookup")
+            .as_deref(),
+        Some("member-w9")
+    );
+    let hash: String = {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(token.as_bytes())
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    assert_eq!(server.db.member_of_token(&hash).expect("lookup"), None);
+    let raw = |bearer: String| {
+        let client = client.clone();
+        let url = format!("{}/workspaces/W9/events", server.base);
+        server.rt.block_on(async move {
+            client
+                .get(url)
+                .header("Authorization", format!("Bearer {bearer}"))
+                .send()
+                .await
+                .expect("answer")
+                .status()
+                .as_u16()
+        })
+    };
+    assert_eq!(raw(token.clone()), 200);
+    for refused in ["member-w9".to_string(), hash, String::new(), "x".repeat(64)] {
+        assert_eq!(raw(refused.clone()), 401, "{refused:?}");
+    }
+    // A new token retires the old one.
+    let fresh = server.issue_token("member-w9");
+    assert_ne!(fresh, token);
+    assert_eq!((raw(token), raw(fresh)), (401, 200));
+    // A member without any membership: the same 404 as a member of another workspace.
+    let lonely = server.issue_token("member-lonely");
+    assert_eq!(raw(lonely), 404);
+    assert_eq!(raw(token_for(&server.base, "member-w5")), 404);
+    // The public demo secret only on loopback.
+    let at = |s: &str| s.parse::<std::net::SocketAddr>().expect("address");
+    assert!(keyset_feed_server::check_bind(at("127.0.0.1:3000"), false).is_ok());
+    assert!(keyset_feed_server::check_bind(at("[::1]:3000"), false).is_ok());
+    let refused = keyset_feed_server::check_bind(at("0.0.0.0:3000"), false).expect_err("public");
+    assert!(refused.contains("KEYSET_TOKEN_SECRET"), "{refused}");
+    assert!(keyset_feed_server::check_bind(at("0.0.0.0:3000"), true).is_ok());
+}
+
 #[macro_export]
 macro_rules! feed_server_suite {
     ($db:ty) => {
@@ -738,6 +836,10 @@ macro_rules! feed_server_suite {
         #[test]
         fn feed_server_tenants_apart_under_every_collation() {
             $crate::tenants_apart_under_every_collation::<$db>();
+        }
+        #[test]
+        fn feed_server_demo_bearer_tokens_are_random_and_hashed() {
+            $crate::demo_bearer_tokens_are_random_and_hashed::<$db>();
         }
         #[test]
         fn feed_server_byte_budget_pages_attachments() {
