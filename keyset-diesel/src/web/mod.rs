@@ -1,10 +1,12 @@
 //! The web edge: a paging request's parameters ([`PageParams`], checked into a
 //! [`PageRequest`]), the page as a JSON body ([`PageResponse`]), and [`Problem`], the one table
 //! of statuses and codes every error of the crate gets in a response. With the feature `axum`,
-//! `PageParams` is an extractor and `Problem` a response.
+//! `PageParams` and [`SortParam`] are extractors and `Problem` a response.
 
 #[cfg(feature = "axum")]
 mod axum;
+#[cfg(feature = "axum")]
+pub use self::axum::SortParam;
 mod params;
 mod problem;
 mod response;
