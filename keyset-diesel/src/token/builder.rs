@@ -29,6 +29,8 @@ pub struct CursorCodecBuilder {
     max_len: Option<usize>,
     #[cfg(feature = "encrypted-tokens")]
     encrypted: bool,
+    #[cfg(feature = "encrypted-tokens")]
+    sealed_len: usize,
 }
 
 impl fmt::Debug for CursorCodecBuilder {
@@ -134,6 +136,18 @@ impl CursorCodecBuilder {
         self
     }
 
+    /// A fixed size class for encrypted tokens: every sealed payload is padded to at least
+    /// `bytes` (rounded up to 128), so tokens of every key up to that size have one length and
+    /// tell nothing of their key values' lengths. A larger payload still grows by 128-byte
+    /// blocks: pick a size above your largest key (about 60 bytes plus the key values' encoded
+    /// size). Default 0: 128-byte classes ([`CursorCodecBuilder::encrypted`]). No effect on
+    /// signed tokens.
+    #[cfg(feature = "encrypted-tokens")]
+    pub fn sealed_size_class(mut self, bytes: usize) -> Self {
+        self.sealed_len = bytes;
+        self
+    }
+
     /// The codec.
     ///
     /// # Errors
@@ -173,6 +187,8 @@ impl CursorCodecBuilder {
                 max_len: self.max_len.unwrap_or(DEFAULT_MAX_TOKEN_LEN),
                 #[cfg(feature = "encrypted-tokens")]
                 encrypted: self.encrypted,
+                #[cfg(feature = "encrypted-tokens")]
+                sealed_len: self.sealed_len,
             }),
         })
     }

@@ -111,6 +111,9 @@ pub(super) struct Inner {
     pub(super) max_len: usize,
     #[cfg(feature = "encrypted-tokens")]
     pub(super) encrypted: bool,
+    /// The smallest sealed payload, in bytes (0: none): `CursorCodecBuilder::sealed_size_class`.
+    #[cfg(feature = "encrypted-tokens")]
+    pub(super) sealed_len: usize,
 }
 
 impl fmt::Debug for CursorCodec {
@@ -156,6 +159,18 @@ impl CursorCodec {
 
     /// The format version this codec writes, and the only one it reads: switching encryption
     /// on or off makes outstanding tokens restart.
+    /// The smallest sealed payload (`CursorCodecBuilder::sealed_size_class`; 0 without).
+    #[cfg(feature = "encrypted-tokens")]
+    fn sealed_len(&self) -> usize {
+        self.inner.sealed_len
+    }
+
+    /// Without the feature nothing is sealed.
+    #[cfg(not(feature = "encrypted-tokens"))]
+    fn sealed_len(&self) -> usize {
+        0
+    }
+
     fn version(&self) -> u8 {
         #[cfg(feature = "encrypted-tokens")]
         if self.inner.encrypted {
@@ -215,7 +230,7 @@ impl CursorCodec {
         let mut bytes = Vec::with_capacity(wire::FIXED_LEN + key.len());
         payload.write(&mut bytes);
         self.checked_len(
-            wire::encode(&inner.signing, self.version(), &bytes),
+            wire::encode(&inner.signing, self.version(), &bytes, self.sealed_len()),
             key.len(),
         )
     }
@@ -318,7 +333,12 @@ impl CursorCodec {
     /// A token of this codec's format (signed, or signed and sealed) whose payload is `payload`
     /// as it is.
     pub fn __fuzz_sign_payload(&self, payload: &[u8]) -> String {
-        wire::encode(&self.inner.signing, self.version(), payload)
+        wire::encode(
+            &self.inner.signing,
+            self.version(),
+            payload,
+            self.sealed_len(),
+        )
     }
 
     /// A payload for keyset `K` and `scope` (right digests) with the given direction byte, page

@@ -119,15 +119,18 @@ pub(super) fn direction_of(byte: u8) -> Option<Direction> {
 }
 
 /// The token text of `payload`: framed with `version` and `key`'s id, sealed when `version` is
-/// [`VERSION_ENCRYPTED`], signed with `key`.
-pub(super) fn encode(key: &SecretKey, version: u8, payload: &[u8]) -> String {
+/// [`VERSION_ENCRYPTED`] (padded to at least `sealed_len` bytes, see [`pad`]), signed with
+/// `key`.
+pub(super) fn encode(key: &SecretKey, version: u8, payload: &[u8], sealed_len: usize) -> String {
     let [hi, lo] = key.id.to_be_bytes();
     let header = [version, hi, lo];
     let mut bytes = Vec::with_capacity(HEADER_LEN + payload.len() + 64);
     bytes.extend_from_slice(&header);
+    #[cfg(not(feature = "encrypted-tokens"))]
+    let _ = sealed_len;
     #[cfg(feature = "encrypted-tokens")]
     if version == VERSION_ENCRYPTED {
-        sealed::seal(&key.enc, &header, &pad(payload), &mut bytes);
+        sealed::seal(&key.enc, &header, &pad(payload, sealed_len), &mut bytes);
         return sign_and_encode(key, bytes);
     }
     bytes.extend_from_slice(payload);
@@ -191,10 +194,12 @@ pub(super) fn decode<'k>(
 }
 
 /// `payload || 0x80 || 0x00...` up to a multiple of [`PAD_BLOCK`] bytes (at least one byte
-/// added).
+/// added), and to at least `min_len` bytes (rounded up to a block): a fixed size class for
+/// every payload up to that size.
 #[cfg_attr(not(feature = "encrypted-tokens"), allow(dead_code))]
-pub(super) fn pad(payload: &[u8]) -> Vec<u8> {
-    let len = (payload.len() / PAD_BLOCK + 1) * PAD_BLOCK;
+pub(super) fn pad(payload: &[u8], min_len: usize) -> Vec<u8> {
+    let len =
+        ((payload.len() / PAD_BLOCK + 1) * PAD_BLOCK).max(min_len.div_ceil(PAD_BLOCK) * PAD_BLOCK);
     let mut out = Vec::with_capacity(len);
     out.extend_from_slice(payload);
     out.push(0x80);
@@ -203,13 +208,13 @@ pub(super) fn pad(payload: &[u8]) -> Vec<u8> {
 }
 
 /// The payload of [`pad`]'s output: strips the zeros and the `0x80`; `None` when it is not
-/// padded so.
+/// padded so (padding of several blocks is a size class's).
 fn unpad(mut padded: Vec<u8>) -> Option<Vec<u8>> {
     if padded.len() % PAD_BLOCK != 0 {
         return None;
     }
     let end = padded.iter().rposition(|&b| b != 0)?;
-    if padded[end] != 0x80 || padded.len() - end > PAD_BLOCK {
+    if padded[end] != 0x80 {
         return None;
     }
     padded.truncate(end);
@@ -491,20 +496,64 @@ mod tests {
         assert!(len(&"n".repeat(200)) > lens[0]);
     }
 
+    /// Issue 34 (7): with a fixed size class, keys of 1 to 400 characters make tokens of one
+    /// length, and each decodes (by a codec without the option too: padding is read whatever
+    /// its length).
+    #[cfg(feature = "encrypted-tokens")]
+    #[test]
+    fn a_sealed_size_class_gives_every_token_one_length() {
+        let build = |class: usize| {
+            CursorCodec::builder()
+                .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+                .encrypted(true)
+                .sealed_size_class(class)
+                .build()
+                .unwrap()
+        };
+        let (fixed, plain) = (build(512), build(0));
+        let at = cursor().key.0;
+        let token = |codec: &CursorCodec, n: usize| {
+            let c = crate::cursor::Cursor::<Row>::after((at, "n".repeat(n), 103));
+            let token = codec.encode(&c, &"W9").unwrap();
+            assert_eq!(fixed.decode::<Row>(&token, &"W9").unwrap(), c);
+            assert_eq!(plain.decode::<Row>(&token, &"W9").unwrap(), c);
+            token.len()
+        };
+        let lens: Vec<usize> = [1, 60, 200, 400]
+            .iter()
+            .map(|&n| token(&fixed, n))
+            .collect();
+        assert!(lens.iter().all(|&l| l == lens[0]), "{lens:?}");
+        assert!(token(&plain, 1) < token(&plain, 400));
+        // Above the class, blocks again.
+        assert!(token(&fixed, 600) > lens[0]);
+    }
+
     #[test]
     fn padding_round_trips_and_refuses_what_it_did_not_write() {
         for n in [0, 1, PAD_BLOCK - 1, PAD_BLOCK, 300] {
             let payload = vec![7u8; n];
-            let padded = pad(&payload);
+            let padded = pad(&payload, 0);
             assert_eq!(padded.len() % PAD_BLOCK, 0);
             assert!(padded.len() > n);
             assert_eq!(unpad(padded).unwrap(), payload);
+            // A size class of 512 bytes: every payload below it pads to 512.
+            let class = pad(&payload, 500);
+            assert_eq!(class.len(), 512.max(padded_len(n)));
+            assert_eq!(unpad(class).unwrap(), payload);
         }
         assert_eq!(unpad(vec![0; PAD_BLOCK]), None);
         assert_eq!(unpad(vec![1; PAD_BLOCK]), None);
         assert_eq!(unpad(vec![0x80; PAD_BLOCK - 1]), None);
-        let mut too_much = vec![0x80];
-        too_much.resize(2 * PAD_BLOCK, 0);
-        assert_eq!(unpad(too_much), None);
+        let mut class = vec![0x80];
+        class.resize(2 * PAD_BLOCK, 0);
+        assert_eq!(unpad(class), Some(Vec::new()));
+        let mut no_marker = vec![7u8];
+        no_marker.resize(2 * PAD_BLOCK, 0);
+        assert_eq!(unpad(no_marker), None);
+    }
+
+    fn padded_len(n: usize) -> usize {
+        (n / PAD_BLOCK + 1) * PAD_BLOCK
     }
 }
