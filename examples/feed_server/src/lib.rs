@@ -96,6 +96,12 @@ pub const MEMBERS: &[(&str, &[&str])] = &[
     ("member-w5", &["W5"]),
 ];
 
+/// The largest attachment [`Db::insert_events`] accepts, in bytes. The byte budget
+/// ([`Settings::max_bytes`]) bounds a response, not memory: a page loads `page_size + 1` whole
+/// rows before it cuts, so what a request allocates is bounded by the row size, set here at
+/// write (100 rows of at most 64 KiB: about 6.5 MiB a request).
+pub const MAX_ATTACHMENT_BYTES: usize = 64 * 1024;
+
 /// Workspace W5: events with attachments of very different sizes, in bytes (the byte budget
 /// makes pages of small rows hold more rows than pages of large ones).
 pub const ATTACHMENT_SIZES: &[usize] =
@@ -343,8 +349,19 @@ impl Db {
     /// Inserts events (in one transaction).
     ///
     /// # Errors
-    /// Database errors.
+    /// An attachment above [`MAX_ATTACHMENT_BYTES`] (nothing is inserted), database errors.
     pub fn insert_events(&self, rows: &[NewEvent]) -> Result<(), BoxError> {
+        if let Some(big) = rows
+            .iter()
+            .filter_map(|r| r.attachment.as_ref())
+            .find(|a| a.len() > MAX_ATTACHMENT_BYTES)
+        {
+            return Err(format!(
+                "an attachment of {} bytes is over the limit of {MAX_ATTACHMENT_BYTES}",
+                big.len()
+            )
+            .into());
+        }
         with_conn!(self, |conn| conn
             .transaction(|conn| insert_events!(conn, rows)))?;
         Ok(())

@@ -485,6 +485,22 @@ pub fn byte_budget_pages_attachments<B: FeedBackend>() {
         max_bytes,
         ..Settings::default()
     });
+    // Issue 34 (4): the budget cuts rows already loaded, so the example bounds rows at write.
+    let big = |size: usize| NewEvent {
+        event_id: format!("big{size}"),
+        workspace_id: "W5".to_string(),
+        occurred_at: chrono::NaiveDate::from_ymd_opt(2026, 10, 12)
+            .expect("date")
+            .and_hms_opt(0, 0, 0)
+            .expect("time"),
+        message: "big".to_string(),
+        attachment: Some("a".repeat(size)),
+    };
+    let refused = server
+        .db
+        .insert_events(&[big(keyset_feed_server::MAX_ATTACHMENT_BYTES + 1)])
+        .expect_err("over the limit");
+    assert!(refused.to_string().contains("over the limit"), "{refused}");
     let client = reqwest::Client::new();
     let pages: Vec<Vec<EventItem>> = server.rt.block_on(async {
         let mut pages = Vec::new();
