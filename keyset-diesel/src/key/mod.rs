@@ -44,7 +44,7 @@ pub struct InvalidKeyValue(pub &'static str);
 ///  | `time::OffsetDateTime` (feature `time`) | `datetime_utc` | as `DateTime<Utc>`: the instant (the offset is not kept: Diesel binds the instant) |
 ///  | `time::PrimitiveDateTime` (feature `time`) | `naive_datetime` | as `NaiveDateTime` |
 ///  | `time::Date` (feature `time`) | `date` | as `NaiveDate` |
-///  | `time::Time` (feature `time`) | `time` | as `NaiveTime`; a cursor Diesel 2.3 cannot bind is refused ([`KeyValue::check_bind`]): on MySQL any fraction of a second, on PostgreSQL a fraction below 1 µs, on SQLite 1 to 999 ns |
+///  | `time::Time` (feature `time`) | `time` | as `NaiveTime`; a cursor Diesel 2.4 cannot bind is refused ([`KeyValue::check_bind`]): on MySQL any fraction of a second, on PostgreSQL a fraction below 1 µs, on SQLite 1 to 999 ns |
 ///  | `uuid::Uuid` (feature `uuid`) | `uuid` | the 16 bytes as one big-endian `u128` |
 ///  | `bigdecimal::BigDecimal` (feature `numeric`) | `decimal` | `[digits, scale]`: the exact value `digits × 10^-scale` |
 ///  | a fieldless enum with `#[derive(KeyValue)]` (a PostgreSQL native enum) | `enum<Name>` | the variant's Rust name |
@@ -149,7 +149,7 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
     /// Diesel's `ToSql` would change there, so the seek would start from another value than
     /// the cursor's and lose or repeat rows. Checked for a cursor before any SQL runs
     /// ([`crate::KeysetError::InvalidCursorKey`]). The default accepts every value; timestamps
-    /// and times of day refuse the fractions of a second Diesel 2.3 drops (below 1 µs on
+    /// and times of day refuse the fractions of a second Diesel 2.4 drops (below 1 µs on
     /// PostgreSQL and MySQL; `time::Time` as in the type table above), and `BigDecimal` on
     /// SQLite a value that is not an `f64`'s exact expansion.
     ///

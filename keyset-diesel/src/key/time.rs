@@ -103,15 +103,15 @@ impl KeyValue for Time {
     fn check_bind(&self, backend: BackendKind) -> Result<(), InvalidKeyValue> {
         let nanos = self.nanosecond();
         match backend {
-            // Diesel 2.3's `ToSql<Time, Mysql>` for `time::Time` binds no fraction at all.
+            // Diesel 2.4's `ToSql<Time, Mysql>` for `time::Time` binds no fraction at all.
             BackendKind::Mysql if nanos != 0 => Err(InvalidKeyValue(
-                "Diesel 2.3 binds a time::Time on MySQL without its fraction of a second; \
+                "Diesel 2.4 binds a time::Time on MySQL without its fraction of a second; \
                  read a TIME(n) column holding fractions as chrono::NaiveTime",
             )),
-            // Diesel 2.3's `ToSql<Time, Sqlite>` writes whole seconds when the
+            // Diesel 2.4's `ToSql<Time, Sqlite>` writes whole seconds when the
             // microseconds are 0, dropping 1 to 999 nanoseconds.
             BackendKind::Sqlite if (1..1_000).contains(&nanos) => Err(InvalidKeyValue(
-                "Diesel 2.3 binds a time::Time on SQLite without a fraction below one \
+                "Diesel 2.4 binds a time::Time on SQLite without a fraction below one \
                      microsecond; read such text as chrono::NaiveTime",
             )),
             // PostgreSQL: whole microseconds.

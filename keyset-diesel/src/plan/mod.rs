@@ -88,7 +88,7 @@ use diesel::backend::Backend;
 use diesel::connection::Connection;
 use diesel::query_builder::{AstPass, Query, QueryBuilder, QueryFragment, QueryId};
 use diesel::query_dsl::methods::LoadQuery;
-use diesel::query_dsl::RunQueryDsl;
+use diesel::query_dsl::{RunQueryDsl, RunQueryDslSupport};
 use diesel::QueryResult;
 
 pub use self::recipe::IndexStyle;
@@ -164,7 +164,7 @@ impl<Q: QueryFragment<DB>, ST, DB: Backend> QueryFragment<DB> for Explain<Q, ST>
     }
 }
 
-impl<Q, ST, Conn> RunQueryDsl<Conn> for Explain<Q, ST> {}
+impl<Q, ST> RunQueryDslSupport for Explain<Q, ST> {}
 
 /// What the keyset contributes to a plan check.
 #[doc(hidden)]

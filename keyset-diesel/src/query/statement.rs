@@ -36,7 +36,7 @@ use std::fmt;
 
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::query_dsl::RunQueryDsl;
+use diesel::query_dsl::RunQueryDslSupport;
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, HasSqlType};
 use diesel::QueryResult;
@@ -144,7 +144,7 @@ impl<Q: Query, K: Keyset> Query for PageStatement<Q, K> {
     type SqlType = Q::SqlType;
 }
 
-impl<Q, K: Keyset, Conn> RunQueryDsl<Conn> for PageStatement<Q, K> {}
+impl<Q, K: Keyset> RunQueryDslSupport for PageStatement<Q, K> {}
 
 impl<Q, K, DB> QueryFragment<DB> for PageStatement<Q, K>
 where

@@ -12,7 +12,7 @@
 
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::query_dsl::RunQueryDsl;
+use diesel::query_dsl::RunQueryDslSupport;
 use diesel::sql_types::{BigInt, Integer};
 use diesel::QueryResult;
 
@@ -51,7 +51,7 @@ impl<Q: Query, K: Keyset, const SHAPE: u8> Query for TypeKeyed<PageStatement<Q, 
     type SqlType = Q::SqlType;
 }
 
-impl<S, Conn, const SHAPE: u8> RunQueryDsl<Conn> for TypeKeyed<S, SHAPE> {}
+impl<S, const SHAPE: u8> RunQueryDslSupport for TypeKeyed<S, SHAPE> {}
 
 impl<S: QueryFragment<DB>, DB: Backend, const SHAPE: u8> QueryFragment<DB> for TypeKeyed<S, SHAPE> {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
@@ -86,7 +86,7 @@ where
     );
 }
 
-impl<P, Conn> RunQueryDsl<Conn> for WithTotal<P> {}
+impl<P> RunQueryDslSupport for WithTotal<P> {}
 
 impl<P: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for WithTotal<P> {
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {

@@ -25,7 +25,7 @@
 use diesel::dsl::SqlTypeOf;
 use diesel::expression::Expression;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
-use diesel::query_dsl::RunQueryDsl;
+use diesel::query_dsl::RunQueryDslSupport;
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, HasSqlType, Integer};
 use diesel::QueryResult;
@@ -145,7 +145,7 @@ where
     type SqlType = (Q::SqlType, SqlTypeOf<K::Columns>, Integer);
 }
 
-impl<Q, K: Keyset, Conn> RunQueryDsl<Conn> for UnionPage<Q, K> {}
+impl<Q, K: Keyset> RunQueryDslSupport for UnionPage<Q, K> {}
 
 /// The union's key columns by their aliases.
 struct OuterColumns<'p, 'a, 'b, DB: diesel::backend::Backend> {

@@ -561,7 +561,7 @@ time_backend!(
     Timestamptz,
     time_times()
 );
-// Whole seconds: Diesel 2.3 binds a `time::Time` on MySQL without its fraction, so it writes
+// Whole seconds: Diesel 2.4 binds a `time::Time` on MySQL without its fraction, so it writes
 // none either (the cursor check refuses such keys: `time_time_fraction_diesel_drops_*`).
 time_backend!(
     mysql_time,

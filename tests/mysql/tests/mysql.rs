@@ -448,7 +448,7 @@ mod chrono_over_time_rows {
     keyset_test_suites::key_model!(ChronoTimeAsc, time_rows, t_time: chrono::NaiveTime => asc, id desc, diesel::MysqlConnection);
 }
 
-/// Diesel 2.3 binds a `time::Time` on MySQL without its fraction of a second: a cursor holding
+/// Diesel 2.4 binds a `time::Time` on MySQL without its fraction of a second: a cursor holding
 /// one (a `TIME(6)` value written by other means) is refused with `InvalidCursorKey` before any
 /// SQL runs, instead of seeking from the whole second. The same column read as
 /// `chrono::NaiveTime` pages exactly.

@@ -328,7 +328,7 @@ fn time_key_over_chrono_written_text_is_loud_ascending_and_loses_ties_descending
     assert_eq!(walked.len() + lost.len(), expected.len(), "nothing twice");
 }
 
-/// Diesel 2.3 writes a `time::Time` whose microseconds are 0 as whole seconds, dropping 1 to
+/// Diesel 2.4 writes a `time::Time` whose microseconds are 0 as whole seconds, dropping 1 to
 /// 999 ns: a cursor holding such a value (read from text chrono wrote, `12:00:00.000000500`)
 /// is refused with `InvalidCursorKey` before any SQL runs, instead of seeking from
 /// `12:00:00`.

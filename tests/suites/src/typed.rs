@@ -69,7 +69,7 @@ pub fn every_time_key_type_pages_exactly<C: TimeKeys>() {
     assert_eq!(db.stored_time_values(), written, "time values as written");
 }
 
-/// A `time::Time` key Diesel 2.3 cannot bind on this backend (`update_sql` writes such values,
+/// A `time::Time` key Diesel 2.4 cannot bind on this backend (`update_sql` writes such values,
 /// `refused_sql` selects their ids): the walk delivers every row up to and including the first
 /// such row exactly as `ORDER BY` does, and the next page is refused before any SQL runs with
 /// `KeysetError::InvalidCursorKey` naming `t_time`, instead of a seek from another value.
