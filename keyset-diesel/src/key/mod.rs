@@ -321,7 +321,7 @@ plain_key_value!(
 #[cfg(any(feature = "chrono", feature = "time"))]
 pub(crate) fn check_microseconds(nanos: u32, backend: BackendKind) -> Result<(), InvalidKeyValue> {
     match backend {
-        BackendKind::Postgres | BackendKind::Mysql if nanos % 1_000 != 0 => Err(InvalidKeyValue(
+        BackendKind::Postgres | BackendKind::Mysql if !nanos.is_multiple_of(1_000) => Err(InvalidKeyValue(
             "the column keeps microseconds and Diesel binds whole microseconds, so this cursor's \
              fraction of a second below 1 us would be dropped and the page boundary moved; build \
              the cursor from a value the column holds (chrono: `DurationRound::trunc_subsecs(6)`)",

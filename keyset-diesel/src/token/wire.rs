@@ -210,7 +210,7 @@ pub(super) fn pad(payload: &[u8], min_len: usize) -> Vec<u8> {
 /// The payload of [`pad`]'s output: strips the zeros and the `0x80`; `None` when it is not
 /// padded so (padding of several blocks is a size class's).
 fn unpad(mut padded: Vec<u8>) -> Option<Vec<u8>> {
-    if padded.len() % PAD_BLOCK != 0 {
+    if !padded.len().is_multiple_of(PAD_BLOCK) {
         return None;
     }
     let end = padded.iter().rposition(|&b| b != 0)?;
