@@ -39,6 +39,17 @@ pub enum KeysetError {
          or a view that keeps one row per group instead"
     )]
     DistinctOn,
+    /// A page with a byte budget the database measures
+    /// ([`Paginated::max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)) on a `SELECT
+    /// DISTINCT` query: its size probe would count a duplicated row once per copy, so the
+    /// page could stop between two copies of one row. Refused before any SQL runs. Page the
+    /// distinct rows through a `GROUP BY`, or measure in Rust with
+    /// [`Paginated::max_bytes`](crate::Paginated::max_bytes).
+    #[error(
+        "max_bytes_in_sql cannot measure a SELECT DISTINCT query: use GROUP BY, or measure in \
+         Rust with max_bytes"
+    )]
+    DistinctByteBudget,
     /// Two rows of the page query have the same key (every key column equal): the tie-breaker
     /// is not unique in the query's rows, so a cursor cannot name one row and a walk would
     /// lose the rows sharing a key with a page's last row. Causes: a column marked `unique`

@@ -90,6 +90,7 @@
 extern crate self as keyset_diesel;
 
 mod backend;
+mod bounded;
 mod checks;
 mod cursor;
 mod error;
@@ -114,6 +115,7 @@ mod walk;
 pub mod web;
 
 pub use crate::backend::KeysetBackend;
+pub use crate::bounded::{BytesBudgeted, MeasuredColumn};
 pub use crate::cursor::{Cursor, Direction};
 pub use crate::error::KeysetError;
 pub use crate::keyset::Keyset;

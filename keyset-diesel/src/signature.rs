@@ -27,23 +27,39 @@ where
 /// `Identifier("..")` in it, in order, each double-quoted, joined with `.`. The whole text
 /// when it holds no identifier (a shape this does not know), empty for empty.
 fn sql_table_name_of(component: &str) -> String {
+    match table_parts_of(component) {
+        Some(parts) => parts
+            .iter()
+            .map(|name| format!("\"{}\"", name.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join("."),
+        None => component.to_string(),
+    }
+}
+
+/// The parts of table `T`'s SQL name, unquoted, schema first: `["archive", "events"]`;
+/// `None` when Diesel's `Debug` text holds no identifier this can read.
+pub(crate) fn sql_table_parts<T>() -> Option<Vec<String>>
+where
+    T: StaticQueryFragment,
+    T::Component: Debug,
+{
+    table_parts_of(&format!("{:?}", T::STATIC_COMPONENT))
+}
+
+/// Every `Identifier("..")` in `component`, in order, unescaped; `None` for none, or for a
+/// string this cannot read.
+fn table_parts_of(component: &str) -> Option<Vec<String>> {
     const MARK: &str = "Identifier(\"";
     let mut parts = Vec::new();
     let mut rest = component;
     while let Some(at) = rest.find(MARK) {
         let after = &rest[at + MARK.len()..];
-        match unescape_debug_str(after) {
-            Some((name, used)) => {
-                parts.push(format!("\"{}\"", name.replace('"', "\"\"")));
-                rest = &after[used..];
-            }
-            None => return component.to_string(),
-        }
+        let (name, used) = unescape_debug_str(after)?;
+        parts.push(name);
+        rest = &after[used..];
     }
-    if parts.is_empty() {
-        return component.to_string();
-    }
-    parts.join(".")
+    (!parts.is_empty()).then_some(parts)
 }
 
 /// The string whose `Debug` text starts `text` (after its opening quote): the string and the

@@ -96,10 +96,10 @@ pub const MEMBERS: &[(&str, &[&str])] = &[
     ("member-w5", &["W5"]),
 ];
 
-/// The largest attachment [`Db::insert_events`] accepts, in bytes. The byte budget
-/// ([`Settings::max_bytes`]) bounds a response, not memory: a page loads `page_size + 1` whole
-/// rows before it cuts, so what a request allocates is bounded by the row size, set here at
-/// write (100 rows of at most 64 KiB: about 6.5 MiB a request).
+/// The largest attachment [`Db::insert_events`] accepts, in bytes. A page fetches only the
+/// rows whose stored message and attachment fit [`Settings::max_bytes`] (measured in SQL,
+/// `max_bytes_in_sql`), plus one when the first row alone is larger: this bound at write caps
+/// that one row.
 pub const MAX_ATTACHMENT_BYTES: usize = 64 * 1024;
 
 /// Workspace W5: events with attachments of very different sizes, in bytes (the byte budget
@@ -128,7 +128,9 @@ pub fn attachment_rows() -> Vec<NewEvent> {
 pub struct Settings {
     /// Default and maximum page size.
     pub policy: PageSizePolicy,
-    /// The byte budget of a page: the JSON of its items, in bytes.
+    /// The byte budget of a page, in bytes: of its items' JSON (cut in Rust), and of the
+    /// stored message and attachment it fetches (measured in SQL, so rows past it are never
+    /// loaded; one row more when the first row alone is larger).
     pub max_bytes: usize,
 }
 
@@ -419,7 +421,11 @@ impl Db {
             .select(Event::as_select())
             .paginate(cursor)
             .page_size(page_size)
+            // The response: at most `max_bytes` of item JSON, cut among the rows loaded.
             .max_bytes(max_bytes, json_len)
+            // Memory: the rows whose stored text is past `max_bytes` are never fetched.
+            .max_bytes_in_sql(max_bytes, events::attachment)
+            .measure(events::message)
             .load_page(conn))?)
     }
 }

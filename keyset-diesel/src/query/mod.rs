@@ -14,6 +14,7 @@ use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::QueryResult;
 
+pub(crate) mod measure;
 mod seek;
 pub(crate) mod shape;
 mod small_list;
@@ -23,6 +24,7 @@ mod statement;
 pub(crate) mod typing;
 mod union;
 
+pub use self::measure::SizeProbe;
 pub use self::seek::{KeysetOrder, SeekPredicate};
 pub use self::source::{PageSource, SelectParts};
 pub use self::statement::PageStatement;

@@ -111,6 +111,19 @@ impl<K: Keyset> SeekPredicate<K> {
         }
     }
 
+    /// The whole seek after `key` as one condition in `dialect` (never split into arms), as a
+    /// page's cursor writes it (admitting the values a key type does not represent).
+    pub(crate) fn whole(key: K::Key, walk: Direction, dialect: Dialect) -> Self {
+        SeekPredicate {
+            terms: sql::terms(K::COLUMNS, walk),
+            key,
+            walk,
+            plan: SeekPlan::Single,
+            dialect: Some(dialect),
+            admit_unrepresented: true,
+        }
+    }
+
     /// The dialect this predicate is written in on `DB`.
     fn dialect<DB: KeysetBackend>(&self) -> Dialect {
         self.dialect.unwrap_or_else(keyset_dialect::<DB, K>)

@@ -1,6 +1,9 @@
 //! The one decision of a page: from its options, its backend and its cursor to the statement
 //! it runs ([`PageQuery`]) and how its rows become a page ([`Assembly`]).
 
+use std::sync::Arc;
+
+use super::measure::{SizeColumn, SizeProbe};
 use super::seek::{keyset_dialect, FarBound, KeysetOrder, SeekPredicate};
 use super::source::PageSource;
 use super::statement::PageStatement;
@@ -66,11 +69,7 @@ where
     for key in until.as_ref().map(|u| &u.key).into_iter().chain(&cursor) {
         check_bound::<DB, K>(key)?;
     }
-    let index = match index {
-        IndexHint::Declared => query.default_index(),
-        IndexHint::Named(name) => Some(name),
-        IndexHint::Off => None,
-    };
+    let index = resolve_index(&query, index);
     let deferred = deferred.unwrap_or(DB::DEFERRED_JOIN && index.is_none());
     let mut dialect = keyset_dialect::<DB, K>();
     dialect.row_values &= !expanded;
@@ -108,6 +107,65 @@ where
         }),
     };
     Ok((query, assembly))
+}
+
+/// The size probe of `paginated` on backend `DB` (`query/measure.rs`): the page's seek (one
+/// condition), window, order, index and `LIMIT page_size + 1` over a copy of its query,
+/// selecting the key columns and the sum of `columns`' sizes.
+///
+/// # Errors
+/// As [`shape`]: an invalid page size, the query's own refusals, a cursor or window end that
+/// cannot be bound.
+pub(crate) fn size_probe<DB, Q, K, M>(
+    paginated: &Paginated<Q, K, M>,
+    columns: Arc<[SizeColumn]>,
+) -> Result<SizeProbe<Q, K>, KeysetError>
+where
+    DB: KeysetBackend,
+    Q: PageSource<K> + Clone,
+    K: Keyset,
+{
+    let p = paginated;
+    if p.page_size == 0 {
+        return Err(KeysetError::InvalidPageSize(0));
+    }
+    p.query.check_clauses()?;
+    for key in p
+        .until
+        .as_ref()
+        .map(|u| &u.key)
+        .into_iter()
+        .chain(&p.cursor)
+    {
+        check_bound::<DB, K>(key)?;
+    }
+    let mut dialect = keyset_dialect::<DB, K>();
+    dialect.row_values &= !p.expanded;
+    Ok(SizeProbe {
+        query: p.query.clone(),
+        seek: p
+            .cursor
+            .clone()
+            .map(|key| SeekPredicate::whole(key, p.walk, dialect)),
+        until: p
+            .until
+            .as_ref()
+            .map(|end| FarBound::new(end.key.clone(), p.walk, end.inclusive, dialect)),
+        order: KeysetOrder::new(p.walk),
+        limit: i64::from(p.page_size) + 1,
+        index: resolve_index(&p.query, p.index),
+        columns,
+    })
+}
+
+/// The index a page names: the query's default (the keyset's declared one), the forced one,
+/// or none.
+fn resolve_index<Q: PageSource<K>, K: Keyset>(query: &Q, hint: IndexHint) -> Option<&'static str> {
+    match hint {
+        IndexHint::Declared => query.default_index(),
+        IndexHint::Named(name) => Some(name),
+        IndexHint::Off => None,
+    }
 }
 
 /// A cursor or window end that can be bound on `DB`: no value that is never a key (a NaN),

@@ -325,7 +325,7 @@ where
 /// The index hint after a `FROM` clause of one table, the name quoted as an identifier:
 /// MySQL/MariaDB `FORCE INDEX (<index>)`, SQLite `INDEXED BY <index>`; nothing on
 /// PostgreSQL, which has no index hints.
-fn walk_index_hint<DB: KeysetBackend>(
+pub(crate) fn walk_index_hint<DB: KeysetBackend>(
     index: Option<&'static str>,
     mut out: AstPass<'_, '_, DB>,
 ) -> QueryResult<()> {

@@ -35,3 +35,132 @@ macro_rules! seek_alone {
 seek_alone!("sqlite", diesel::SqliteConnection);
 seek_alone!("postgres", diesel::PgConnection);
 seek_alone!("mysql", diesel::MysqlConnection);
+
+/// The model of the byte budget the database measures (`Paginated::max_bytes_in_sql`):
+/// `plan_rows` by `score ASC, id DESC` (heavy ties in `score`, mixed directions), with
+/// `payload` read through [`CountedText`], so a test sees how many bytes the page loaded.
+#[derive(Debug, Clone, diesel::Queryable, diesel::Selectable, keyset_diesel::Keyset)]
+#[diesel(table_name = crate::schema::plan_rows)]
+pub struct Measured {
+    #[keyset(asc)]
+    pub score: i32,
+    #[keyset(desc, unique)]
+    pub id: i64,
+    #[diesel(deserialize_as = CountedText)]
+    pub payload: String,
+}
+
+impl Measured {
+    /// The row's size as the budget counts it: `payload` measured twice (the measured columns'
+    /// sizes add up; the same column named twice counts twice).
+    pub fn weight(&self) -> usize {
+        2 * self.payload.len()
+    }
+}
+
+thread_local! {
+    static LOADED: std::cell::Cell<(usize, usize)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// `payload` as loaded: counts the rows and bytes this thread deserialized ([`take_loaded`]).
+pub struct CountedText(String);
+
+impl<DB> diesel::Queryable<diesel::sql_types::Text, DB> for CountedText
+where
+    DB: diesel::backend::Backend,
+    String: diesel::deserialize::FromSql<diesel::sql_types::Text, DB>,
+{
+    type Row = String;
+    fn build(text: String) -> diesel::deserialize::Result<Self> {
+        LOADED.with(|l| {
+            let (rows, bytes) = l.get();
+            l.set((rows + 1, bytes + text.len()));
+        });
+        Ok(CountedText(text))
+    }
+}
+
+impl From<CountedText> for String {
+    fn from(text: CountedText) -> String {
+        text.0
+    }
+}
+
+/// The rows and bytes of `payload` this thread loaded since the last call.
+pub fn take_loaded() -> (usize, usize) {
+    LOADED.with(|l| l.replace((0, 0)))
+}
+
+/// How a [`MeasuredRead`] page bounds its bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// `max_bytes_in_sql(max, payload).measure(payload)`: measured by the database.
+    InSql(usize),
+    /// `max_bytes(max, Measured::weight)`: measured in Rust on the rows loaded.
+    InRust(usize),
+}
+
+/// One page of [`Measured`] (tenant 0), after or before `cursor`, under `budget`; with
+/// `distinct`, of `SELECT DISTINCT`.
+pub trait MeasuredRead {
+    fn measured_page(
+        &mut self,
+        cursor: Option<keyset_diesel::Cursor<Measured>>,
+        backward: bool,
+        page_size: u32,
+        budget: Budget,
+        distinct: bool,
+    ) -> diesel::QueryResult<keyset_diesel::Page<Measured>>;
+}
+
+macro_rules! measured_read {
+    ($feature:literal, $conn:ty) => {
+        #[cfg(feature = $feature)]
+        impl MeasuredRead for $conn {
+            fn measured_page(
+                &mut self,
+                cursor: Option<keyset_diesel::Cursor<Measured>>,
+                backward: bool,
+                page_size: u32,
+                budget: Budget,
+                distinct: bool,
+            ) -> diesel::QueryResult<keyset_diesel::Page<Measured>> {
+                use crate::schema::plan_rows;
+                use diesel::prelude::*;
+                use keyset_diesel::PaginateDsl;
+                type Db = <$conn as diesel::Connection>::Backend;
+                let query = plan_rows::table
+                    .filter(plan_rows::tenant.eq(0))
+                    .select(<Measured as SelectableHelper<Db>>::as_select());
+                macro_rules! page {
+                    ($q:expr) => {{
+                        let p = if backward {
+                            $q.paginate_before(cursor)
+                        } else {
+                            $q.paginate_after(cursor)
+                        }
+                        .page_size(page_size);
+                        match budget {
+                            Budget::InSql(max) => p
+                                .max_bytes_in_sql(max, plan_rows::payload)
+                                .measure(plan_rows::payload)
+                                .load_page(self),
+                            Budget::InRust(max) => {
+                                p.max_bytes(max, Measured::weight).load_page(self)
+                            }
+                        }
+                    }};
+                }
+                if distinct {
+                    page!(query.distinct())
+                } else {
+                    page!(query)
+                }
+            }
+        }
+    };
+}
+
+measured_read!("sqlite", diesel::SqliteConnection);
+measured_read!("postgres", diesel::PgConnection);
+measured_read!("mysql", diesel::MysqlConnection);

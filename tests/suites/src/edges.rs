@@ -5,7 +5,7 @@ use crate::models::{
     debug_len, A_asc__B_desc__ID_asc, A_asc__ID_asc, A_desc__ID_desc, ID_desc, Read, Walk,
 };
 use crate::oracle::oracle_sql;
-use crate::{Row, TestDb};
+use crate::{PlanRow, Row, TestDb};
 use keyset_diesel::{Cursor, Direction, Keyset, Page};
 pub use keyset_test_models::edges::*;
 use std::collections::HashMap;
@@ -441,4 +441,120 @@ where
         }
     }
     assert_eq!(walks, 7 * 7 * shapes.len() * 2 * 3);
+}
+
+/// `max_bytes_in_sql`: walks under budgets from "less than any row" to "more than any page",
+/// at several page sizes, both ways, equal the plain `ORDER BY` (heavy ties, mixed
+/// directions, rows of 0 to 9,998 bytes as measured); each page loads exactly the rows
+/// it delivers (the rows past the budget are never fetched), holds at most the budget (or one
+/// row bigger than it), is cut no earlier than the budget says, and keeps `has_more` and
+/// `next_cursor` exact. The budget measured in Rust loads rows it then drops, on the same data:
+/// the counter this test reads sees the difference. A `SELECT DISTINCT` query is refused.
+pub fn sql_byte_budget_fetches_only_the_rows_that_fit<C: TestDb + MeasuredRead>() {
+    let mut db = C::open();
+    let rows: Vec<PlanRow> = (1..=40)
+        .map(|id| PlanRow {
+            id,
+            tenant: 0,
+            at: crate::at(id, 0),
+            score: (id % 3) as i32,
+            maybe: None,
+            payload: "x".repeat(if id % 7 == 0 {
+                4_999
+            } else {
+                (id as usize * 37) % 300
+            }),
+        })
+        .collect();
+    db.insert_plan_rows(&rows);
+    // The budget counts `payload` twice (`max_bytes_in_sql(.., payload).measure(payload)`).
+    let weight: HashMap<i64, usize> = rows.iter().map(|r| (r.id, 2 * r.payload.len())).collect();
+    let forward = db.ids("SELECT id FROM plan_rows WHERE tenant = 0 ORDER BY score ASC, id DESC");
+    assert_eq!(forward.len(), 40);
+    let mut dropped_in_rust = 0;
+    for budget in [0, 250, 900, 6_000, 1_000_000] {
+        for page_size in [1, 4, 9] {
+            for backward in [false, true] {
+                let walk: Vec<i64> = if backward {
+                    forward.iter().rev().copied().collect()
+                } else {
+                    forward.clone()
+                };
+                let mut cursor = None;
+                let mut walked = Vec::new();
+                loop {
+                    take_loaded();
+                    let page = db
+                        .measured_page(
+                            cursor.take(),
+                            backward,
+                            page_size,
+                            Budget::InSql(budget),
+                            false,
+                        )
+                        .expect("page");
+                    let (loaded_rows, loaded_bytes) = take_loaded();
+                    let mut ids: Vec<i64> = page.items.iter().map(|m| m.id).collect();
+                    let what = format!(
+                        "budget {budget}, page size {page_size}, backward {backward}, page {ids:?}"
+                    );
+                    assert_eq!(page.page_size, page_size, "{what}: the page size asked");
+                    assert_eq!(
+                        loaded_rows,
+                        ids.len(),
+                        "{what}: loaded only the rows delivered"
+                    );
+                    let delivered_b: usize = page.items.iter().map(|m| m.payload.len()).sum();
+                    assert_eq!(loaded_bytes, delivered_b, "{what}");
+                    assert!(!ids.is_empty() && ids.len() <= page_size as usize, "{what}");
+                    let used: usize = ids.iter().map(|id| weight[id]).sum();
+                    assert!(ids.len() == 1 || used <= budget, "{what}: {used} bytes");
+                    if backward {
+                        ids.reverse();
+                    }
+                    let at = walked.len() + ids.len();
+                    assert_eq!(&walk[walked.len()..at], &ids[..], "{what}: the next rows");
+                    match walk.get(at) {
+                        Some(next) => {
+                            assert!(page.has_more(), "{what}: rows remain");
+                            if ids.len() < page_size as usize {
+                                assert!(used + weight[next] > budget, "{what}: cut too early");
+                            }
+                            let last = page.next_cursor().expect("a next cursor").key;
+                            assert_eq!(
+                                last.1,
+                                ids[ids.len() - 1],
+                                "{what}: the last row delivered"
+                            );
+                        }
+                        None => assert!(!page.has_more() && page.next_cursor().is_none(), "{what}"),
+                    }
+                    walked.extend(ids);
+                    cursor = page.next_cursor();
+                    if cursor.is_none() {
+                        break;
+                    }
+                }
+                assert_eq!(
+                    walked, walk,
+                    "budget {budget}, page size {page_size}: the ORDER BY"
+                );
+                // The same first page measured in Rust: it loads `page_size + 1` rows.
+                take_loaded();
+                let page = db
+                    .measured_page(None, backward, page_size, Budget::InRust(budget), false)
+                    .expect("page");
+                let (loaded_rows, _) = take_loaded();
+                dropped_in_rust += loaded_rows - page.items.len();
+            }
+        }
+    }
+    assert!(dropped_in_rust > 0, "the Rust budget loads rows it drops");
+    let error = db
+        .measured_page(None, false, 4, Budget::InSql(100), true)
+        .expect_err("DISTINCT is refused");
+    assert_eq!(
+        keyset_diesel::KeysetError::from_diesel(&error),
+        Some(&keyset_diesel::KeysetError::DistinctByteBudget)
+    );
 }

@@ -139,6 +139,8 @@ macro_rules! backend_suite {
                 => edges::windows_bounded_on_both_sides,
             byte_budget_walks_equal_order_by_and_deliver_an_oversized_row_alone
                 => edges::byte_budget_walks_equal_order_by,
+            sql_byte_budget_fetches_only_the_rows_that_fit_and_walks_equal_order_by
+                => edges::sql_byte_budget_fetches_only_the_rows_that_fit,
             c39_collation_equal_text_tie_breaker_is_a_typed_error_not_a_lost_row
                 => loud::collation_equal_text_tie_breaker_is_loud,
             c31a_lossy_bool_is_loud_in_every_direction_and_page_size

@@ -1,0 +1,167 @@
+//! The size probe of a page whose byte budget the database measures
+//! ([`Paginated::max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)): the page's own seek,
+//! window, order and limit, selecting only the key columns and the row's size in bytes, so
+//! the rows that do not fit the budget are never fetched.
+//!
+//! ```sql
+//! SELECT <key columns>, CAST(COALESCE(octet_length("t"."body"), 0) + .. AS BIGINT)
+//! FROM <your table> WHERE <your filters> AND (<seek>) AND (<until>)
+//! ORDER BY <keyset> LIMIT ?
+//! ```
+//!
+//! The size is `octet_length` on PostgreSQL, `OCTET_LENGTH` on MySQL/MariaDB (`CAST(.. AS
+//! SIGNED)`), and `length(CAST(.. AS BLOB))` on SQLite (the bytes of the stored text, not its
+//! characters). The seek is written as one condition (never split into union arms): the probe
+//! reads key columns and sizes only, so its branches would save nothing worth a union.
+
+use std::fmt;
+use std::sync::Arc;
+
+use diesel::dsl::SqlTypeOf;
+use diesel::expression::Expression;
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
+use diesel::query_dsl::RunQueryDslSupport;
+use diesel::serialize::ToSql;
+use diesel::sql_types::{BigInt, HasSqlType};
+use diesel::QueryResult;
+
+use super::seek::{FarBound, KeysetOrder, SeekPredicate};
+use super::source::SelectParts;
+use super::sql::Part;
+use super::statement::{walk_index_hint, walk_limit};
+use crate::backend::{BackendKind, KeysetBackend};
+use crate::error::KeysetError;
+use crate::keyset::{Keyset, KeysetSql};
+
+/// A column whose stored size counts toward a page's byte budget: its table's SQL name in
+/// parts (schema first) and its own name, as Diesel writes them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SizeColumn {
+    pub table: Vec<String>,
+    pub column: &'static str,
+}
+
+/// The size probe statement (see the module docs). Loads `(key, size in bytes)`.
+pub struct SizeProbe<Q, K: Keyset> {
+    pub(crate) query: Q,
+    pub(crate) seek: Option<SeekPredicate<K>>,
+    pub(crate) until: Option<FarBound<K>>,
+    pub(crate) order: KeysetOrder<K>,
+    /// `LIMIT`: page size + 1.
+    pub(crate) limit: i64,
+    pub(crate) index: Option<&'static str>,
+    pub(crate) columns: Arc<[SizeColumn]>,
+}
+
+impl<Q: fmt::Debug, K: Keyset> fmt::Debug for SizeProbe<Q, K> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SizeProbe")
+            .field("query", &self.query)
+            .field("seek", &self.seek)
+            .field("until", &self.until)
+            .field("limit", &self.limit)
+            .field("index", &self.index)
+            .field("columns", &self.columns)
+            .finish()
+    }
+}
+
+impl<Q, K: Keyset> QueryId for SizeProbe<Q, K> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q, K: Keyset> Query for SizeProbe<Q, K>
+where
+    K::Columns: Expression,
+{
+    type SqlType = (SqlTypeOf<K::Columns>, BigInt);
+}
+
+impl<Q, K: Keyset> RunQueryDslSupport for SizeProbe<Q, K> {}
+
+impl<Q, K, DB> QueryFragment<DB> for SizeProbe<Q, K>
+where
+    DB: KeysetBackend + HasSqlType<BigInt>,
+    i64: ToSql<BigInt, DB>,
+    Q: SelectParts<DB>,
+    K: KeysetSql<DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        let q = &self.query;
+        if q.is_distinct(out.backend())? {
+            // Rows the probe counts twice would be one row of the page.
+            return Err(diesel::result::Error::QueryBuilderError(Box::new(
+                KeysetError::DistinctByteBudget,
+            )));
+        }
+        out.push_sql("SELECT ");
+        for i in 0..K::COLUMNS.len() {
+            K::walk_column(i, out.reborrow())?;
+            out.push_sql(", ");
+        }
+        walk_size(&self.columns, out.reborrow())?;
+        q.walk_from(out.reborrow())?;
+        walk_index_hint(self.index, out.reborrow())?;
+        q.walk_where(out.reborrow())?;
+        if self.seek.is_some() || self.until.is_some() {
+            out.push_sql(if q.has_where(out.backend())? {
+                " AND ("
+            } else {
+                " WHERE ("
+            });
+            if let Some(seek) = &self.seek {
+                seek.walk_part(Part::Arm(0), out.reborrow())?;
+                if self.until.is_some() {
+                    out.push_sql(") AND (");
+                }
+            }
+            if let Some(until) = &self.until {
+                until.walk_bound(out.reborrow())?;
+            }
+            out.push_sql(")");
+        }
+        q.walk_group(out.reborrow())?;
+        out.push_sql(" ORDER BY ");
+        self.order.walk_ast(out.reborrow())?;
+        walk_limit(&self.limit, out)
+    }
+}
+
+/// The row's size in bytes: the sum of every measured column's stored size (0 for NULL), as
+/// a 64-bit integer.
+fn walk_size<DB: KeysetBackend>(
+    columns: &[SizeColumn],
+    mut out: AstPass<'_, '_, DB>,
+) -> QueryResult<()> {
+    let (open, close) = match DB::KIND {
+        BackendKind::Postgres => ("CAST(", " AS BIGINT)"),
+        BackendKind::Mysql => ("CAST(", " AS SIGNED)"),
+        BackendKind::Sqlite => ("(", ")"),
+    };
+    out.push_sql(open);
+    if columns.is_empty() {
+        out.push_sql("0");
+    }
+    for (i, c) in columns.iter().enumerate() {
+        if i > 0 {
+            out.push_sql(" + ");
+        }
+        out.push_sql(match DB::KIND {
+            BackendKind::Postgres => "COALESCE(octet_length(",
+            BackendKind::Mysql => "COALESCE(OCTET_LENGTH(",
+            BackendKind::Sqlite => "COALESCE(length(CAST(",
+        });
+        for part in &c.table {
+            out.push_identifier(part)?;
+            out.push_sql(".");
+        }
+        out.push_identifier(c.column)?;
+        out.push_sql(match DB::KIND {
+            BackendKind::Sqlite => " AS BLOB)), 0)",
+            BackendKind::Postgres | BackendKind::Mysql => "), 0)",
+        });
+    }
+    out.push_sql(close);
+    Ok(())
+}
