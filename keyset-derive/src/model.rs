@@ -70,9 +70,19 @@ impl Model {
         quote::format_ident!("{}Sort", self.ident)
     }
 
-    /// The generated row type of named sort `sort`: `<Model>By<Name>`.
+    /// The generated row type of named sort `sort`: `<Model>By<Name>`, or `<Model><Name>`
+    /// for a name that already starts with `By` and an uppercase letter (`ByAction`:
+    /// `EventByAction`, not `EventByByAction`).
     pub fn sort_row(&self, sort: &NamedSort) -> Ident {
-        quote::format_ident!("{}By{}", self.ident, sort.name)
+        let name = sort.name.to_string();
+        let says_by = name
+            .strip_prefix("By")
+            .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_uppercase()));
+        if says_by {
+            quote::format_ident!("{}{}", self.ident, sort.name)
+        } else {
+            quote::format_ident!("{}By{}", self.ident, sort.name)
+        }
     }
 }
 

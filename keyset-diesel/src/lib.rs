@@ -162,7 +162,8 @@ pub use crate::load::async_;
 /// * `#[keyset(sort(Name(field(options), ..)))]`: a named sort, another keyset of the same
 ///   model, its key columns each a field with the options a field takes
 ///   (`sort(Newest(created_at(desc), id(desc), index = "events_newest"))`). Each generates a row
-///   type `<Model>By<Name>` (the model in a transparent wrapper, the sort's keyset), and the
+///   type `<Model>By<Name>` (`<Model><Name>` for a name starting `By`: `ByAction` gives
+///   `EventByAction`; the model in a transparent wrapper, the sort's keyset), and the
 ///   model gets one enum `<Model>Sort` of its sorts ([`SortChoice`]); see [`SortRow`].
 ///
 /// ```

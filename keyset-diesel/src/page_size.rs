@@ -92,12 +92,13 @@ impl PageSizePolicy {
     }
 
     /// The page size for a request's text parameter (`?page_size=...`), `None` if absent.
-    /// Accepts an optional `+` and ASCII digits only.
+    /// Accepts an optional `+` and ASCII digits only. An empty value (`?page_size=`, what an
+    /// HTML form sends for an empty field) counts as absent: the default.
     ///
     /// # Errors
     /// [`PageSizeError`] as described on the type.
     pub fn resolve(&self, requested: Option<&str>) -> Result<u32, PageSizeError> {
-        let Some(text) = requested else {
+        let Some(text) = requested.filter(|text| !text.is_empty()) else {
             return Ok(self.default);
         };
         let (negative, digits) = match text.as_bytes().first() {
@@ -145,7 +146,7 @@ impl PageSizePolicy {
         requested: Option<&str>,
         remembered: Option<u32>,
     ) -> Result<u32, PageSizeError> {
-        match (requested, remembered) {
+        match (requested.filter(|text| !text.is_empty()), remembered) {
             (None, Some(size)) if size > 0 => Ok(size.min(self.max)),
             _ => self.resolve(requested),
         }
@@ -188,7 +189,13 @@ mod tests {
         assert_eq!(policy.resolve(Some("000")), Err(PageSizeError::TooSmall));
         assert_eq!(policy.resolve(Some("abc")), Err(PageSizeError::NotANumber));
         assert_eq!(policy.resolve(Some("2.5")), Err(PageSizeError::NotANumber));
-        assert_eq!(policy.resolve(Some("")), Err(PageSizeError::NotANumber));
+        assert_eq!(policy.resolve(Some("")), Ok(2), "empty: the default");
+        assert_eq!(
+            policy.resolve_or(Some(""), Some(3)),
+            Ok(3),
+            "empty: the token's"
+        );
+        assert_eq!(policy.resolve(Some("+")), Err(PageSizeError::NotANumber));
         assert_eq!(policy.resolve(Some(" 2")), Err(PageSizeError::NotANumber));
         assert_eq!(policy.resolve(Some("2")), Ok(2));
         assert_eq!(policy.resolve(Some("+3")), Ok(3));

@@ -1,8 +1,9 @@
 //! Named sorts: several keysets of one model, one of which a request chooses.
 //!
 //! `#[keyset(sort(Name(field(options), ..)))]` on a model declares a named sort; the derive
-//! generates its row type `<Model>By<Name>` (a keyset of its own) and one enum `<Model>Sort`
-//! of all the model's named sorts, which implements [`SortChoice`].
+//! generates its row type `<Model>By<Name>` (a keyset of its own; `<Model><Name>` for a name
+//! that already starts with `By`, so `ByAction` gives `EventByAction`) and one enum
+//! `<Model>Sort` of all the model's named sorts, which implements [`SortChoice`].
 
 use std::fmt;
 

@@ -3,13 +3,15 @@
 //! `GET /exports/{id}?cursor=...`, one request per page on any connection).
 //!
 //! ```text
-//! EX="cargo run --release -p keyset-stored-export --features postgres --"
+//! EX="cargo run --release -p keyset-stored-export --"   # a SQLite file: no feature needed
+//! # PostgreSQL: EX="cargo run --release -p keyset-stored-export --features postgres -- \
+//! #     --database-url postgres://postgres@127.0.0.1/test"
 //! $EX seed --workspace W9 --rows 100000        # replace W9's events with 100,000 rows
 //! $EX create --workspace W9                     # -> export id, row count, expiry, time taken
 //! $EX page --workspace W9 --export <id>         # first page, as JSON, with next_token
 //! $EX page --workspace W9 --export <id> --token <next_token>
 //! $EX compare --workspace W9 --export <id> --depth 50000   # stored vs live page at a depth
-//! $EX expire --export <id>                      # reading it is now 410 Gone
+//! $EX expire --export <id>                      # (an operator's, any scope) now 410 Gone
 //! $EX purge                                     # delete expired exports
 //! ```
 //!

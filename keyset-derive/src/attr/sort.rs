@@ -295,6 +295,18 @@ mod tests {
             ]
         );
         assert_eq!(model.sort_row(&model.sorts[1]), "PostByMostRecent");
+        let (by, errors) = messages(syn::parse_quote! {
+            #[keyset(sort(ByAction(likes(desc), id(desc))), sort(Bypass(id(asc))))]
+            struct Post {
+                #[keyset(asc)]
+                id: i64,
+                likes: i32,
+            }
+        });
+        assert!(errors.is_empty(), "{errors:?}");
+        let by = by.expect("a struct");
+        assert_eq!(by.sort_row(&by.sorts[0]), "PostByAction", "no ByBy");
+        assert_eq!(by.sort_row(&by.sorts[1]), "PostByBypass");
         assert_eq!(model.sort_enum(), "PostSort");
         assert_eq!(snake_case("MostRecent"), "most_recent");
         assert_eq!(upper_camel("most_recent"), "MostRecent");

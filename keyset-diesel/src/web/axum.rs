@@ -26,6 +26,15 @@ impl IntoResponse for Problem {
         response
             .headers_mut()
             .insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        for (name, value) in &self.headers {
+            // A name or value that is not a valid header is dropped, never a panic.
+            if let (Ok(name), Ok(value)) = (
+                axum::http::HeaderName::from_bytes(name.as_bytes()),
+                HeaderValue::from_str(value),
+            ) {
+                response.headers_mut().insert(name, value);
+            }
+        }
         response
     }
 }

@@ -72,6 +72,11 @@ pub struct Problem {
     /// `true`: drop the token and request the first page (every refused token).
     #[serde(default, skip_serializing_if = "is_false")]
     pub restart_from_first_page: bool,
+    /// Response headers the problem needs besides its body, as `(name, value)`: the
+    /// `WWW-Authenticate` challenge of a 401 (RFC 9110, section 15.5.2). Not part of the JSON
+    /// body; the axum response writes them.
+    #[serde(skip)]
+    pub headers: Vec<(String, String)>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -94,6 +99,7 @@ impl Problem {
             detail: None,
             code: code.to_string(),
             restart_from_first_page: false,
+            headers: Vec::new(),
         }
     }
 
@@ -103,9 +109,28 @@ impl Problem {
         self
     }
 
-    /// 401 `unauthorized`: no credentials, or credentials the server does not know.
+    /// 401 `unauthorized`: no credentials, or credentials the server does not know, with the
+    /// `WWW-Authenticate: Bearer` challenge RFC 9110 requires on a 401 (replace it with
+    /// [`with_header`](Self::with_header) for another scheme or a realm).
+    ///
+    /// ```
+    /// use keyset_diesel::web::Problem;
+    /// let p = Problem::unauthorized();
+    /// assert_eq!(p.headers, [("WWW-Authenticate".to_string(), "Bearer".to_string())]);
+    /// let p = p.with_header("www-authenticate", r#"Bearer realm="feed""#);
+    /// assert_eq!(p.headers, [("www-authenticate".to_string(), r#"Bearer realm="feed""#.to_string())]);
+    /// ```
     pub fn unauthorized() -> Self {
         Problem::new(401, "unauthorized", "missing or unknown credentials")
+            .with_header("WWW-Authenticate", "Bearer")
+    }
+
+    /// Sets response header `name` (compared without case) to `value`, replacing an earlier
+    /// value of it.
+    pub fn with_header(mut self, name: &str, value: &str) -> Self {
+        self.headers.retain(|(n, _)| !n.eq_ignore_ascii_case(name));
+        self.headers.push((name.to_string(), value.to_string()));
+        self
     }
 
     /// 404 `not_found`: also what a caller gets for a resource it may not read, so that the

@@ -198,6 +198,7 @@ pub struct Answer {
     pub link: Option<String>,
     pub cache_control: Option<String>,
     pub vary: Option<String>,
+    pub www_authenticate: Option<String>,
     pub body: String,
 }
 
@@ -240,6 +241,7 @@ pub async fn get(
     let link = header("link");
     let cache_control = header("cache-control");
     let vary = header("vary");
+    let www_authenticate = header("www-authenticate");
     let body = response.text().await.expect("a body");
     Answer {
         status,
@@ -247,6 +249,7 @@ pub async fn get(
         link,
         cache_control,
         vary,
+        www_authenticate,
         body,
     }
 }
@@ -442,6 +445,12 @@ pub fn refusals_are_problem_json<B: FeedBackend>() {
             assert_eq!(answer.status, status, "{what}: {}", answer.body);
             assert_eq!(answer.content_type, "application/problem+json", "{what}");
             assert_eq!(answer.cache_control.as_deref(), Some("no-store"), "{what}");
+            // RFC 9110 15.5.2: a 401 carries a challenge; other problems do not.
+            assert_eq!(
+                answer.www_authenticate.as_deref(),
+                (status == 401).then_some("Bearer"),
+                "{what}"
+            );
             let json = answer.json();
             assert_eq!(json["status"], status, "{what}");
             assert_eq!(json["code"], code, "{what}");
