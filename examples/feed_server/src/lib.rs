@@ -4,8 +4,10 @@
 //!
 //! `GET /workspaces/{workspace}/events?page_size=N&cursor=TOKEN` with
 //! `Authorization: Bearer <member token>`:
-//! * 200: [`PageResponse`] JSON of [`EventItem`]s, and a `Link: <...>; rel="next"` header
-//!   (RFC 8288) while there is a next page; pages hold at most `page_size` rows and at most
+//! * 200: [`PageResponse`] JSON of [`EventItem`]s with its `links`, and the same URLs as a
+//!   `Link` header (RFC 8288): `rel="next"` while there is a next page, `rel="prev"` while
+//!   there is a previous one, `rel="first"` always, each the request's URL with only the
+//!   cursor changed; pages hold at most `page_size` rows and at most
 //!   [`Settings::max_bytes`] bytes of item JSON (at least one row);
 //! * 400 `application/problem+json` ([`Problem`]): a refused token (with
 //!   `"restart_from_first_page": true`) or page size; the body never echoes the token;
@@ -29,7 +31,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::extract::{Path, State};
 use axum::http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, LINK, VARY};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::Router;
@@ -472,22 +474,11 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
     (scheme.eq_ignore_ascii_case("bearer") && !name.is_empty()).then(|| name.to_string())
 }
 
-/// The path segment `segment`, percent-encoded where it is not an unreserved character.
-fn path_segment(segment: &str) -> String {
-    segment
-        .bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 async fn list_events(
     State(app): State<AppState>,
     Path(workspace): Path<String>,
+    // The request's path and query (the router is not nested, so this is the client's).
+    uri: Uri,
     headers: HeaderMap,
     params: PageParams,
 ) -> Response {
@@ -495,7 +486,7 @@ async fn list_events(
         return Problem::unauthorized().into_response();
     };
     let work = tokio::task::spawn_blocking(move || match app.db.member_of_token(&token)? {
-        Some(member) => answer(&app, &member, &workspace, &params),
+        Some(member) => answer(&app, &member, &workspace, &params, &uri.to_string()),
         None => Ok(Problem::unauthorized().into_response()),
     });
     match work.await {
@@ -517,6 +508,7 @@ fn answer(
     member: &str,
     workspace: &str,
     params: &PageParams,
+    request_url: &str,
 ) -> Result<Response, BoxError> {
     // Authorization first: a caller who may not read the workspace learns nothing more, not
     // even whether its token is good.
@@ -545,13 +537,11 @@ fn answer(
         request.page_size,
         app.settings.max_bytes,
     )?;
-    let body = PageResponse::from_page(page.map(EventItem::from), &app.codec, &scope, |e| e)?;
-    let link = body.next_cursor.as_ref().map(|token| {
-        format!(
-            "</workspaces/{}/events?cursor={token}>; rel=\"next\"",
-            path_segment(workspace)
-        )
-    });
+    // The links keep the request's own parameters (its page size, and whatever else it
+    // sent), only the cursor changed.
+    let body = PageResponse::from_page(page.map(EventItem::from), &app.codec, &scope, |e| e)?
+        .with_links(request_url);
+    let link = body.links.as_ref().map(|links| links.header_value());
     // The page carries tokens and one member's rows: never cached, and never served to
     // another caller by a shared cache.
     let mut response = (

@@ -7,10 +7,12 @@
 mod axum;
 #[cfg(feature = "axum")]
 pub use self::axum::SortParam;
+mod links;
 mod params;
 mod problem;
 mod response;
 
+pub use self::links::{PageLinks, CURSOR_PARAM};
 pub use self::params::{PageParams, PageRequest, PageRequestError};
 pub use self::problem::{Problem, CURSOR_REFUSED};
 pub use self::response::PageResponse;

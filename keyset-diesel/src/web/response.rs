@@ -6,6 +6,7 @@ use crate::cursor::Cursor;
 use crate::keyset::Keyset;
 use crate::page::Page;
 use crate::token::{CursorCodec, EncodeError};
+use crate::web::PageLinks;
 
 /// A page as a JSON API returns it, every cursor a signed token ([`CursorCodec`]) bound to the
 /// request's scope and recording the page size:
@@ -63,6 +64,10 @@ pub struct PageResponse<T> {
     /// [`with_total_count`](crate::Paginated::with_total_count); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub total_count: Option<i64>,
+    /// The URLs of the first, previous and next pages, when asked for
+    /// ([`PageResponse::with_links`]); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub links: Option<PageLinks>,
 }
 
 impl<T> PageResponse<T> {
@@ -92,8 +97,17 @@ impl<T> PageResponse<T> {
             has_next_page: page.has_next_page,
             item_cursors: None,
             total_count: page.total_count,
+            links: None,
             items: page.items.into_iter().map(map).collect(),
         })
+    }
+
+    /// With `links`: the URLs of the first, previous and next pages, built from the request's
+    /// URL ([`PageLinks::new`]); [`PageLinks::header_value`] is the same URLs as a `Link`
+    /// header.
+    pub fn with_links(mut self, request_url: &str) -> Self {
+        self.links = Some(PageLinks::new(&self, request_url));
+        self
     }
 
     /// Like [`PageResponse::from_page`], with `item_cursors`: a forward token after each item

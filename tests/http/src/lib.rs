@@ -258,16 +258,19 @@ fn item_ids(page: &PageResponse<EventItem>) -> Vec<String> {
     page.items.iter().map(|e| e.id.clone()).collect()
 }
 
-/// The target of `<...>; rel="next"`.
-fn next_link(link: &str) -> String {
-    let (target, rel) = link.split_once(';').expect("a Link value");
-    assert_eq!(rel.trim(), "rel=\"next\"", "{link}");
-    target
-        .trim()
-        .strip_prefix('<')
-        .and_then(|t| t.strip_suffix('>'))
-        .expect("<target>")
-        .to_string()
+/// The target of `<...>; rel="<rel>"` in a `Link` value, if it has that relation.
+fn link_target(link: &str, rel: &str) -> Option<String> {
+    link.split(", ").find_map(|part| {
+        let (target, relation) = part.split_once(';').expect("<target>; rel=..");
+        (relation.trim() == format!("rel=\"{rel}\"")).then(|| {
+            target
+                .trim()
+                .strip_prefix('<')
+                .and_then(|t| t.strip_suffix('>'))
+                .expect("<target>")
+                .to_string()
+        })
+    })
 }
 
 /// Issue 13 (3): W9 at page size 3, following the JSON `next_cursor` in one walk and the
@@ -290,7 +293,12 @@ pub fn token_chain_walks_follow_next_cursor_and_link<B: FeedBackend>() {
             );
             pages.push(item_ids(&page));
             assert_eq!(page.has_more, page.next_cursor.is_some());
-            assert_eq!(answer.link.is_some(), page.has_more, "Link iff a next page");
+            let link = answer.link.as_deref().expect("a Link header on every page");
+            assert_eq!(
+                link_target(link, "next").is_some(),
+                page.has_more,
+                "rel=next iff a next page"
+            );
             match page.next_cursor {
                 Some(token) => path = format!("/workspaces/W9/events?page_size=3&cursor={token}"),
                 None => break,
@@ -304,13 +312,92 @@ pub fn token_chain_walks_follow_next_cursor_and_link<B: FeedBackend>() {
         loop {
             let answer = get(&client, &server.base, &path, Some("member-w9")).await;
             pages.push(item_ids(&answer.page()));
-            match answer.link {
-                Some(link) => path = next_link(&link),
+            match link_target(answer.link.as_deref().expect("Link"), "next") {
+                Some(next) => path = next,
                 None => break,
             }
             assert!(pages.len() < 10, "the walk ends");
         }
         assert_eq!(pages, expected);
+    });
+}
+
+/// Issue 33 (1): the `Link` header both ways. W9 at page size 2 with two parameters the
+/// server ignores: `rel="next"` to the end, then `rel="prev"` back to the
+/// first page. Each link is the request's URL with only the cursor changed (the other
+/// parameters in their order, the page size kept), `rel="first"` is the URL without a cursor,
+/// the JSON `links` carry the same URLs, and the rows of the prev walk are the next walk's.
+pub fn link_headers_walk_next_to_the_end_and_prev_back<B: FeedBackend>() {
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    let start = "/workspaces/W9/events?view=full&page_size=2&lang=en%20GB";
+    server.rt.block_on(async {
+        let read = |path: String| {
+            let client = &client;
+            let base = &server.base;
+            async move {
+                let answer = get(client, base, &path, Some("member-w9")).await;
+                let page = answer.page();
+                let link = answer.link.clone().expect("a Link header on every page");
+                let links = page.links.clone().expect("links in the body");
+                for (rel, url) in [("next", &links.next), ("prev", &links.prev)] {
+                    assert_eq!(link_target(&link, rel).as_ref(), url.as_ref(), "{link}");
+                }
+                assert_eq!(
+                    link_target(&link, "first").as_deref(),
+                    Some(start),
+                    "{link}"
+                );
+                assert_eq!(links.first, start);
+                // The first request has no cursor: the links add it last, and keep it there.
+                for url in links.next.iter().chain(&links.prev) {
+                    let token = url
+                        .strip_prefix(&format!("{start}&cursor="))
+                        .expect("the other parameters unchanged, in order");
+                    assert!(!token.is_empty() && !token.contains('&'), "{url}");
+                }
+                (item_ids(&page), links)
+            }
+        };
+        let mut forward = Vec::new();
+        let mut path = start.to_string();
+        let last = loop {
+            let (ids, links) = read(path).await;
+            assert_eq!(
+                links.prev.is_some(),
+                !forward.is_empty(),
+                "prev iff not the first"
+            );
+            forward.push(ids);
+            match links.next {
+                Some(next) => path = next,
+                None => break links,
+            }
+            assert!(forward.len() < 10, "the walk ends");
+        };
+        assert_eq!(
+            forward,
+            [["e101", "e102"], ["e103", "e104"], ["e105", "e106"]],
+            "next to the end"
+        );
+        let mut backward = Vec::new();
+        let mut prev = last.prev;
+        while let Some(path) = prev {
+            let (ids, links) = read(path).await;
+            assert!(
+                links.next.is_some(),
+                "a page before the last has a next page"
+            );
+            backward.push(ids);
+            prev = links.prev;
+            assert!(backward.len() < 10, "the walk ends");
+        }
+        backward.reverse();
+        assert_eq!(
+            backward,
+            forward[..forward.len() - 1],
+            "prev back to the first page"
+        );
     });
 }
 
@@ -853,6 +940,11 @@ macro_rules! feed_server_suite {
         #[test]
         fn feed_server_token_chain_walks_follow_next_cursor_and_link() {
             $crate::token_chain_walks_follow_next_cursor_and_link::<$db>();
+        }
+
+        #[test]
+        fn feed_server_link_headers_walk_next_to_the_end_and_prev_back() {
+            $crate::link_headers_walk_next_to_the_end_and_prev_back::<$db>();
         }
         #[test]
         fn feed_server_refusals_are_problem_json_400_401_404() {
