@@ -25,9 +25,14 @@ diesel::table! {
 }
 
 /// One feed event. The keyset: `occurred_at ASC, event_id ASC` (event_id is the primary key,
-/// so it is the unique tie-breaker).
+/// so it is the unique tie-breaker). Two named sorts a request may choose (`?sort=newest` or
+/// `?sort=oldest`): row types `EventByNewest` and `EventByOldest`, enum `EventSort`.
 #[derive(Debug, Clone, Queryable, Selectable, Keyset)]
 #[diesel(table_name = events)]
+#[keyset(sort(
+    Newest(occurred_at(desc), event_id(desc)),
+    Oldest(occurred_at(asc), event_id(asc))
+))]
 pub struct Event {
     pub workspace_id: String,
     #[keyset(asc)]

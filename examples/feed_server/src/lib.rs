@@ -37,8 +37,11 @@ use axum::routing::get;
 use axum::Router;
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
-use keyset_diesel::web::{PageParams, PageResponse, PageSizePolicy, Problem};
-use keyset_diesel::{CursorCodec, Page, PaginateDsl};
+use keyset_diesel::query::SizeProbe;
+use keyset_diesel::web::{
+    PageParams, PageRequestError, PageResponse, PageSizePolicy, Problem, SortParam,
+};
+use keyset_diesel::{CursorCodec, KeysetBackend, LoadPage, Page, PaginateDsl, SortRow};
 use serde::{Deserialize, Serialize};
 
 use crate::feed::{events, memberships};
@@ -59,7 +62,7 @@ fn token_sha256(token: &str) -> String {
         .map(|b| format!("{b:02x}"))
         .collect()
 }
-pub use crate::feed::{Event, NewEvent};
+pub use crate::feed::{Event, EventByNewest, EventByOldest, EventSort, NewEvent};
 
 /// An event as the API shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -430,6 +433,27 @@ impl Db {
             .measure(events::message)
             .load_page(conn))?)
     }
+
+    /// The body of a page of `workspace`'s events in named sort `sort`, or the refusal of its
+    /// parameters.
+    ///
+    /// # Errors
+    /// Database errors, a token that cannot be encoded.
+    pub fn sorted_page(
+        &self,
+        sort: EventSort,
+        app: &AppState,
+        workspace: &str,
+        scope: &(&str, &str),
+        params: &PageParams,
+        request_url: &str,
+    ) -> Result<Result<PageResponse<EventItem>, PageRequestError>, BoxError> {
+        let (w, s, p, u) = (workspace, scope, params, request_url);
+        with_conn!(self, |conn| match sort {
+            EventSort::Newest => sorted_response::<EventByNewest, _>(conn, app, w, s, p, u),
+            EventSort::Oldest => sorted_response::<EventByOldest, _>(conn, app, w, s, p, u),
+        })
+    }
 }
 
 /// Whether the server may listen on `bind`: with the public demo secret (`secret_set` false)
@@ -448,6 +472,64 @@ pub fn check_bind(bind: std::net::SocketAddr, secret_set: bool) -> Result<(), St
     }
 }
 
+/// The body of a page of `workspace`'s events in named sort `K` (`EventByNewest`,
+/// `EventByOldest`) on connection `conn`, or the refusal of its parameters: one function for
+/// every sort and every backend (the bound is the crate's `SortRow` and `LoadPage`).
+///
+/// # Errors
+/// Database errors, a token that cannot be encoded.
+fn sorted_response<K, C>(
+    conn: &mut C,
+    app: &AppState,
+    workspace: &str,
+    scope: &(&str, &str),
+    params: &PageParams,
+    request_url: &str,
+) -> Result<Result<PageResponse<EventItem>, PageRequestError>, BoxError>
+where
+    C: diesel::Connection<Backend: KeysetBackend>,
+    K: SortRow<Event, C::Backend> + AsRef<Event>,
+    WorkspaceEvents<K, C::Backend>: LoadPage<'static, C, K> + Clone,
+    SizeProbe<WorkspaceEvents<K, C::Backend>, K>:
+        diesel::query_dsl::LoadQuery<'static, C, (K::Key, i64)>,
+{
+    let request = match params.resolve::<K>(&app.codec, scope, &app.settings.policy) {
+        Ok(request) => request,
+        Err(e) => return Ok(Err(e)),
+    };
+    let page = workspace_events::<K, C::Backend>(workspace)
+        .paginate(request.cursor)
+        .page_size(request.page_size)
+        .max_bytes(app.settings.max_bytes, |row: &K| json_len(row.as_ref()))
+        .max_bytes_in_sql(app.settings.max_bytes, events::attachment)
+        .measure(events::message)
+        .load_page(conn)?;
+    Ok(Ok(PageResponse::from_page(
+        page,
+        &app.codec,
+        scope,
+        |row| EventItem::from(row.into()),
+    )?
+    .with_links(request_url)))
+}
+
+/// The query of `workspace`'s events selected as `K` on backend `DB`.
+type WorkspaceEvents<K, DB> = diesel::dsl::Select<
+    diesel::dsl::Filter<events::table, diesel::dsl::Eq<events::workspace_id, String>>,
+    diesel::dsl::AsSelect<K, DB>,
+>;
+
+/// [`WorkspaceEvents`].
+fn workspace_events<K, DB>(workspace: &str) -> WorkspaceEvents<K, DB>
+where
+    DB: diesel::backend::Backend,
+    K: SortRow<Event, DB>,
+{
+    events::table
+        .filter(events::workspace_id.eq(workspace.to_string()))
+        .select(<K as SelectableHelper<DB>>::as_select())
+}
+
 /// What every request needs.
 #[derive(Clone)]
 pub struct AppState {
@@ -459,11 +541,23 @@ pub struct AppState {
     pub settings: Settings,
 }
 
-/// The routes: `GET /workspaces/{workspace}/events`.
+/// The routes: `GET /workspaces/{workspace}/events` (the model's own order), and
+/// `GET /workspaces/{workspace}/feed?sort=newest|oldest` (a named sort chosen per request; a
+/// request with a cursor and no `sort` continues in its token's sort).
 pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/workspaces/{workspace}/events", get(list_events))
+        .route("/workspaces/{workspace}/feed", get(list_feed))
         .with_state(state)
+}
+
+/// Which list a request reads.
+#[derive(Debug, Clone, Copy)]
+enum List {
+    /// `/events`: the model's own keyset.
+    Events,
+    /// `/feed`: a named sort, as the request names it (`None`: the token's, else newest).
+    Sorted(Option<EventSort>),
 }
 
 /// The token of `Authorization: Bearer <token>`.
@@ -482,11 +576,34 @@ async fn list_events(
     headers: HeaderMap,
     params: PageParams,
 ) -> Response {
+    respond(app, workspace, uri, headers, params, List::Events).await
+}
+
+async fn list_feed(
+    State(app): State<AppState>,
+    Path(workspace): Path<String>,
+    uri: Uri,
+    headers: HeaderMap,
+    SortParam(sort): SortParam<EventSort>,
+    params: PageParams,
+) -> Response {
+    respond(app, workspace, uri, headers, params, List::Sorted(sort)).await
+}
+
+/// Authenticates the bearer, then answers on a blocking thread (database work).
+async fn respond(
+    app: AppState,
+    workspace: String,
+    uri: Uri,
+    headers: HeaderMap,
+    params: PageParams,
+    list: List,
+) -> Response {
     let Some(token) = bearer(&headers) else {
         return Problem::unauthorized().into_response();
     };
     let work = tokio::task::spawn_blocking(move || match app.db.member_of_token(&token)? {
-        Some(member) => answer(&app, &member, &workspace, &params, &uri.to_string()),
+        Some(member) => answer(&app, &member, &workspace, &params, &uri.to_string(), list),
         None => Ok(Problem::unauthorized().into_response()),
     });
     match work.await {
@@ -509,6 +626,7 @@ fn answer(
     workspace: &str,
     params: &PageParams,
     request_url: &str,
+    list: List,
 ) -> Result<Response, BoxError> {
     // Authorization first: a caller who may not read the workspace learns nothing more, not
     // even whether its token is good.
@@ -522,25 +640,28 @@ fn answer(
         Access::Granted(workspace) => workspace,
     };
     let workspace = workspace.as_str();
-    // What a token is bound to: this list and this workspace.
+    // What a token is bound to: this list and this workspace (and, by its sort signature, the
+    // sort it was made in).
     let scope = ("events", workspace);
-    let request = match params.resolve::<Event>(&app.codec, &scope, &app.settings.policy) {
-        Ok(request) => request,
+    let body = match list {
+        List::Events => events_page(app, workspace, &scope, params, request_url)?,
+        List::Sorted(sort) => {
+            match params.resolve_sort(sort, EventSort::Newest, &app.codec, &scope) {
+                Ok(sort) => {
+                    app.db
+                        .sorted_page(sort, app, workspace, &scope, params, request_url)?
+                }
+                Err(e) => Err(e),
+            }
+        }
+    };
+    let body = match body {
+        Ok(body) => body,
         Err(e) => {
             eprintln!("feed_server: refused {workspace} request: {e}");
             return Ok(e.into_response());
         }
     };
-    let page = app.db.page(
-        workspace,
-        request.cursor,
-        request.page_size,
-        app.settings.max_bytes,
-    )?;
-    // The links keep the request's own parameters (its page size, and whatever else it
-    // sent), only the cursor changed.
-    let body = PageResponse::from_page(page.map(EventItem::from), &app.codec, &scope, |e| e)?
-        .with_links(request_url);
     let link = body.links.as_ref().map(|links| links.header_value());
     // The page carries tokens and one member's rows: never cached, and never served to
     // another caller by a shared cache.
@@ -559,6 +680,35 @@ fn answer(
             .insert(LINK, HeaderValue::from_str(&link)?);
     }
     Ok(response)
+}
+
+/// The body of a page of `/events`, or the refusal of its parameters.
+fn events_page(
+    app: &AppState,
+    workspace: &str,
+    scope: &(&str, &str),
+    params: &PageParams,
+    request_url: &str,
+) -> Result<Result<PageResponse<EventItem>, PageRequestError>, BoxError> {
+    let request = match params.resolve::<Event>(&app.codec, scope, &app.settings.policy) {
+        Ok(request) => request,
+        Err(e) => return Ok(Err(e)),
+    };
+    let page = app.db.page(
+        workspace,
+        request.cursor,
+        request.page_size,
+        app.settings.max_bytes,
+    )?;
+    // The links keep the request's own parameters (its page size, and whatever else it
+    // sent), only the cursor changed.
+    Ok(Ok(PageResponse::from_page(
+        page.map(EventItem::from),
+        &app.codec,
+        scope,
+        |e| e,
+    )?
+    .with_links(request_url)))
 }
 
 /// Serves the router on `listener` until the future resolves or fails.

@@ -19,6 +19,7 @@ use super::DEFAULT_MAX_TOKEN_LEN;
 use crate::cursor::Cursor;
 use crate::key::KeyTuple;
 use crate::keyset::{column_name, Keyset};
+use crate::sort::SortChoice;
 
 /// Turns cursors into tokens and back: opaque, signed, versioned, expiring tokens bound to the
 /// query, what a client carries between requests instead of a [`Cursor`]. Cheap to clone;
@@ -270,6 +271,105 @@ impl CursorCodec {
         token: &str,
         scope: &(impl Serialize + ?Sized),
     ) -> Result<DecodedToken<K>, CursorError> {
+        self.open(
+            token,
+            scope,
+            |sort| {
+                if *sort == K::sort_signature_digest() {
+                    Ok(())
+                } else {
+                    Err(CursorError::SortMismatch)
+                }
+            },
+            |(), payload| {
+                let direction =
+                    wire::direction_of(payload.direction).ok_or(CursorError::Malformed)?;
+                // Only now, for the right keyset, read the key values as its types: all of
+                // the bytes.
+                let (repr, rest): (<K::Key as KeyTuple>::Repr, _) =
+                    postcard::take_from_bytes(payload.key).map_err(|_| CursorError::Malformed)?;
+                if !rest.is_empty() {
+                    return Err(CursorError::Malformed);
+                }
+                let key = K::Key::from_repr(repr).map_err(|_| CursorError::Malformed)?;
+                Ok(DecodedToken {
+                    cursor: Cursor { key, direction },
+                    page_size: (payload.page_size != 0).then_some(payload.page_size),
+                    expires_at: payload.expires_at,
+                })
+            },
+        )
+    }
+
+    /// The named sort a token was made in: the variant of `S` (a model's `<Model>Sort`)
+    /// whose row type's sort signature the token carries, once the token is verified exactly
+    /// as [`decode`](Self::decode) verifies it (intact, unexpired, this `scope`). A request
+    /// that carries a cursor and no `?sort=` continues in its token's sort this way; one whose
+    /// `?sort=` names another sort than its token's is refused with
+    /// [`CursorError::SortMismatch`] by `decode` (the `sort_mismatch` problem from
+    /// [`PageParams::resolve_sort`](crate::web::PageParams::resolve_sort)).
+    ///
+    /// ```
+    /// # include!("../doctest_setup.rs");
+    /// use keyset_diesel::token::{CursorError, SecretKey};
+    /// use keyset_diesel::{Cursor, CursorCodec, SortChoice};
+    ///
+    /// #[derive(Queryable, Selectable, Keyset)]
+    /// #[diesel(table_name = events)]
+    /// #[keyset(sort(Oldest(occurred_at(asc), event_id(asc)), Latest(occurred_at(desc), event_id(desc))))]
+    /// struct Post {
+    ///     #[keyset(asc, unique)]
+    ///     event_id: String,
+    ///     occurred_at: chrono::NaiveDateTime,
+    /// }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let codec = CursorCodec::builder()
+    ///     .signing_key(SecretKey::new(1, b"a 32+ byte secret from your secret store")?)
+    ///     .build()?;
+    /// let at = chrono::NaiveDate::from_ymd_opt(2026, 1, 2).unwrap().and_hms_opt(3, 4, 5).unwrap();
+    /// let token = codec.encode(&Cursor::<PostByLatest>::after((at, "e9".to_string())), &"W9")?;
+    /// assert_eq!(codec.peek_sort::<PostSort>(&token, &"W9")?, PostSort::Latest);
+    /// assert_eq!(codec.peek_sort::<PostSort>(&token, &"W7"), Err(CursorError::ScopeMismatch));
+    /// // The model's own keyset is no named sort of it.
+    /// let own = codec.encode(&Cursor::<Post>::after(("e9".to_string(),)), &"W9")?;
+    /// assert_eq!(codec.peek_sort::<PostSort>(&own, &"W9"), Err(CursorError::SortMismatch));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// The [`CursorError`]s of [`decode`](Self::decode); [`CursorError::SortMismatch`] when
+    /// the token was made for a keyset that is none of `S`'s sorts.
+    pub fn peek_sort<S: SortChoice>(
+        &self,
+        token: &str,
+        scope: &(impl Serialize + ?Sized),
+    ) -> Result<S, CursorError> {
+        self.open(
+            token,
+            scope,
+            |sort| {
+                S::ALL
+                    .iter()
+                    .copied()
+                    .find(|s| crate::signature::digest(&s.sort_signature()) == *sort)
+                    .ok_or(CursorError::SortMismatch)
+            },
+            |s, _| Ok(s),
+        )
+    }
+
+    /// Verifies `token` (length, signature or seal, expiry, lifetime), asks `sort` about the
+    /// sort digest it carries, checks its scope, and then reads the payload with `read`: the
+    /// one order of checks every decode follows.
+    fn open<T, R>(
+        &self,
+        token: &str,
+        scope: &(impl Serialize + ?Sized),
+        sort: impl FnOnce(&[u8; 16]) -> Result<T, CursorError>,
+        read: impl FnOnce(T, &Payload<'_>) -> Result<R, CursorError>,
+    ) -> Result<R, CursorError> {
         let inner = &*self.inner;
         if token.len() > inner.max_len {
             return Err(CursorError::TooLong { max: inner.max_len });
@@ -301,27 +401,13 @@ impl CursorCodec {
                 expires_at: payload.expires_at,
             });
         }
-        if payload.sort != K::sort_signature_digest() {
-            return Err(CursorError::SortMismatch);
-        }
+        let found = sort(&payload.sort)?;
         let expected_scope =
             keyed_scope_digest(key, scope).map_err(|_| CursorError::ScopeNotSerializable)?;
         if payload.scope != expected_scope {
             return Err(CursorError::ScopeMismatch);
         }
-        let direction = wire::direction_of(payload.direction).ok_or(CursorError::Malformed)?;
-        // Only now, for the right keyset, read the key values as its types: all of the bytes.
-        let (repr, rest): (<K::Key as KeyTuple>::Repr, _) =
-            postcard::take_from_bytes(payload.key).map_err(|_| CursorError::Malformed)?;
-        if !rest.is_empty() {
-            return Err(CursorError::Malformed);
-        }
-        let key = K::Key::from_repr(repr).map_err(|_| CursorError::Malformed)?;
-        Ok(DecodedToken {
-            cursor: Cursor { key, direction },
-            page_size: (payload.page_size != 0).then_some(payload.page_size),
-            expires_at: payload.expires_at,
-        })
+        read(found, &payload)
     }
 }
 

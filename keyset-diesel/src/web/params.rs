@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::cursor::Cursor;
 use crate::keyset::Keyset;
 use crate::page_size::{PageSizeError, PageSizePolicy};
+use crate::sort::SortChoice;
 use crate::token::{CursorCodec, CursorError};
 #[cfg(doc)]
 use crate::web::Problem;
@@ -52,9 +53,85 @@ pub enum PageRequestError {
     /// The page size (400).
     #[error(transparent)]
     PageSize(PageSizeError),
+    /// The request names a sort (`?sort=`) other than the one its token was made in
+    /// ([`PageParams::resolve_sort`]): 400 `sort_mismatch`, restart from the first page of
+    /// the sort asked for. The names are the server's sort names, never the client's text.
+    #[error("the cursor was made in sort `{token}`, the request asks for `{requested}`")]
+    SortMismatch {
+        /// The sort the request names.
+        requested: &'static str,
+        /// The sort the token was made in.
+        token: &'static str,
+    },
 }
 
 impl PageParams {
+    /// The sort of the request: the one it names (`requested`, e.g. from
+    /// [`SortParam`](crate::web::SortParam)); with a cursor and no sort named, the sort the
+    /// cursor's token was made in ([`CursorCodec::peek_sort`]), so a client that follows
+    /// links without `?sort=` stays in its sort; with neither, `default`. Then resolve the
+    /// page with [`resolve`](Self::resolve) for that sort's row type.
+    ///
+    /// ```
+    /// # include!("../doctest_setup.rs");
+    /// use keyset_diesel::token::SecretKey;
+    /// use keyset_diesel::web::{PageParams, PageRequestError, Problem};
+    /// use keyset_diesel::{Cursor, CursorCodec};
+    ///
+    /// #[derive(Queryable, Selectable, Keyset)]
+    /// #[diesel(table_name = events)]
+    /// #[keyset(sort(Oldest(occurred_at(asc), event_id(asc)), Latest(occurred_at(desc), event_id(desc))))]
+    /// struct Post {
+    ///     #[keyset(asc, unique)]
+    ///     event_id: String,
+    ///     occurred_at: chrono::NaiveDateTime,
+    /// }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let codec = CursorCodec::builder()
+    ///     .signing_key(SecretKey::new(1, b"a 32+ byte secret from your secret store")?)
+    ///     .build()?;
+    /// let at = chrono::NaiveDate::from_ymd_opt(2026, 1, 2).unwrap().and_hms_opt(3, 4, 5).unwrap();
+    /// let token = codec.encode(&Cursor::<PostByLatest>::after((at, "e9".into())), &"W9")?;
+    /// let params = PageParams { cursor: Some(token), ..PageParams::default() };
+    /// // No `?sort=`: the token's sort.
+    /// assert_eq!(params.resolve_sort(None, PostSort::Oldest, &codec, &"W9")?, PostSort::Latest);
+    /// // Another sort than the token's: its own problem.
+    /// let error = params.resolve_sort(Some(PostSort::Oldest), PostSort::Oldest, &codec, &"W9");
+    /// let error = error.unwrap_err();
+    /// assert_eq!(error, PageRequestError::SortMismatch { requested: "oldest", token: "latest" });
+    /// assert_eq!(Problem::from(&error).code, "sort_mismatch");
+    /// // No cursor: the sort asked for, else the default.
+    /// assert_eq!(PageParams::default().resolve_sort(None, PostSort::Oldest, &codec, &"W9")?, PostSort::Oldest);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// [`PageRequestError::SortMismatch`] when the request names another sort than its
+    /// token's; [`PageRequestError::Cursor`] when the token is refused (as by `resolve`).
+    pub fn resolve_sort<S: SortChoice>(
+        &self,
+        requested: Option<S>,
+        default: S,
+        codec: &CursorCodec,
+        scope: &(impl Serialize + ?Sized),
+    ) -> Result<S, PageRequestError> {
+        let Some(token) = self.cursor.as_deref() else {
+            return Ok(requested.unwrap_or(default));
+        };
+        let made_in = codec
+            .peek_sort::<S>(token, scope)
+            .map_err(PageRequestError::Cursor)?;
+        match requested {
+            Some(requested) if requested != made_in => Err(PageRequestError::SortMismatch {
+                requested: requested.name(),
+                token: made_in.name(),
+            }),
+            _ => Ok(made_in),
+        }
+    }
+
     /// Checks the parameters: the token with `codec` for keyset `K` and `scope` (the request's
     /// filters), the page size with `policy`. A request without a page size gets the one the
     /// token was made with ([`PageSizePolicy::resolve_or`]).

@@ -34,6 +34,7 @@ use crate::web::PageRequestError;
 /// | a refused token ([`CursorError`]) | 400 | `cursor_invalid` / `cursor_expired` (restart) |
 /// | a refused page size ([`PageSizeError`]) | 400 | `page_size_invalid` |
 /// | an unknown sort name ([`UnknownSort`]) | 400 | `sort_invalid` |
+/// | a sort other than the cursor's ([`PageRequestError::SortMismatch`]) | 400 | `sort_mismatch` (restart) |
 /// | a query string that does not parse (a parameter twice, bad percent-encoding) | 400 | `query_invalid` |
 /// | no or unknown credentials ([`Problem::unauthorized`]) | 401 | `unauthorized` |
 /// | not found, or not yours to read ([`Problem::not_found`]; an unknown stored export) | 404 | `not_found` |
@@ -169,6 +170,7 @@ const INTERNAL: (u16, &str, &str) = (500, "internal_error", "internal server err
 /// | [`CursorError::ScopeNotSerializable`], [`EncodeError`] | 500 | `internal_error` | `internal server error` |
 /// | [`PageSizeError`] | 400 | `page_size_invalid` | `invalid page size` (the rule in `detail`) |
 /// | [`UnknownSort`] | 400 | `sort_invalid` | `unknown sort` (the choices in `detail`) |
+/// | [`PageRequestError::SortMismatch`] | 400 | `sort_mismatch` (restart) | `the cursor belongs to another sort; drop it or the sort` (both names in `detail`) |
 /// | `ExportError::Unknown` (feature `export`) | 404 | `not_found` | `not found` |
 /// | `ExportError::Expired` | 410 | `export_expired` | `the export expired; create a new one` |
 /// | `ExportError::Cursor` | as the [`CursorError`] | | |
@@ -246,6 +248,18 @@ impl From<&PageRequestError> for Problem {
         match e {
             PageRequestError::Cursor(e) => e.into(),
             PageRequestError::PageSize(e) => e.into(),
+            PageRequestError::SortMismatch { requested, token } => {
+                let mut p = Problem::new(
+                    400,
+                    "sort_mismatch",
+                    "the cursor belongs to another sort; drop it or the sort",
+                )
+                .with_detail(format!(
+                    "the cursor was made in sort `{token}`, the request asks for `{requested}`"
+                ));
+                p.restart_from_first_page = true;
+                p
+            }
         }
     }
 }

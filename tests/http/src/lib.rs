@@ -401,6 +401,75 @@ pub fn link_headers_walk_next_to_the_end_and_prev_back<B: FeedBackend>() {
     });
 }
 
+/// Issue 33 (2): the sort travels with the token. `/feed?sort=newest` walks W9 newest first
+/// through its `next` links (which keep `sort`); the same token without `?sort=` continues in
+/// the token's sort; with `?sort=oldest` it is a 400 `sort_mismatch` (restart, no token in the
+/// body); `?sort=oldest` alone pages oldest first; a token of `/events`, whose keyset orders
+/// as `oldest` does, continues as `oldest`.
+pub fn named_sort_travels_with_the_token<B: FeedBackend>() {
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    server.rt.block_on(async {
+        let base = &server.base;
+        let read = |path: String| {
+            let client = &client;
+            async move { get(client, base, &path, Some("member-w9")).await }
+        };
+        let mut pages = Vec::new();
+        let mut path = "/workspaces/W9/feed?sort=newest&page_size=2".to_string();
+        let mut second_token = None;
+        loop {
+            let page = read(path.clone()).await.page();
+            if pages.len() == 1 {
+                second_token = page.next_cursor.clone();
+            }
+            pages.push(item_ids(&page));
+            match page.links.and_then(|l| l.next) {
+                Some(next) => {
+                    assert!(next.contains("sort=newest"), "{next}");
+                    path = next;
+                }
+                None => break,
+            }
+            assert!(pages.len() < 10, "the walk ends");
+        }
+        assert_eq!(
+            pages,
+            [["e106", "e105"], ["e104", "e103"], ["e102", "e101"]],
+            "newest first"
+        );
+        let token = second_token.expect("the second page has a next page");
+        // No sort: the token's.
+        let page = read(format!("/workspaces/W9/feed?cursor={token}"))
+            .await
+            .page();
+        assert_eq!(item_ids(&page), ["e102", "e101"]);
+        assert_eq!(page.page_size, 2, "the token's page size");
+        // Another sort than the token's: its own problem.
+        let refused = read(format!("/workspaces/W9/feed?sort=oldest&cursor={token}")).await;
+        assert_eq!(refused.status, 400, "{}", refused.body);
+        let json = refused.json();
+        assert_eq!(json["code"], "sort_mismatch");
+        assert_eq!(json["restart_from_first_page"], true);
+        assert!(!refused.body.contains(&token), "the token is not echoed");
+        // Oldest first on its own.
+        let page = read("/workspaces/W9/feed?sort=oldest&page_size=2".into())
+            .await
+            .page();
+        assert_eq!(item_ids(&page), ["e101", "e102"]);
+        // A token of `/events` (the model's own keyset, `occurred_at ASC, event_id ASC`) is
+        // one of `oldest` too: a sort signature names the ordering, not the Rust type.
+        let events = read("/workspaces/W9/events?page_size=2".into())
+            .await
+            .page();
+        let own = events.next_cursor.expect("more events");
+        let page = read(format!("/workspaces/W9/feed?cursor={own}"))
+            .await
+            .page();
+        assert_eq!(item_ids(&page), ["e103", "e104"]);
+    });
+}
+
 /// Issue 13 (3): a tampered token, an expired one (the codec's clock moved on), one made for
 /// W7, and page sizes `0`, `-1`, `abc` and one above the maximum: each a 400 problem+json,
 /// with `restart_from_first_page` for the tokens only; the body never echoes the token.
@@ -945,6 +1014,11 @@ macro_rules! feed_server_suite {
         #[test]
         fn feed_server_link_headers_walk_next_to_the_end_and_prev_back() {
             $crate::link_headers_walk_next_to_the_end_and_prev_back::<$db>();
+        }
+
+        #[test]
+        fn feed_server_named_sort_travels_with_the_token() {
+            $crate::named_sort_travels_with_the_token::<$db>();
         }
         #[test]
         fn feed_server_refusals_are_problem_json_400_401_404() {
