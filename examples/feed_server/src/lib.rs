@@ -39,7 +39,7 @@ use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use keyset_diesel::query::SizeProbe;
 use keyset_diesel::web::{
-    PageParams, PageRequestError, PageResponse, PageSizePolicy, Problem, SortParam,
+    PageLinks, PageParams, PageRequestError, PageResponse, PageSizePolicy, Problem, SortParam,
 };
 use keyset_diesel::{CursorCodec, KeysetBackend, LoadPage, Page, PaginateDsl, SortRow};
 use serde::{Deserialize, Serialize};
@@ -65,7 +65,7 @@ fn token_sha256(token: &str) -> String {
 pub use crate::feed::{Event, EventByNewest, EventByOldest, EventSort, NewEvent};
 
 /// An event as the API shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct EventItem {
     /// The event id.
     pub id: String,
@@ -548,7 +548,29 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/workspaces/{workspace}/events", get(list_events))
         .route("/workspaces/{workspace}/feed", get(list_feed))
+        .route("/openapi.json", get(openapi_json))
         .with_state(state)
+}
+
+/// The OpenAPI 3.1 document of the routes, served at `GET /openapi.json`.
+#[derive(utoipa::OpenApi)]
+#[openapi(
+    info(title = "keyset feed server", description = "A workspace activity feed paginated by keyset with signed tokens."),
+    paths(list_events, list_feed),
+    components(schemas(PageResponse<EventItem>, EventItem, PageLinks, Problem))
+)]
+pub struct ApiDoc;
+
+async fn openapi_json() -> Response {
+    use utoipa::OpenApi as _;
+    match ApiDoc::openapi().to_json() {
+        Ok(json) => (
+            [(CONTENT_TYPE, HeaderValue::from_static("application/json"))],
+            json,
+        )
+            .into_response(),
+        Err(_) => Problem::internal().into_response(),
+    }
 }
 
 /// Which list a request reads.
@@ -568,6 +590,20 @@ fn bearer(headers: &HeaderMap) -> Option<String> {
     (scheme.eq_ignore_ascii_case("bearer") && !name.is_empty()).then(|| name.to_string())
 }
 
+/// A page of a workspace's events in the model's own order (`occurred_at`, then `event_id`).
+#[utoipa::path(
+    get,
+    path = "/workspaces/{workspace}/events",
+    params(("workspace" = String, Path, description = "The workspace id"), PageParams),
+    responses(
+        (status = 200, description = "A page", body = PageResponse<EventItem>,
+            headers(("Link" = String, description = "RFC 8288 links: rel=\"next\", rel=\"prev\", rel=\"first\""))),
+        (status = 400, description = "A refused cursor or page size", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or an unknown bearer token", body = Problem, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "Bearer"))),
+        (status = 404, description = "A workspace the caller may not read", body = Problem, content_type = "application/problem+json"),
+    )
+)]
 async fn list_events(
     State(app): State<AppState>,
     Path(workspace): Path<String>,
@@ -579,6 +615,25 @@ async fn list_events(
     respond(app, workspace, uri, headers, params, List::Events).await
 }
 
+/// A page of a workspace's events in a named sort; a cursor without `sort` continues in its
+/// token's sort.
+#[utoipa::path(
+    get,
+    path = "/workspaces/{workspace}/feed",
+    params(
+        ("workspace" = String, Path, description = "The workspace id"),
+        ("sort" = Option<String>, Query, description = "newest (the default) or oldest"),
+        PageParams,
+    ),
+    responses(
+        (status = 200, description = "A page", body = PageResponse<EventItem>,
+            headers(("Link" = String, description = "RFC 8288 links: rel=\"next\", rel=\"prev\", rel=\"first\""))),
+        (status = 400, description = "A refused cursor, page size or sort (sort_invalid, sort_mismatch)", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No or an unknown bearer token", body = Problem, content_type = "application/problem+json",
+            headers(("WWW-Authenticate" = String, description = "Bearer"))),
+        (status = 404, description = "A workspace the caller may not read", body = Problem, content_type = "application/problem+json"),
+    )
+)]
 async fn list_feed(
     State(app): State<AppState>,
     Path(workspace): Path<String>,

@@ -78,6 +78,7 @@ const COPIED: &AsciiSet = &VALUE
 /// );
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct PageLinks {
     /// The first page: the request without its cursor.
     pub first: String,

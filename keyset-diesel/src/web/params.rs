@@ -18,6 +18,8 @@ use crate::web::Problem;
 /// (`Deserialize`); with the feature `axum` it is an extractor itself, whose only rejection
 /// (a query string that does not parse) is a [`Problem`] 400 `query_invalid`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::IntoParams))]
+#[cfg_attr(feature = "utoipa", into_params(parameter_in = Query))]
 pub struct PageParams {
     /// The token of the page to read (`None`: the first page).
     pub cursor: Option<String>,

@@ -57,6 +57,7 @@ use crate::web::PageRequestError;
 /// assert!(json.get("restart_from_first_page").is_none());
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct Problem {
     /// The problem type: `tag:keyset-diesel,2026:problem/<code>`.
     #[serde(rename = "type")]

@@ -35,6 +35,7 @@ use crate::web::PageLinks;
 /// (`page_size` and the Relay members, as this crate's earlier versions wrote it) reads with
 /// their defaults.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "utoipa", derive(utoipa::ToSchema))]
 pub struct PageResponse<T> {
     /// The page's rows, as the API shows them.
     pub items: Vec<T>,
