@@ -8,7 +8,7 @@ KEYSET_LIB_FEATURES=$(printf '%s,' \
     keyset-diesel/sqlite keyset-diesel/postgres keyset-diesel/mysql \
     keyset-diesel/chrono keyset-diesel/time keyset-diesel/uuid keyset-diesel/numeric \
     keyset-diesel/encrypted-tokens keyset-diesel/export keyset-diesel/diesel-async \
-    keyset-diesel/plan-check keyset-diesel/axum keyset-diesel/utoipa)
+    keyset-diesel/plan-check keyset-diesel/axum keyset-diesel/utoipa keyset-diesel/async-graphql)
 KEYSET_LIB_FEATURES=${KEYSET_LIB_FEATURES%,}
 KEYSET_FEATURES=$(printf '%s,' "$KEYSET_LIB_FEATURES" \
     keyset-activity-feed/postgres keyset-stored-export/postgres \

@@ -38,6 +38,7 @@ use axum::Router;
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use keyset_diesel::query::SizeProbe;
+use keyset_diesel::web::graphql::{self, RelayArgs, RelayConnection, RelayRequest};
 use keyset_diesel::web::{
     PageLinks, PageParams, PageRequestError, PageResponse, PageSizePolicy, Problem, SortParam,
 };
@@ -434,6 +435,35 @@ impl Db {
             .load_page(conn))?)
     }
 
+    /// A page of `workspace`'s events for a GraphQL request, with its total count when asked.
+    ///
+    /// # Errors
+    /// Database errors.
+    pub fn relay_page(
+        &self,
+        workspace: &str,
+        request: RelayRequest<Event>,
+        total: bool,
+        max_bytes: usize,
+    ) -> Result<Page<Event>, BoxError> {
+        Ok(with_conn!(self, |conn| {
+            let paginated = request.clone().paginate(
+                events::table
+                    .filter(events::workspace_id.eq(workspace))
+                    .select(Event::as_select()),
+            );
+            let paginated = if total {
+                paginated.with_total_count()
+            } else {
+                paginated
+            };
+            paginated
+                .max_bytes_in_sql(max_bytes, events::attachment)
+                .measure(events::message)
+                .load_page(conn)
+        })?)
+    }
+
     /// The body of a page of `workspace`'s events in named sort `sort`, or the refusal of its
     /// parameters.
     ///
@@ -549,7 +579,167 @@ pub fn router(state: AppState) -> Router {
         .route("/workspaces/{workspace}/events", get(list_events))
         .route("/workspaces/{workspace}/feed", get(list_feed))
         .route("/openapi.json", get(openapi_json))
+        .route("/graphql", axum::routing::post(graphql))
         .with_state(state)
+}
+
+/// The GraphQL schema served at `POST /graphql`:
+///
+/// ```graphql
+/// events(workspace: String!, first: Int, after: String, last: Int, before: String): EventConnection!
+/// EventConnection { edges: [EventEdge!]!, pageInfo: PageInfo!, totalCount: Int }
+/// EventEdge { cursor: String!, node: Event! }
+/// Event { id: String!, occurredAt: String!, message: String! }
+/// PageInfo { hasNextPage: Boolean!, hasPreviousPage: Boolean!, startCursor: String, endCursor: String }
+/// ```
+pub type FeedSchema = async_graphql::Schema<
+    QueryRoot,
+    async_graphql::EmptyMutation,
+    async_graphql::EmptySubscription,
+>;
+
+/// The schema, built once.
+pub fn schema() -> &'static FeedSchema {
+    static SCHEMA: std::sync::OnceLock<FeedSchema> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        async_graphql::Schema::build(
+            QueryRoot,
+            async_graphql::EmptyMutation,
+            async_graphql::EmptySubscription,
+        )
+        .finish()
+    })
+}
+
+/// An event as GraphQL shows it.
+#[derive(Debug, Clone, async_graphql::SimpleObject)]
+#[graphql(name = "Event")]
+pub struct EventNode {
+    /// The event id.
+    pub id: String,
+    /// When it happened, as in [`EventItem::occurred_at`].
+    pub occurred_at: String,
+    /// What happened.
+    pub message: String,
+}
+
+impl From<Event> for EventNode {
+    fn from(e: Event) -> Self {
+        let item = EventItem::from(e);
+        EventNode {
+            id: item.id,
+            occurred_at: item.occurred_at,
+            message: item.message,
+        }
+    }
+}
+
+/// The member a GraphQL request runs as (its bearer token's).
+struct Member(String);
+
+/// The GraphQL query root.
+pub struct QueryRoot;
+
+#[async_graphql::Object]
+impl QueryRoot {
+    /// A page of a workspace's events (Relay): `first`/`after` forward, `last`/`before`
+    /// backward; the same tokens, scope and page-size policy as the REST routes.
+    async fn events(
+        &self,
+        ctx: &async_graphql::Context<'_>,
+        workspace: String,
+        first: Option<i32>,
+        after: Option<String>,
+        last: Option<i32>,
+        before: Option<String>,
+    ) -> async_graphql::Result<RelayConnection<EventNode>> {
+        let app = ctx.data::<AppState>()?.clone();
+        let member = ctx.data::<Member>()?.0.clone();
+        let args = RelayArgs {
+            first,
+            after,
+            last,
+            before,
+        };
+        // The count costs O(n): only when the document asks for it.
+        let total = ctx.look_ahead().field("totalCount").exists();
+        tokio::task::spawn_blocking(move || {
+            graphql_events(&app, &member, &workspace, &args, total).unwrap_or_else(|e| {
+                eprintln!("feed_server: graphql request failed: {e}");
+                Err(graphql::error(&Problem::internal()))
+            })
+        })
+        .await
+        .map_err(|_| graphql::error(&Problem::internal()))?
+    }
+}
+
+/// The connection of `events(..)` (blocking: database work); the outer error is the server's.
+fn graphql_events(
+    app: &AppState,
+    member: &str,
+    workspace: &str,
+    args: &RelayArgs,
+    total: bool,
+) -> Result<async_graphql::Result<RelayConnection<EventNode>>, BoxError> {
+    let workspace = match app.db.access(member, workspace)? {
+        Access::UnknownCaller | Access::NotAMember => {
+            return Ok(Err(graphql::error(&Problem::not_found())))
+        }
+        Access::Granted(workspace) => workspace,
+    };
+    let scope = ("events", workspace.as_str());
+    let request = match args.resolve::<Event>(&app.codec, &scope, &app.settings.policy) {
+        Ok(request) => request,
+        Err(e) => return Ok(Err(e)),
+    };
+    let page = app
+        .db
+        .relay_page(&workspace, request, total, app.settings.max_bytes)?;
+    Ok(graphql::connection(
+        page,
+        &app.codec,
+        &scope,
+        EventNode::from,
+    ))
+}
+
+async fn graphql(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
+    let Some(token) = bearer(&headers) else {
+        return Problem::unauthorized().into_response();
+    };
+    let db = app.db.clone();
+    let member = match tokio::task::spawn_blocking(move || db.member_of_token(&token)).await {
+        Ok(Ok(Some(member))) => member,
+        Ok(Ok(None)) => return Problem::unauthorized().into_response(),
+        Ok(Err(e)) => {
+            eprintln!("feed_server: request failed: {e}");
+            return Problem::internal().into_response();
+        }
+        Err(_) => return Problem::internal().into_response(),
+    };
+    let Ok(request) = serde_json::from_slice::<async_graphql::Request>(&body) else {
+        return Problem::invalid_query().into_response();
+    };
+    let response = schema()
+        .execute(request.data(app).data(Member(member)))
+        .await;
+    match serde_json::to_vec(&response) {
+        Ok(json) => (
+            [
+                (CONTENT_TYPE, HeaderValue::from_static("application/json")),
+                (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+                (VARY, HeaderValue::from_static("Authorization")),
+            ],
+            json,
+        )
+            .into_response(),
+        Err(_) => Problem::internal().into_response(),
+    }
 }
 
 /// The OpenAPI 3.1 document of the routes, served at `GET /openapi.json`.

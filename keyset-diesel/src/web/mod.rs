@@ -7,6 +7,8 @@
 mod axum;
 #[cfg(feature = "axum")]
 pub use self::axum::SortParam;
+#[cfg(feature = "async-graphql")]
+pub mod graphql;
 mod links;
 mod params;
 mod problem;

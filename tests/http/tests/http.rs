@@ -17,3 +17,32 @@ mod postgres {
 mod mysql {
     keyset_tests_http::feed_server_suite!(diesel::MysqlConnection);
 }
+
+/// Issue 33 (3): the GraphQL schema's types are the issue's, field for field.
+#[test]
+fn graphql_schema_has_the_relay_types() {
+    let sdl = keyset_feed_server::schema().sdl();
+    let squeezed: String = sdl.split_whitespace().collect::<Vec<_>>().join(" ");
+    for expected in [
+        "events(workspace: String!, first: Int, after: String, last: Int, before: String): EventConnection!",
+        "type EventConnection {",
+        "pageInfo: PageInfo!",
+        "edges: [EventEdge!]!",
+        "totalCount: Int }",
+        "type EventEdge {",
+        "cursor: String!",
+        "node: Event!",
+        "type Event {",
+        "id: String!",
+        "occurredAt: String!",
+        "message: String!",
+        "type PageInfo {",
+        "hasPreviousPage: Boolean!",
+        "hasNextPage: Boolean!",
+        "startCursor: String",
+        "endCursor: String",
+    ] {
+        assert!(squeezed.contains(expected), "{expected}\n---\n{sdl}");
+    }
+    assert!(!squeezed.contains("nodes:"), "no nodes shortcut: {sdl}");
+}

@@ -1,0 +1,211 @@
+//! GraphQL Relay connections (feature `async-graphql`, async-graphql 7): a [`RelayConnection`]
+//! from a [`Page`], and Relay's `first` / `after` / `last` / `before` arguments resolved through
+//! the same [`CursorCodec`], scope and [`PageSizePolicy`] as the REST parameters
+//! ([`PageParams`](super::PageParams)). Errors are GraphQL errors whose `extensions.code` is the
+//! REST [`Problem`]'s code, with its title as the message: never the token's text.
+//!
+//! ```
+//! # include!("../doctest_setup.rs");
+//! use keyset_diesel::token::SecretKey;
+//! use keyset_diesel::web::graphql::{connection, RelayArgs};
+//! use keyset_diesel::web::PageSizePolicy;
+//! use keyset_diesel::CursorCodec;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! # let conn = &mut setup();
+//! let codec = CursorCodec::builder()
+//!     .signing_key(SecretKey::new(1, b"a 32+ byte secret from your secret store")?)
+//!     .build()?;
+//! let policy = PageSizePolicy::new(2, 10).expect("default <= maximum");
+//! let scope = ("events", "W9");
+//! let feed = || events::table.filter(events::workspace_id.eq("W9")).select(Event::as_select());
+//! // `events(first: 2)`
+//! let args = RelayArgs { first: Some(2), ..RelayArgs::default() };
+//! let request = args.resolve::<Event>(&codec, &scope, &policy).map_err(|e| e.message)?;
+//! let page = request.paginate(feed()).load_page(conn)?;
+//! let first = connection(page, &codec, &scope, |e| e.event_id).map_err(|e| e.message)?;
+//! assert_eq!(first.edges.iter().map(|e| e.node.as_str()).collect::<Vec<_>>(), ["e101", "e102"]);
+//! assert!(first.has_next_page && !first.has_previous_page);
+//! // `events(first: 2, after: <endCursor>)`
+//! let after = first.edges.last().map(|e| e.cursor.clone());
+//! let args = RelayArgs { first: Some(2), after, ..RelayArgs::default() };
+//! let request = args.resolve::<Event>(&codec, &scope, &policy).map_err(|e| e.message)?;
+//! let page = request.paginate(feed()).load_page(conn)?;
+//! assert_eq!(page.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e103", "e104"]);
+//! // Both `first` and `last`: the REST problem's code.
+//! let both = RelayArgs { first: Some(2), last: Some(2), ..RelayArgs::default() };
+//! let error = both.resolve::<Event>(&codec, &scope, &policy).unwrap_err();
+//! assert_eq!(error.extensions.unwrap().get("code"), Some(&"query_invalid".into()));
+//! # Ok(())
+//! # }
+//! ```
+
+use async_graphql::connection::{
+    Connection, DefaultConnectionName, DefaultEdgeName, DisableNodesField, Edge, EmptyFields,
+};
+use async_graphql::{ErrorExtensions, OutputType, SimpleObject};
+use serde::Serialize;
+
+use super::Problem;
+use crate::cursor::{Cursor, Direction};
+use crate::keyset::Keyset;
+use crate::page::Page;
+use crate::page_size::PageSizePolicy;
+use crate::paginate::{PaginateDsl, Paginated};
+use crate::token::CursorCodec;
+
+/// A Relay connection of `T`: `edges` (each a token `cursor` and a `node`), `pageInfo`
+/// (`hasNextPage`, `hasPreviousPage`, `startCursor`, `endCursor`: the first and last edges'
+/// cursors) and `totalCount`. Named after the node's GraphQL type: a node type `Event` gives
+/// `EventConnection` and `EventEdge`. No `nodes` shortcut field.
+pub type RelayConnection<T> = Connection<
+    String,
+    T,
+    TotalCount,
+    EmptyFields,
+    DefaultConnectionName,
+    DefaultEdgeName,
+    DisableNodesField,
+>;
+
+/// The connection's `totalCount: Int`: the page's total count when it was read
+/// [`with_total_count`](crate::Paginated::with_total_count), `null` otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, SimpleObject)]
+pub struct TotalCount {
+    /// Rows of the query without the page.
+    pub total_count: Option<i64>,
+}
+
+/// Relay's connection arguments as a resolver receives them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RelayArgs {
+    /// Rows after `after` (or from the start), reading forward.
+    pub first: Option<i32>,
+    /// An edge's cursor: the page starts after it.
+    pub after: Option<String>,
+    /// Rows before `before` (or up to the end), reading backward.
+    pub last: Option<i32>,
+    /// An edge's cursor: the page ends before it.
+    pub before: Option<String>,
+}
+
+/// Checked [`RelayArgs`]: where to read, which way, how far, how many.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RelayRequest<K: Keyset> {
+    /// `Forward` for `first` (or neither), `Backward` for `last`.
+    pub walk: Direction,
+    /// The key to read from: `after` walking forward, `before` walking backward.
+    pub cursor: Option<K::Key>,
+    /// The window's far end: `before` walking forward, `after` walking backward.
+    pub until: Option<Cursor<K>>,
+    /// `first` or `last`, else the policy's default.
+    pub page_size: u32,
+}
+
+impl RelayArgs {
+    /// Checks the arguments: each cursor with `codec` for keyset `K` and `scope`, the count
+    /// with `policy` (a count over the maximum is refused or clamped, as the policy says).
+    /// `after` with `before` reads the window between them.
+    ///
+    /// # Errors
+    /// A GraphQL error with the message and `extensions.code` of the REST [`Problem`]:
+    /// `query_invalid` for both `first` and `last`; `page_size_invalid` for a count of 0 or
+    /// less, or over a rejecting policy's maximum; `cursor_invalid` / `cursor_expired` for a
+    /// refused cursor (also `extensions.restartFromFirstPage: true`). No message carries
+    /// the token.
+    pub fn resolve<K: Keyset>(
+        &self,
+        codec: &CursorCodec,
+        scope: &(impl Serialize + ?Sized),
+        policy: &PageSizePolicy,
+    ) -> Result<RelayRequest<K>, async_graphql::Error> {
+        let (walk, count) = match (self.first, self.last) {
+            (Some(_), Some(_)) => {
+                let problem =
+                    Problem::invalid_query().with_detail("give `first` or `last`, not both");
+                return Err(error(&problem));
+            }
+            (first, None) => (Direction::Forward, first),
+            (None, last) => (Direction::Backward, last),
+        };
+        let page_size = policy
+            .resolve_number(count.map(i64::from))
+            .map_err(|e| error(&Problem::from(&e)))?;
+        let key = |token: &Option<String>| {
+            token
+                .as_deref()
+                .map(|token| codec.decode::<K>(token, scope).map(|c| c.key))
+                .transpose()
+                .map_err(|e| error(&Problem::from(&e)))
+        };
+        let (after, before) = (key(&self.after)?, key(&self.before)?);
+        let (cursor, until) = match walk {
+            Direction::Forward => (after, before.map(Cursor::before)),
+            Direction::Backward => (before, after.map(Cursor::after)),
+        };
+        Ok(RelayRequest {
+            walk,
+            cursor,
+            until,
+            page_size,
+        })
+    }
+}
+
+impl<K: Keyset> RelayRequest<K> {
+    /// Attaches the request to `query` (blocking [`PaginateDsl`]): `paginate_after` or
+    /// `paginate_before` its cursor, `until` its far end, its page size. Add any other
+    /// option ([`with_total_count`](crate::Paginated::with_total_count) for `totalCount`)
+    /// before `load_page`.
+    pub fn paginate<Q: PaginateDsl>(self, query: Q) -> Paginated<Q, K> {
+        let cursor = |direction| self.cursor.map(|key| Cursor { key, direction });
+        match self.walk {
+            Direction::Forward => query.paginate_after(cursor(Direction::Forward)),
+            Direction::Backward => query.paginate_before(cursor(Direction::Backward)),
+        }
+        .until(self.until)
+        .page_size(self.page_size)
+    }
+}
+
+/// The Relay connection of `page`: one edge per item, its cursor a token after that item
+/// (bound to `scope`, recording the page size), its node `map(item)`; the page's exact flags
+/// (see [`Page`]); its total count when read.
+///
+/// # Errors
+/// A GraphQL error `internal_error` when a token cannot be encoded
+/// ([`EncodeError`](crate::token::EncodeError)).
+pub fn connection<K: Keyset, T: OutputType>(
+    page: Page<K>,
+    codec: &CursorCodec,
+    scope: &(impl Serialize + ?Sized),
+    mut map: impl FnMut(K) -> T,
+) -> Result<RelayConnection<T>, async_graphql::Error> {
+    let mut connection = RelayConnection::with_additional_fields(
+        page.has_previous_page,
+        page.has_next_page,
+        TotalCount {
+            total_count: page.total_count,
+        },
+    );
+    for row in page.items {
+        let token = codec
+            .encode_with_page_size(&Cursor::after_row(&row), page.page_size, scope)
+            .map_err(|e| error(&Problem::from(&e)))?;
+        connection.edges.push(Edge::new(token, map(row)));
+    }
+    Ok(connection)
+}
+
+/// The GraphQL error of `problem`: its title as the message, `extensions.code` its code,
+/// `extensions.status` its HTTP status, and `extensions.restartFromFirstPage` when set.
+pub fn error(problem: &Problem) -> async_graphql::Error {
+    let restart = problem.restart_from_first_page;
+    async_graphql::Error::new(problem.title.clone()).extend_with(|_, e| {
+        e.set("code", problem.code.clone());
+        e.set("status", i32::from(problem.status));
+        if restart {
+            e.set("restartFromFirstPage", true);
+        }
+    })
+}
