@@ -196,4 +196,39 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     {
         Ok(shape::<DB, Q, K, M>(self)?.0)
     }
+
+    /// The page's SQL and binds on the backend of connection `conn`, as `diesel::debug_query`
+    /// prints them: [`into_query`](Self::into_query) and `debug_query` without spelling the
+    /// backend. Runs nothing.
+    ///
+    /// ```
+    /// # include!("../doctest_setup.rs");
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let conn = &mut setup();
+    /// let sql = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after(None::<Cursor<Event>>)
+    ///     .page_size(2)
+    ///     .debug_sql(conn)?;
+    /// assert!(sql.contains("ORDER BY `events`.`occurred_at` ASC, `events`.`event_id` ASC LIMIT +?"), "{sql}");
+    /// assert!(sql.ends_with(r#"-- binds: ["W9", 3]"#), "{sql}");
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// As [`into_query`](Self::into_query).
+    pub fn debug_sql<C>(self, conn: &C) -> Result<String, KeysetError>
+    where
+        C: diesel::Connection,
+        C::Backend: KeysetBackend + Default,
+        <C::Backend as diesel::backend::Backend>::QueryBuilder: Default,
+        Q: PageSource<K>,
+        PageQuery<Q, K>: diesel::query_builder::QueryFragment<C::Backend>,
+    {
+        let _ = conn;
+        let query = self.into_query::<C::Backend>()?;
+        Ok(diesel::debug_query::<C::Backend, _>(&query).to_string())
+    }
 }
