@@ -81,7 +81,10 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// second, key-only statement: `octet_length` on PostgreSQL and MySQL/MariaDB,
     /// `length(CAST(col AS BLOB))` on SQLite), then loads only the rows that fit. Memory per
     /// page is then about `max_bytes` plus the unmeasured columns, plus one row when the
-    /// first row alone is larger.
+    /// first row alone is larger. One exception: a later page with
+    /// [`exact_flags`](Self::exact_flags) or [`with_total_count`](Self::with_total_count) is
+    /// a union whose probe and count branches each read one whole row the budget does not
+    /// measure (the row at the cursor, your query's first row), so up to two rows more.
     ///
     /// `has_more()` and `next_cursor()` stay exact: a page the budget cut has more, and the
     /// next page starts with the first row left out. Every other option (the cursor, `until`,

@@ -40,7 +40,8 @@ use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 use keyset_diesel::query::SizeProbe;
 use keyset_diesel::web::graphql::{self, RelayArgs, RelayConnection, RelayRequest};
 use keyset_diesel::web::{
-    PageLinks, PageParams, PageRequestError, PageResponse, PageSizePolicy, Problem, SortParam,
+    PageLinks, PageParams, PageRequest, PageRequestError, PageResponse, PageSizePolicy, Problem,
+    SortParam,
 };
 use keyset_diesel::{CursorCodec, KeysetBackend, LoadPage, Page, PaginateDsl, SortRow};
 use serde::{Deserialize, Serialize};
@@ -418,15 +419,15 @@ impl Db {
     pub fn page(
         &self,
         workspace: &str,
-        cursor: Option<keyset_diesel::Cursor<Event>>,
-        page_size: u32,
+        request: PageRequest<Event>,
         max_bytes: usize,
     ) -> Result<Page<Event>, BoxError> {
         Ok(with_conn!(self, |conn| events::table
             .filter(events::workspace_id.eq(workspace))
             .select(Event::as_select())
-            .paginate(cursor)
-            .page_size(page_size)
+            .paginate(request.cursor.clone())
+            .until(request.until.clone())
+            .page_size(request.page_size)
             // The response: at most `max_bytes` of item JSON, cut among the rows loaded.
             .max_bytes(max_bytes, json_len)
             // Memory: the rows whose stored text is past `max_bytes` are never fetched.
@@ -529,6 +530,7 @@ where
     };
     let page = workspace_events::<K, C::Backend>(workspace)
         .paginate(request.cursor)
+        .until(request.until)
         .page_size(request.page_size)
         .max_bytes(app.settings.max_bytes, |row: &K| json_len(row.as_ref()))
         .max_bytes_in_sql(app.settings.max_bytes, events::attachment)
@@ -598,6 +600,10 @@ pub type FeedSchema = async_graphql::Schema<
     async_graphql::EmptySubscription,
 >;
 
+/// The most a GraphQL document may cost (async-graphql's complexity: one per field selected):
+/// a few `events` pages per request, never thousands of aliased ones.
+pub const GRAPHQL_MAX_COMPLEXITY: usize = 64;
+
 /// The schema, built once.
 pub fn schema() -> &'static FeedSchema {
     static SCHEMA: std::sync::OnceLock<FeedSchema> = std::sync::OnceLock::new();
@@ -607,6 +613,10 @@ pub fn schema() -> &'static FeedSchema {
             async_graphql::EmptyMutation,
             async_graphql::EmptySubscription,
         )
+        // Each `events` field is a page query of its own: a document may hold a few
+        // (aliases), not thousands. One full `events` selection costs about 12.
+        .limit_complexity(GRAPHQL_MAX_COMPLEXITY)
+        .limit_depth(8)
         .finish()
     })
 }
@@ -848,7 +858,11 @@ async fn respond(
         return Problem::unauthorized().into_response();
     };
     let work = tokio::task::spawn_blocking(move || match app.db.member_of_token(&token)? {
-        Some(member) => answer(&app, &member, &workspace, &params, &uri.to_string(), list),
+        // The path and query only: links never name a host the request line chose.
+        Some(member) => {
+            let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
+            answer(&app, &member, &workspace, &params, &path, list)
+        }
         None => Ok(Problem::unauthorized().into_response()),
     });
     match work.await {
@@ -939,12 +953,7 @@ fn events_page(
         Ok(request) => request,
         Err(e) => return Ok(Err(e)),
     };
-    let page = app.db.page(
-        workspace,
-        request.cursor,
-        request.page_size,
-        app.settings.max_bytes,
-    )?;
+    let page = app.db.page(workspace, request, app.settings.max_bytes)?;
     // The links keep the request's own parameters (its page size, and whatever else it
     // sent), only the cursor changed.
     Ok(Ok(PageResponse::from_page(

@@ -4,13 +4,13 @@
 //! the rows that do not fit the budget are never fetched.
 //!
 //! ```sql
-//! SELECT <key columns>, CAST(COALESCE(octet_length("t"."body"), 0) + .. AS BIGINT)
+//! SELECT <key columns>, CAST(COALESCE(octet_length("t"."body"), 0) AS BIGINT) + ..
 //! FROM <your table> WHERE <your filters> AND (<seek>) AND (<until>)
 //! ORDER BY <keyset> LIMIT ?
 //! ```
 //!
-//! The size is `octet_length` on PostgreSQL, `OCTET_LENGTH` on MySQL/MariaDB (`CAST(.. AS
-//! SIGNED)`), and `length(CAST(.. AS BLOB))` on SQLite (the bytes of the stored text, not its
+//! The size is `octet_length` on PostgreSQL, `OCTET_LENGTH` on MySQL/MariaDB (each term
+//! `CAST(.. AS SIGNED)` there, `AS BIGINT` on PostgreSQL), and `length(CAST(.. AS BLOB))` on SQLite (the bytes of the stored text, not its
 //! characters). The seek is written as one condition (never split into union arms): the probe
 //! reads key columns and sizes only, so its branches would save nothing worth a union.
 
@@ -128,18 +128,13 @@ where
     }
 }
 
-/// The row's size in bytes: the sum of every measured column's stored size (0 for NULL), as
-/// a 64-bit integer.
+/// The row's size in bytes: the sum of every measured column's stored size (0 for NULL), each
+/// term a 64-bit integer before the sum (PostgreSQL's `octet_length` is a 32-bit `integer`, so
+/// three columns near 1 GB would overflow it).
 fn walk_size<DB: KeysetBackend>(
     columns: &[SizeColumn],
     mut out: AstPass<'_, '_, DB>,
 ) -> QueryResult<()> {
-    let (open, close) = match DB::KIND {
-        BackendKind::Postgres => ("CAST(", " AS BIGINT)"),
-        BackendKind::Mysql => ("CAST(", " AS SIGNED)"),
-        BackendKind::Sqlite => ("(", ")"),
-    };
-    out.push_sql(open);
     if columns.is_empty() {
         out.push_sql("0");
     }
@@ -148,8 +143,8 @@ fn walk_size<DB: KeysetBackend>(
             out.push_sql(" + ");
         }
         out.push_sql(match DB::KIND {
-            BackendKind::Postgres => "COALESCE(octet_length(",
-            BackendKind::Mysql => "COALESCE(OCTET_LENGTH(",
+            BackendKind::Postgres => "CAST(COALESCE(octet_length(",
+            BackendKind::Mysql => "CAST(COALESCE(OCTET_LENGTH(",
             BackendKind::Sqlite => "COALESCE(length(CAST(",
         });
         for part in &c.table {
@@ -158,10 +153,10 @@ fn walk_size<DB: KeysetBackend>(
         }
         out.push_identifier(c.column)?;
         out.push_sql(match DB::KIND {
+            BackendKind::Postgres => "), 0) AS BIGINT)",
+            BackendKind::Mysql => "), 0) AS SIGNED)",
             BackendKind::Sqlite => " AS BLOB)), 0)",
-            BackendKind::Postgres | BackendKind::Mysql => "), 0)",
         });
     }
-    out.push_sql(close);
     Ok(())
 }

@@ -108,17 +108,26 @@ impl RelayArgs {
     /// `after` with `before` reads the window between them.
     ///
     /// # Errors
-    /// A GraphQL error with the message and `extensions.code` of the REST [`Problem`]:
-    /// `query_invalid` for both `first` and `last`; `page_size_invalid` for a count of 0 or
-    /// less, or over a rejecting policy's maximum; `cursor_invalid` / `cursor_expired` for a
-    /// refused cursor (also `extensions.restartFromFirstPage: true`). No message carries
-    /// the token.
+    /// A GraphQL error with the message and `extensions.code` of the REST [`Problem`], the
+    /// tokens checked first: `cursor_invalid` / `cursor_expired` for a refused cursor (also
+    /// `extensions.restartFromFirstPage: true`); `query_invalid` for both `first` and `last`; `page_size_invalid` for a count of 0 or
+    /// less, or over a rejecting policy's maximum. No message carries the token.
     pub fn resolve<K: Keyset>(
         &self,
         codec: &CursorCodec,
         scope: &(impl Serialize + ?Sized),
         policy: &PageSizePolicy,
     ) -> Result<RelayRequest<K>, async_graphql::Error> {
+        // The tokens first, as `PageParams::resolve` does: a refused token restarts the
+        // client whatever else is wrong with the request.
+        let key = |token: &Option<String>| {
+            token
+                .as_deref()
+                .map(|token| codec.decode::<K>(token, scope).map(|c| c.key))
+                .transpose()
+                .map_err(|e| error(&Problem::from(&e)))
+        };
+        let (after, before) = (key(&self.after)?, key(&self.before)?);
         let (walk, count) = match (self.first, self.last) {
             (Some(_), Some(_)) => {
                 let problem =
@@ -131,14 +140,6 @@ impl RelayArgs {
         let page_size = policy
             .resolve_number(count.map(i64::from))
             .map_err(|e| error(&Problem::from(&e)))?;
-        let key = |token: &Option<String>| {
-            token
-                .as_deref()
-                .map(|token| codec.decode::<K>(token, scope).map(|c| c.key))
-                .transpose()
-                .map_err(|e| error(&Problem::from(&e)))
-        };
-        let (after, before) = (key(&self.after)?, key(&self.before)?);
         let (cursor, until) = match walk {
             Direction::Forward => (after, before.map(Cursor::before)),
             Direction::Backward => (before, after.map(Cursor::after)),

@@ -10,6 +10,10 @@ use super::response::PageResponse;
 /// it.
 pub const CURSOR_PARAM: &str = "cursor";
 
+/// The query parameter of a window's far end ([`PageParams::until`](super::PageParams::until)):
+/// kept on `next` and `first`, dropped from `prev`, which reads the other way.
+pub const UNTIL_PARAM: &str = "until";
+
 /// Bytes a token value is written with as they are (RFC 3986 unreserved); every other byte is
 /// percent-encoded.
 const VALUE: &AsciiSet = &NON_ALPHANUMERIC
@@ -43,9 +47,11 @@ const COPIED: &AsciiSet = &VALUE
 /// `next` when rows exist after its last item (as its flags say: exact with
 /// [`exact_flags`](crate::Paginated::exact_flags), see [`Page`](crate::Page)).
 ///
-/// Each is the request's URL (relative or absolute, as given) with only the `cursor`
-/// parameter changed: the page's `end_cursor` token for `next`, its `start_cursor` token (a
-/// backward one) for `prev`, and no cursor for `first`. Every other parameter keeps its place
+/// Each is the request's URL (relative or absolute, as given: pass the path and query, or an
+/// absolute URL built from your own configured origin, never one a client's request line or
+/// `Host` header chose) with only the `cursor` parameter changed: the page's `end_cursor` token for `next`, its `start_cursor` token (a
+/// backward one) for `prev` (which also drops `until`, the far end of a window read the other
+/// way), and no cursor for `first`. Every other parameter keeps its place
 /// and its text; the token is percent-encoded (RFC 3986), and any byte of the copied URL that
 /// may not stand in a URL is encoded too. A token records its direction and page size, so the
 /// server reads a `prev` link with [`PaginateDsl::paginate`](crate::PaginateDsl::paginate)
@@ -101,16 +107,16 @@ impl PageLinks {
     /// As [`PageLinks::new`], the token in query parameter `param` instead of `cursor`.
     pub fn with_param<T>(page: &PageResponse<T>, request_url: &str, param: &str) -> PageLinks {
         let url = RequestUrl::parse(request_url, param);
-        let at = |token: &Option<String>, exists: bool| {
+        let at = |token: &Option<String>, exists: bool, drop: &[&str]| {
             token
                 .as_deref()
                 .filter(|_| exists)
-                .map(|token| url.with_cursor(param, Some(token)))
+                .map(|token| url.with_cursor(param, Some(token), drop))
         };
         PageLinks {
-            first: url.with_cursor(param, None),
-            prev: at(&page.start_cursor, page.has_previous_page),
-            next: at(&page.end_cursor, page.has_next_page),
+            first: url.with_cursor(param, None, &[]),
+            prev: at(&page.start_cursor, page.has_previous_page, &[UNTIL_PARAM]),
+            next: at(&page.end_cursor, page.has_next_page, &[]),
         }
     }
 
@@ -131,8 +137,8 @@ impl PageLinks {
 /// position of the cursor parameter.
 struct RequestUrl {
     base: String,
-    /// The other parameters, as they came (made safe), in order.
-    params: Vec<String>,
+    /// The other parameters, as they came (made safe), in order, each with its decoded name.
+    params: Vec<(String, String)>,
     /// Where the (first) cursor parameter stood among `params`; the end when absent.
     cursor_at: usize,
 }
@@ -151,18 +157,19 @@ impl RequestUrl {
             if name == param {
                 cursor_at.get_or_insert(params.len());
             } else {
-                params.push(utf8_percent_encode(piece, COPIED).to_string());
+                params.push((name, copied(piece)));
             }
         }
         RequestUrl {
-            base: utf8_percent_encode(base, COPIED).to_string(),
+            base: copied(base),
             cursor_at: cursor_at.unwrap_or(params.len()),
             params,
         }
     }
 
-    /// The URL with `param=<token>` at the cursor's place, or with no cursor.
-    fn with_cursor(&self, param: &str, token: Option<&str>) -> String {
+    /// The URL with `param=<token>` at the cursor's place, or with no cursor, and without the
+    /// parameters named in `drop`.
+    fn with_cursor(&self, param: &str, token: Option<&str>, drop: &[&str]) -> String {
         let cursor = token.map(|token| {
             format!(
                 "{}={}",
@@ -170,12 +177,18 @@ impl RequestUrl {
                 utf8_percent_encode(token, VALUE)
             )
         });
+        let kept = |params: &'_ [(String, String)]| {
+            params
+                .iter()
+                .filter(|(name, _)| !drop.contains(&name.as_str()))
+                .map(|(_, piece)| piece.clone())
+                .collect::<Vec<_>>()
+        };
         let (before, after) = self.params.split_at(self.cursor_at);
-        let query: Vec<&str> = before
-            .iter()
-            .map(String::as_str)
-            .chain(cursor.as_deref())
-            .chain(after.iter().map(String::as_str))
+        let query: Vec<String> = kept(before)
+            .into_iter()
+            .chain(cursor)
+            .chain(kept(after))
             .collect();
         if query.is_empty() {
             self.base.clone()
@@ -183,6 +196,24 @@ impl RequestUrl {
             format!("{}?{}", self.base, query.join("&"))
         }
     }
+}
+
+/// `text` made safe to copy into a link: a `%` that starts no escape (two hex digits) becomes
+/// `%25`, then every byte outside [`COPIED`] is percent-encoded.
+fn copied(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut escaped = String::with_capacity(text.len());
+    for (i, c) in text.char_indices() {
+        let escape = c == '%'
+            && bytes.get(i + 1).is_some_and(u8::is_ascii_hexdigit)
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
+        if c == '%' && !escape {
+            escaped.push_str("%25");
+        } else {
+            escaped.push(c);
+        }
+    }
+    utf8_percent_encode(&escaped, COPIED).to_string()
 }
 
 #[cfg(test)]
@@ -252,6 +283,21 @@ mod tests {
             let url = url.strip_prefix('<').expect("<url>");
             assert!(!url.contains([' ', '"', '<', '>']), "{url}");
         }
+    }
+
+    #[test]
+    fn a_stray_percent_is_escaped_and_prev_drops_the_window_end() {
+        let l = PageLinks::new(&page(true, true), "/e?q=100%&r=%zz&s=%41&until=u1&cursor=c");
+        assert_eq!(l.first, "/e?q=100%25&r=%25zz&s=%41&until=u1");
+        assert_eq!(
+            l.next.as_deref(),
+            Some("/e?q=100%25&r=%25zz&s=%41&until=u1&cursor=e")
+        );
+        assert_eq!(
+            l.prev.as_deref(),
+            Some("/e?q=100%25&r=%25zz&s=%41&cursor=s%2F%2B%3D"),
+            "prev reads the other way: no until"
+        );
     }
 
     #[test]

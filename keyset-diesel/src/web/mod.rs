@@ -14,7 +14,7 @@ mod params;
 mod problem;
 mod response;
 
-pub use self::links::{PageLinks, CURSOR_PARAM};
+pub use self::links::{PageLinks, CURSOR_PARAM, UNTIL_PARAM};
 pub use self::params::{PageParams, PageRequest, PageRequestError};
 pub use self::problem::{Problem, CURSOR_REFUSED};
 pub use self::response::PageResponse;

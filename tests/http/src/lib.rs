@@ -398,6 +398,28 @@ pub fn link_headers_walk_next_to_the_end_and_prev_back<B: FeedBackend>() {
             forward[..forward.len() - 1],
             "prev back to the first page"
         );
+        // A window: after e101, until (strictly before) e104. `next` and `first` keep the
+        // window's end; `prev` reads the other way and drops it.
+        let page = |path: String| {
+            let client = &client;
+            let base = &server.base;
+            async move { get(client, base, &path, Some("member-w9")).await.page() }
+        };
+        let one = page("/workspaces/W9/events?page_size=1".into()).await;
+        let four = page("/workspaces/W9/events?page_size=4".into()).await;
+        let (after_e101, until) = (
+            one.end_cursor.expect("e101"),
+            four.end_cursor.expect("e104"),
+        );
+        let windowed = page(format!(
+            "/workspaces/W9/events?page_size=10&cursor={after_e101}&until={until}"
+        ))
+        .await;
+        assert_eq!(item_ids(&windowed), ["e102", "e103"], "the window");
+        let links = windowed.links.expect("links");
+        assert!(links.first.contains("&until="), "{links:?}");
+        let prev = links.prev.expect("rows before the window's start");
+        assert!(!prev.contains("until="), "{prev}");
     });
 }
 
@@ -686,6 +708,30 @@ pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
         }
         let (status, _) = graphql(&client, base, None, EVENTS_DOCUMENT, Value::Null).await;
         assert_eq!(status, 401);
+        // Each `events` field is a page query: a document of many aliased ones is refused
+        // before any runs.
+        let many: String = (0..20)
+            .map(|i| {
+                format!(
+                    "e{i}: events(workspace: \"W9\", first: 1) {{ edges {{ node {{ id }} }} }} "
+                )
+            })
+            .collect();
+        let (_, body) = graphql(
+            &client,
+            base,
+            Some("member-w9"),
+            &format!("{{ {many} }}"),
+            Value::Null,
+        )
+        .await;
+        assert!(body["data"].is_null(), "{body}");
+        assert!(
+            body["errors"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("complex")),
+            "{body}"
+        );
     });
 }
 
