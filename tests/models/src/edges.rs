@@ -164,3 +164,72 @@ macro_rules! measured_read {
 measured_read!("sqlite", diesel::SqliteConnection);
 measured_read!("postgres", diesel::PgConnection);
 measured_read!("mysql", diesel::MysqlConnection);
+
+impl<C: crate::TestDb + MeasuredRead> MeasuredRead for crate::db::Fixture<C> {
+    fn measured_page(
+        &mut self,
+        cursor: Option<keyset_diesel::Cursor<Measured>>,
+        backward: bool,
+        page_size: u32,
+        budget: Budget,
+        distinct: bool,
+    ) -> diesel::QueryResult<keyset_diesel::Page<Measured>> {
+        (**self).measured_page(cursor, backward, page_size, budget, distinct)
+    }
+}
+
+/// [`MeasuredRead`] through diesel-async (`keyset_diesel::async_`) on the pair `$pair`: the
+/// same calls, `.await`ed on the pair's runtime.
+macro_rules! measured_read_async {
+    ($feature:literal, $pair:ident) => {
+        #[cfg(all(feature = "diesel-async", feature = $feature))]
+        impl MeasuredRead for crate::async_db::$pair {
+            fn measured_page(
+                &mut self,
+                cursor: Option<keyset_diesel::Cursor<Measured>>,
+                backward: bool,
+                page_size: u32,
+                budget: Budget,
+                distinct: bool,
+            ) -> diesel::QueryResult<keyset_diesel::Page<Measured>> {
+                use crate::schema::plan_rows;
+                use diesel::prelude::*;
+                use keyset_diesel::async_::PaginateDsl as AsyncPaginateDsl;
+                type Db = <<crate::async_db::$pair as crate::db::OracleDb>::Db as diesel::Connection>::Backend;
+                let query = plan_rows::table
+                    .filter(plan_rows::tenant.eq(0))
+                    .select(<Measured as SelectableHelper<Db>>::as_select());
+                let (runtime, conn) = self.runtime_and_conn();
+                macro_rules! page {
+                    ($q:expr) => {{
+                        let p = if backward {
+                            AsyncPaginateDsl::paginate_before($q, cursor)
+                        } else {
+                            AsyncPaginateDsl::paginate_after($q, cursor)
+                        }
+                        .page_size(page_size);
+                        match budget {
+                            Budget::InSql(max) => runtime.block_on(
+                                p.max_bytes_in_sql(max, plan_rows::payload)
+                                    .measure(plan_rows::payload)
+                                    .load_page(conn),
+                            ),
+                            Budget::InRust(max) => {
+                                runtime.block_on(p.max_bytes(max, Measured::weight).load_page(conn))
+                            }
+                        }
+                    }};
+                }
+                if distinct {
+                    page!(query.distinct())
+                } else {
+                    page!(query)
+                }
+            }
+        }
+    };
+}
+
+measured_read_async!("sqlite", AsyncSqlite);
+measured_read_async!("postgres", AsyncPg);
+measured_read_async!("mysql", AsyncMysql);

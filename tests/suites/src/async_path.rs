@@ -49,6 +49,13 @@ macro_rules! async_suite {
                 $crate::cases::keysets_sharing_a_query_type_on(&mut <$pair>::open());
             }
 
+            /// `max_bytes_in_sql` through `keyset_diesel::async_`: the same walks, each page
+            /// loading only the rows that fit.
+            #[test]
+            fn async_sql_byte_budget_fetches_only_the_rows_that_fit() {
+                $crate::edges::sql_byte_budget_fetches_only_the_rows_that_fit_on(<$pair>::open());
+            }
+
             /// Pages on pooled connections (deadpool objects, through `DerefMut`).
             #[test]
             fn async_pages_load_on_deadpool_pooled_connections() {

@@ -1,6 +1,7 @@
 //! The edges of a page: the Relay cursors on edge pages (docs/CASES.md C29) and the byte budget
 //! (`Paginated::max_bytes`), on every backend.
 
+use crate::db::OracleDb;
 use crate::models::{
     debug_len, A_asc__B_desc__ID_asc, A_asc__ID_asc, A_desc__ID_desc, ID_desc, Read, Walk,
 };
@@ -451,7 +452,12 @@ where
 /// `next_cursor` exact. The budget measured in Rust loads rows it then drops, on the same data:
 /// the counter this test reads sees the difference. A `SELECT DISTINCT` query is refused.
 pub fn sql_byte_budget_fetches_only_the_rows_that_fit<C: TestDb + MeasuredRead>() {
-    let mut db = C::open();
+    sql_byte_budget_fetches_only_the_rows_that_fit_on(C::open());
+}
+
+/// [`sql_byte_budget_fetches_only_the_rows_that_fit`] on `db`: a blocking connection, or a
+/// pair whose pages load through diesel-async.
+pub fn sql_byte_budget_fetches_only_the_rows_that_fit_on<D: OracleDb + MeasuredRead>(mut db: D) {
     let rows: Vec<PlanRow> = (1..=40)
         .map(|id| PlanRow {
             id,
@@ -466,10 +472,12 @@ pub fn sql_byte_budget_fetches_only_the_rows_that_fit<C: TestDb + MeasuredRead>(
             }),
         })
         .collect();
-    db.insert_plan_rows(&rows);
+    db.db().insert_plan_rows(&rows);
     // The budget counts `payload` twice (`max_bytes_in_sql(.., payload).measure(payload)`).
     let weight: HashMap<i64, usize> = rows.iter().map(|r| (r.id, 2 * r.payload.len())).collect();
-    let forward = db.ids("SELECT id FROM plan_rows WHERE tenant = 0 ORDER BY score ASC, id DESC");
+    let forward = db
+        .db()
+        .ids("SELECT id FROM plan_rows WHERE tenant = 0 ORDER BY score ASC, id DESC");
     assert_eq!(forward.len(), 40);
     let mut dropped_in_rust = 0;
     for budget in [0, 250, 900, 6_000, 1_000_000] {
