@@ -19,12 +19,14 @@ use diesel::{Column, QueryResult};
 
 use crate::backend::KeysetBackend;
 use crate::cursor::Direction;
+use crate::error::KeysetError;
 use crate::keyset::Keyset;
 use crate::load::LoadPage;
 use crate::page::Page;
 use crate::paginate::{Blocking, Paginated, WindowEnd};
-use crate::query::measure::{SizeColumn, SizeProbe};
-use crate::query::shape::size_probe;
+use crate::query::measure::{CountQuery, SizeColumn, SizeProbe};
+use crate::query::shape::{other_side_probe, size_probe};
+use crate::query::PageSource;
 use crate::signature::sql_table_parts;
 
 /// A column whose stored size counts toward [`Paginated::max_bytes_in_sql`]: any column of
@@ -81,10 +83,10 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// second, key-only statement: `octet_length` on PostgreSQL and MySQL/MariaDB,
     /// `length(CAST(col AS BLOB))` on SQLite), then loads only the rows that fit. Memory per
     /// page is then about `max_bytes` plus the unmeasured columns, plus one row when the
-    /// first row alone is larger. One exception: a later page with
-    /// [`exact_flags`](Self::exact_flags) or [`with_total_count`](Self::with_total_count) is
-    /// a union whose probe and count branches each read one whole row the budget does not
-    /// measure (the row at the cursor, your query's first row), so up to two rows more.
+    /// first row alone is larger. After a cursor, [`exact_flags`](Self::exact_flags) and
+    /// [`with_total_count`](Self::with_total_count) are read in statements of their own (a
+    /// key-only probe of the other side, `LIMIT 1`; a `COUNT(*)`), not as the union
+    /// branches an unbudgeted page uses, which read whole rows.
     ///
     /// `has_more()` and `next_cursor()` stay exact: a page the budget cut has more, and the
     /// next page starts with the first row left out. Every other option (the cursor, `until`,
@@ -96,6 +98,8 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     ///   [`with_read_snapshot`](crate::with_read_snapshot) when the two must read one state;
     ///   otherwise a row written between them is still paged correctly (it is inside the
     ///   page's window or after it), but its size is not measured.
+    /// * Generic code: bound the query with [`LoadBudgetedPage`] (as [`LoadPage`] for pages
+    ///   without the budget).
     /// * Errors: as [`load_page`](Self::load_page), plus
     ///   [`KeysetError::DistinctByteBudget`](crate::KeysetError::DistinctByteBudget) for a
     ///   `SELECT DISTINCT` query, before any SQL runs. The query must be `Clone` (each of the
@@ -161,7 +165,15 @@ impl<Q, K: Keyset, M> BytesBudgeted<Q, K, M> {
         let finish = Finish {
             page_size: p.page_size,
             more: false,
+            other_side: None,
+            total: None,
         };
+        // After a cursor, exact flags and the total count would make the page a union whose
+        // probe and count branches read whole rows: [`Plan`] reads them key-only instead.
+        if p.cursor.is_some() {
+            p.exact = false;
+            p.total = false;
+        }
         let Some(fit) = rows_within(self.max, sizes, p.page_size) else {
             return (p, finish);
         };
@@ -176,30 +188,24 @@ impl<Q, K: Keyset, M> BytesBudgeted<Q, K, M> {
     }
 }
 
-impl<Q: Clone, K: Keyset> BytesBudgeted<Q, K, Blocking> {
-    /// Runs the size probe, then the page of the rows that fit (two SQL statements).
+impl<Q, K: Keyset> BytesBudgeted<Q, K, Blocking> {
+    /// Runs the size probe, then the page of the rows that fit: two SQL statements, and
+    /// after a cursor one more for exact flags (a key-only probe of the other side) and one
+    /// more for the total count, each when asked for.
     ///
     /// # Errors
     /// As [`Paginated::load_page`], and [`KeysetError::DistinctByteBudget`] inside
     /// `Error::QueryBuilderError` for a `SELECT DISTINCT` query.
-    ///
-    /// [`KeysetError::DistinctByteBudget`]: crate::KeysetError::DistinctByteBudget
     pub fn load_page<'query, Conn>(self, conn: &mut Conn) -> QueryResult<Page<K>>
     where
-        Conn: Connection,
-        Conn::Backend: KeysetBackend,
-        Q: LoadPage<'query, Conn, K>,
-        SizeProbe<Q, K>: LoadQuery<'query, Conn, (K::Key, i64)>,
+        Q: LoadBudgetedPage<'query, Conn, K>,
     {
-        let probe = size_probe::<Conn::Backend, _, _, _>(&self.paginated, self.columns())?;
-        let sizes: Vec<(K::Key, i64)> = probe.load(conn)?;
-        let (page, finish) = self.narrow(&sizes);
-        Ok(finish.apply(page.load_page(conn)?))
+        Q::load_budgeted(self, conn)
     }
 }
 
 #[cfg(feature = "diesel-async")]
-impl<Q: Clone, K: Keyset> BytesBudgeted<Q, K, crate::async_::Async> {
+impl<Q, K: Keyset> BytesBudgeted<Q, K, crate::async_::Async> {
     /// Runs the size probe, then the page of the rows that fit (two SQL statements), on a
     /// diesel-async connection.
     ///
@@ -243,13 +249,31 @@ impl<Q: Clone, K: Keyset> BytesBudgeted<Q, K, crate::async_::Async> {
         Conn::Backend: KeysetBackend,
         K: Send,
         K::Key: Send,
-        Q: crate::async_::LoadPage<'query, Conn, K> + Send,
+        Q: crate::async_::LoadPage<'query, Conn, K> + Clone + Send,
         SizeProbe<Q, K>: diesel_async::methods::LoadQuery<'query, Conn, (K::Key, i64)> + 'query,
+        CountQuery<Q>: diesel_async::methods::LoadQuery<'query, Conn, i64> + 'query,
     {
         async move {
-            let probe = size_probe::<Conn::Backend, _, _, _>(&self.paginated, self.columns())?;
-            let sizes: Vec<(K::Key, i64)> = diesel_async::RunQueryDsl::load(probe, conn).await?;
-            let (page, finish) = self.narrow(&sizes);
+            use diesel_async::RunQueryDsl as Run;
+            let plan = self.plan::<Conn::Backend>()?;
+            let sizes: Vec<(K::Key, i64)> = Run::load(plan.probe, conn).await?;
+            let other_side = match plan.other_side {
+                Some(probe) => {
+                    let rows: Vec<(K::Key, i64)> = Run::load(probe, conn).await?;
+                    Some(!rows.is_empty())
+                }
+                None => None,
+            };
+            let total = match plan.count {
+                Some(count) => {
+                    let counts: Vec<i64> = Run::load(count, conn).await?;
+                    counts.first().copied()
+                }
+                None => None,
+            };
+            let (page, mut finish) = self.narrow(&sizes);
+            finish.other_side = other_side;
+            finish.total = total;
             Ok(finish.apply(page.load_page(conn).await?))
         }
     }
@@ -275,25 +299,117 @@ fn rows_within<T>(max: usize, sizes: &[(T, i64)], page_size: u32) -> Option<usiz
     Some(cap)
 }
 
-/// What the probe knows that the narrowed page does not: the page size asked for, and that
-/// rows past the budget follow.
+/// What the probes know that the narrowed page does not: the page size asked for, that rows
+/// past the budget follow, and (after a cursor) the exact flag of the other side and the
+/// total count, when asked for.
 pub(crate) struct Finish {
     page_size: u32,
     more: bool,
+    other_side: Option<bool>,
+    total: Option<i64>,
 }
 
 impl Finish {
-    /// The page as asked: its page size, and the flag of the walk's direction set when the
-    /// budget cut it.
+    /// The page as asked: its page size, the flag of the walk's direction set when the
+    /// budget cut it, the other side's exact flag and the total count from their own
+    /// statements.
     pub(crate) fn apply<K: Keyset>(self, mut page: Page<K>) -> Page<K> {
         page.page_size = self.page_size;
+        let (ahead, behind) = match page.direction {
+            Direction::Forward => (&mut page.has_next_page, &mut page.has_previous_page),
+            Direction::Backward => (&mut page.has_previous_page, &mut page.has_next_page),
+        };
         if self.more {
-            match page.direction {
-                Direction::Forward => page.has_next_page = true,
-                Direction::Backward => page.has_previous_page = true,
-            }
+            *ahead = true;
+        }
+        if let Some(exists) = self.other_side {
+            *behind = exists;
+        }
+        if self.total.is_some() {
+            page.total_count = self.total;
         }
         page
+    }
+}
+
+/// The statements of a budgeted page besides the page itself: the size probe, and after a
+/// cursor the key-only probe of the other side (exact flags) and the count (total count).
+pub(crate) struct Plan<Q, K: Keyset> {
+    pub probe: SizeProbe<Q, K>,
+    pub other_side: Option<SizeProbe<Q, K>>,
+    pub count: Option<CountQuery<Q>>,
+}
+
+impl<Q: Clone, K: Keyset, M> BytesBudgeted<Q, K, M> {
+    /// The plan of this page on backend `DB`.
+    pub(crate) fn plan<DB: KeysetBackend>(&self) -> Result<Plan<Q, K>, KeysetError>
+    where
+        Q: PageSource<K>,
+    {
+        let p = &self.paginated;
+        let after_cursor = p.cursor.is_some();
+        Ok(Plan {
+            probe: size_probe::<DB, _, _, _>(p, self.columns())?,
+            other_side: if p.exact {
+                other_side_probe::<DB, _, _, _>(p)?
+            } else {
+                None
+            },
+            count: (p.total && after_cursor).then(|| CountQuery {
+                query: p.query.clone(),
+            }),
+        })
+    }
+}
+
+/// A query whose budgeted pages of `K` load on blocking connection `Conn`
+/// ([`Paginated::max_bytes_in_sql`]): the one bound a generic function needs, as
+/// [`LoadPage`] is for pages without it. Implemented for every `Clone` query that is
+/// `LoadPage` on `Conn` (an unboxed Diesel select statement).
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot load byte-budgeted keyset pages of `{K}` on `{Conn}`",
+    label = "not a `Clone` select query that `{K}`'s keyset can page on this connection",
+    note = "`max_bytes_in_sql` needs a query it can run twice (the size probe, then the page): an unboxed Diesel select statement; for a boxed query measure in Rust with `max_bytes`"
+)]
+pub trait LoadBudgetedPage<'query, Conn, K: Keyset>: LoadPage<'query, Conn, K> + Clone {
+    /// Runs the budgeted page (what [`BytesBudgeted::load_page`] calls).
+    ///
+    /// # Errors
+    /// As [`BytesBudgeted::load_page`].
+    #[doc(hidden)]
+    fn load_budgeted(
+        budgeted: BytesBudgeted<Self, K, Blocking>,
+        conn: &mut Conn,
+    ) -> QueryResult<Page<K>>;
+}
+
+impl<'query, Conn, K, Q> LoadBudgetedPage<'query, Conn, K> for Q
+where
+    Conn: Connection,
+    Conn::Backend: KeysetBackend,
+    K: Keyset,
+    Q: LoadPage<'query, Conn, K> + Clone,
+    SizeProbe<Q, K>: LoadQuery<'query, Conn, (K::Key, i64)>,
+    CountQuery<Q>: LoadQuery<'query, Conn, i64>,
+{
+    fn load_budgeted(
+        budgeted: BytesBudgeted<Q, K, Blocking>,
+        conn: &mut Conn,
+    ) -> QueryResult<Page<K>> {
+        let plan = budgeted.plan::<Conn::Backend>()?;
+        let sizes: Vec<(K::Key, i64)> = plan.probe.load(conn)?;
+        let other_side = match plan.other_side {
+            Some(probe) => Some(!probe.load::<(K::Key, i64)>(conn)?.is_empty()),
+            None => None,
+        };
+        let total = match plan.count {
+            Some(count) => count.load::<i64>(conn)?.first().copied(),
+            None => None,
+        };
+        let (page, mut finish) = budgeted.narrow(&sizes);
+        finish.other_side = other_side;
+        finish.total = total;
+        Ok(finish.apply(page.load_page(conn)?))
     }
 }
 

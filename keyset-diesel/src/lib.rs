@@ -115,7 +115,7 @@ mod walk;
 pub mod web;
 
 pub use crate::backend::KeysetBackend;
-pub use crate::bounded::{BytesBudgeted, MeasuredColumn};
+pub use crate::bounded::{BytesBudgeted, LoadBudgetedPage, MeasuredColumn};
 pub use crate::cursor::{Cursor, Direction};
 pub use crate::error::KeysetError;
 pub use crate::keyset::Keyset;

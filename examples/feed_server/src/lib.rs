@@ -37,13 +37,12 @@ use axum::routing::get;
 use axum::Router;
 use diesel::prelude::*;
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
-use keyset_diesel::query::SizeProbe;
 use keyset_diesel::web::graphql::{self, RelayArgs, RelayConnection, RelayRequest};
 use keyset_diesel::web::{
     PageLinks, PageParams, PageRequest, PageRequestError, PageResponse, PageSizePolicy, Problem,
     SortParam,
 };
-use keyset_diesel::{CursorCodec, KeysetBackend, LoadPage, Page, PaginateDsl, SortRow};
+use keyset_diesel::{CursorCodec, LoadBudgetedPage, Page, PaginateDsl, SortRow};
 use serde::{Deserialize, Serialize};
 
 use crate::feed::{events, memberships};
@@ -518,11 +517,9 @@ fn sorted_response<K, C>(
     request_url: &str,
 ) -> Result<Result<PageResponse<EventItem>, PageRequestError>, BoxError>
 where
-    C: diesel::Connection<Backend: KeysetBackend>,
+    C: diesel::Connection,
     K: SortRow<Event, C::Backend> + AsRef<Event>,
-    WorkspaceEvents<K, C::Backend>: LoadPage<'static, C, K> + Clone,
-    SizeProbe<WorkspaceEvents<K, C::Backend>, K>:
-        diesel::query_dsl::LoadQuery<'static, C, (K::Key, i64)>,
+    WorkspaceEvents<K, C::Backend>: LoadBudgetedPage<'static, C, K>,
 {
     let request = match params.resolve::<K>(&app.codec, scope, &app.settings.policy) {
         Ok(request) => request,

@@ -28,7 +28,7 @@ use diesel::QueryResult;
 use super::seek::{FarBound, KeysetOrder, SeekPredicate};
 use super::source::SelectParts;
 use super::sql::Part;
-use super::statement::{walk_index_hint, walk_limit};
+use super::statement::{walk_count, walk_index_hint, walk_limit};
 use crate::backend::{BackendKind, KeysetBackend};
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
@@ -136,7 +136,12 @@ fn walk_size<DB: KeysetBackend>(
     mut out: AstPass<'_, '_, DB>,
 ) -> QueryResult<()> {
     if columns.is_empty() {
-        out.push_sql("0");
+        // The key-only probe of the other side measures nothing: a 64-bit 0.
+        out.push_sql(match DB::KIND {
+            BackendKind::Postgres => "CAST(0 AS BIGINT)",
+            BackendKind::Mysql => "CAST(0 AS SIGNED)",
+            BackendKind::Sqlite => "0",
+        });
     }
     for (i, c) in columns.iter().enumerate() {
         if i > 0 {
@@ -159,4 +164,41 @@ fn walk_size<DB: KeysetBackend>(
         });
     }
     Ok(())
+}
+
+/// The total count of a budgeted page, in a statement of its own (`SELECT COUNT(*) FROM
+/// (SELECT 1 FROM <your from> WHERE <your filters> ..) AS __keyset_count`): a later page with
+/// [`with_total_count`](crate::Paginated::with_total_count) would otherwise be a union whose
+/// count row reads one whole, unmeasured row. Loads one `i64`.
+pub struct CountQuery<Q> {
+    pub(crate) query: Q,
+}
+
+impl<Q: fmt::Debug> fmt::Debug for CountQuery<Q> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CountQuery")
+            .field("query", &self.query)
+            .finish()
+    }
+}
+
+impl<Q> QueryId for CountQuery<Q> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl<Q> Query for CountQuery<Q> {
+    type SqlType = BigInt;
+}
+
+impl<Q> RunQueryDslSupport for CountQuery<Q> {}
+
+impl<Q, DB> QueryFragment<DB> for CountQuery<Q>
+where
+    DB: KeysetBackend,
+    Q: SelectParts<DB>,
+{
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        walk_count(&self.query, out)
+    }
 }

@@ -24,7 +24,7 @@ mod statement;
 pub(crate) mod typing;
 mod union;
 
-pub use self::measure::SizeProbe;
+pub use self::measure::{CountQuery, SizeProbe};
 pub use self::seek::{KeysetOrder, SeekPredicate};
 pub use self::source::{PageSource, SelectParts};
 pub use self::statement::PageStatement;

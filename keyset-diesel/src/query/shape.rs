@@ -158,6 +158,37 @@ where
     })
 }
 
+/// The other side of `paginated`'s cursor, key-only (`query/measure.rs`): at most one row at
+/// or before the cursor, nearest first; `None` without a cursor. What exact flags read for a
+/// budgeted page, instead of the union's probe branch, which reads one whole row.
+///
+/// # Errors
+/// As [`size_probe`].
+pub(crate) fn other_side_probe<DB, Q, K, M>(
+    paginated: &Paginated<Q, K, M>,
+) -> Result<Option<SizeProbe<Q, K>>, KeysetError>
+where
+    DB: KeysetBackend,
+    Q: PageSource<K> + Clone,
+    K: Keyset,
+{
+    let p = paginated;
+    let Some(cursor) = p.cursor.clone() else {
+        return Ok(None);
+    };
+    let mut dialect = keyset_dialect::<DB, K>();
+    dialect.row_values &= !p.expanded;
+    Ok(Some(SizeProbe {
+        query: p.query.clone(),
+        seek: None,
+        until: Some(FarBound::new(cursor, p.walk, true, dialect)),
+        order: KeysetOrder::new(p.walk.reversed()),
+        limit: 1,
+        index: resolve_index(&p.query, p.index),
+        columns: Arc::from(Vec::new()),
+    }))
+}
+
 /// The index a page names: the query's default (the keyset's declared one), the forced one,
 /// or none.
 fn resolve_index<Q: PageSource<K>, K: Keyset>(query: &Q, hint: IndexHint) -> Option<&'static str> {

@@ -101,7 +101,7 @@ pub enum Budget {
 }
 
 /// One page of [`Measured`] (tenant 0), after or before `cursor`, under `budget`; with
-/// `distinct`, of `SELECT DISTINCT`.
+/// `distinct`, of `SELECT DISTINCT`; with `exact_total`, with exact flags and the total count.
 pub trait MeasuredRead {
     fn measured_page(
         &mut self,
@@ -110,6 +110,7 @@ pub trait MeasuredRead {
         page_size: u32,
         budget: Budget,
         distinct: bool,
+        exact_total: bool,
     ) -> diesel::QueryResult<keyset_diesel::Page<Measured>>;
 }
 
@@ -124,6 +125,7 @@ macro_rules! measured_read {
                 page_size: u32,
                 budget: Budget,
                 distinct: bool,
+                exact_total: bool,
             ) -> diesel::QueryResult<keyset_diesel::Page<Measured>> {
                 use crate::schema::plan_rows;
                 use diesel::prelude::*;
@@ -139,7 +141,9 @@ macro_rules! measured_read {
                         } else {
                             $q.paginate_after(cursor)
                         }
-                        .page_size(page_size);
+                        .page_size(page_size)
+                        .exact_flags(exact_total);
+                        let p = if exact_total { p.with_total_count() } else { p };
                         match budget {
                             Budget::InSql(max) => p
                                 .max_bytes_in_sql(max, plan_rows::payload)
@@ -173,8 +177,9 @@ impl<C: crate::TestDb + MeasuredRead> MeasuredRead for crate::db::Fixture<C> {
         page_size: u32,
         budget: Budget,
         distinct: bool,
+        exact_total: bool,
     ) -> diesel::QueryResult<keyset_diesel::Page<Measured>> {
-        (**self).measured_page(cursor, backward, page_size, budget, distinct)
+        (**self).measured_page(cursor, backward, page_size, budget, distinct, exact_total)
     }
 }
 
@@ -191,6 +196,7 @@ macro_rules! measured_read_async {
                 page_size: u32,
                 budget: Budget,
                 distinct: bool,
+                exact_total: bool,
             ) -> diesel::QueryResult<keyset_diesel::Page<Measured>> {
                 use crate::schema::plan_rows;
                 use diesel::prelude::*;
@@ -207,7 +213,9 @@ macro_rules! measured_read_async {
                         } else {
                             AsyncPaginateDsl::paginate_after($q, cursor)
                         }
-                        .page_size(page_size);
+                        .page_size(page_size)
+                        .exact_flags(exact_total);
+                        let p = if exact_total { p.with_total_count() } else { p };
                         match budget {
                             Budget::InSql(max) => runtime.block_on(
                                 p.max_bytes_in_sql(max, plan_rows::payload)

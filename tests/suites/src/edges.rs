@@ -449,7 +449,8 @@ where
 /// directions, rows of 0 to 9,998 bytes as measured); each page loads exactly the rows
 /// it delivers (the rows past the budget are never fetched), holds at most the budget (or one
 /// row bigger than it), is cut no earlier than the budget says, and keeps `has_more` and
-/// `next_cursor` exact. The budget measured in Rust loads rows it then drops, on the same data:
+/// `next_cursor` exact; with exact flags and the total count (read key-only after a cursor),
+/// both exact and still no row loaded past the page. The budget measured in Rust loads rows it then drops, on the same data:
 /// the counter this test reads sees the difference. A `SELECT DISTINCT` query is refused.
 pub fn sql_byte_budget_fetches_only_the_rows_that_fit<C: TestDb + MeasuredRead>() {
     sql_byte_budget_fetches_only_the_rows_that_fit_on(C::open());
@@ -488,6 +489,9 @@ pub fn sql_byte_budget_fetches_only_the_rows_that_fit_on<D: OracleDb + MeasuredR
                 } else {
                     forward.clone()
                 };
+                // Exact flags and the total count on every other walk: after a cursor they are
+                // read key-only, never as whole rows.
+                let exact_total = page_size == 4;
                 let mut cursor = None;
                 let mut walked = Vec::new();
                 loop {
@@ -499,6 +503,7 @@ pub fn sql_byte_budget_fetches_only_the_rows_that_fit_on<D: OracleDb + MeasuredR
                             page_size,
                             Budget::InSql(budget),
                             false,
+                            exact_total,
                         )
                         .expect("page");
                     let (loaded_rows, loaded_bytes) = take_loaded();
@@ -507,6 +512,15 @@ pub fn sql_byte_budget_fetches_only_the_rows_that_fit_on<D: OracleDb + MeasuredR
                         "budget {budget}, page size {page_size}, backward {backward}, page {ids:?}"
                     );
                     assert_eq!(page.page_size, page_size, "{what}: the page size asked");
+                    if exact_total {
+                        assert_eq!(page.total_count, Some(40), "{what}: the total count");
+                        let behind = if backward {
+                            page.has_next_page
+                        } else {
+                            page.has_previous_page
+                        };
+                        assert_eq!(behind, !walked.is_empty(), "{what}: the exact flag behind");
+                    }
                     assert_eq!(
                         loaded_rows,
                         ids.len(),
@@ -550,7 +564,14 @@ pub fn sql_byte_budget_fetches_only_the_rows_that_fit_on<D: OracleDb + MeasuredR
                 // The same first page measured in Rust: it loads `page_size + 1` rows.
                 take_loaded();
                 let page = db
-                    .measured_page(None, backward, page_size, Budget::InRust(budget), false)
+                    .measured_page(
+                        None,
+                        backward,
+                        page_size,
+                        Budget::InRust(budget),
+                        false,
+                        false,
+                    )
                     .expect("page");
                 let (loaded_rows, _) = take_loaded();
                 dropped_in_rust += loaded_rows - page.items.len();
@@ -559,7 +580,7 @@ pub fn sql_byte_budget_fetches_only_the_rows_that_fit_on<D: OracleDb + MeasuredR
     }
     assert!(dropped_in_rust > 0, "the Rust budget loads rows it drops");
     let error = db
-        .measured_page(None, false, 4, Budget::InSql(100), true)
+        .measured_page(None, false, 4, Budget::InSql(100), true, false)
         .expect_err("DISTINCT is refused");
     assert_eq!(
         keyset_diesel::KeysetError::from_diesel(&error),
