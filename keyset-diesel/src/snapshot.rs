@@ -1,5 +1,7 @@
 //! [`with_read_snapshot`]: run reads (a [`Walk`](crate::Walk), say) inside one read-only
-//! transaction with a consistent snapshot, on one connection.
+//! transaction with a consistent snapshot, on one connection; blocking here, on diesel-async
+//! connections in [`async_::with_read_snapshot`](crate::async_::with_read_snapshot). Both run
+//! the one transaction rule of [`transaction!`].
 
 use diesel::connection::{AnsiTransactionManager, Connection, TransactionManager};
 
@@ -64,6 +66,26 @@ where
     )
 }
 
+/// A transaction around `$body`: `$begin` (the backend's `BEGIN ..`), then `$body`; commit
+/// on `Ok`, roll back on `Err` and return `$body`'s error (a failed rollback leaves the
+/// connection marked broken by the transaction manager). `.await` is in the arguments of the
+/// async form: the one rule of every transaction the crate begins, blocking and async.
+macro_rules! transaction {
+    (begin: $begin:expr, body: $body:expr, commit: $commit:expr, rollback: $rollback:expr $(,)?) => {{
+        $begin?;
+        match $body {
+            Ok(value) => {
+                $commit?;
+                Ok(value)
+            }
+            Err(error) => {
+                let _ = $rollback;
+                Err(error)
+            }
+        }
+    }};
+}
+
 /// Runs `f` in a transaction begun by `begin`: commit on `Ok`, roll back on `Err`.
 pub(crate) fn in_transaction<Conn, R, E, F>(conn: &mut Conn, begin: &str, f: F) -> Result<R, E>
 where
@@ -71,17 +93,185 @@ where
     E: From<diesel::result::Error>,
     F: FnOnce(&mut Conn) -> Result<R, E>,
 {
-    AnsiTransactionManager::begin_transaction_sql(conn, begin)?;
-    match f(conn) {
-        Ok(value) => {
-            AnsiTransactionManager::commit_transaction(conn)?;
-            Ok(value)
+    transaction! {
+        begin: AnsiTransactionManager::begin_transaction_sql(conn, begin),
+        body: f(conn),
+        commit: AnsiTransactionManager::commit_transaction(conn),
+        rollback: AnsiTransactionManager::rollback_transaction(conn),
+    }
+}
+
+#[cfg(feature = "diesel-async")]
+pub(crate) mod async_ {
+    use std::future::Future;
+
+    use diesel::QueryResult;
+    use diesel_async::{AsyncConnection, TransactionManager};
+
+    use crate::backend::KeysetBackend;
+
+    /// A diesel-async connection the crate can begin its own transactions on (a read snapshot,
+    /// a stored export's creation): `AsyncPgConnection` and `AsyncMysqlConnection` (any
+    /// connection whose transaction manager is diesel-async's `AnsiTransactionManager`) and
+    /// `SyncConnectionWrapper<SqliteConnection>`. A pooled connection (a deadpool `Object`,
+    /// a bb8 `PooledConnection`) is passed as the connection it wraps: `&mut *object`.
+    #[diagnostic::on_unimplemented(
+        message = "keyset-diesel cannot begin its snapshot transaction on `{Self}`",
+        note = "pass an `AsyncPgConnection`, an `AsyncMysqlConnection` or a `SyncConnectionWrapper<SqliteConnection>`; for a pooled connection pass the connection it holds: `&mut *object`"
+    )]
+    pub trait TransactionConnection: AsyncConnection + Send
+    where
+        Self::Backend: KeysetBackend,
+    {
+        /// Begins a transaction with `sql` (one of [`KeysetBackend`]'s `BEGIN` statements).
+        #[doc(hidden)]
+        fn begin_with(&mut self, sql: &'static str)
+            -> impl Future<Output = QueryResult<()>> + Send;
+    }
+
+    impl<C> TransactionConnection for C
+    where
+        C: AsyncConnection + Send,
+        C::Backend: KeysetBackend,
+        C::TransactionManager: BeginWith<C>,
+    {
+        fn begin_with(
+            &mut self,
+            sql: &'static str,
+        ) -> impl Future<Output = QueryResult<()>> + Send {
+            C::TransactionManager::begin_with(self, sql)
         }
-        Err(error) => {
-            // The error of `f` is the one to report; a failed rollback leaves the connection
-            // marked broken by Diesel's transaction manager.
-            let _ = AnsiTransactionManager::rollback_transaction(conn);
-            Err(error)
+    }
+
+    #[doc(hidden)]
+    /// How a transaction manager begins a transaction with given SQL: diesel-async's
+    /// `AnsiTransactionManager` itself; `SyncConnectionWrapper`'s on its blocking connection.
+    pub trait BeginWith<Conn> {
+        /// Begins a transaction on `conn` with `sql`.
+        fn begin_with(
+            conn: &mut Conn,
+            sql: &'static str,
+        ) -> impl Future<Output = QueryResult<()>> + Send;
+    }
+
+    impl<C> BeginWith<C> for diesel_async::AnsiTransactionManager
+    where
+        C: AsyncConnection<TransactionManager = diesel_async::AnsiTransactionManager> + Send,
+    {
+        fn begin_with(
+            conn: &mut C,
+            sql: &'static str,
+        ) -> impl Future<Output = QueryResult<()>> + Send {
+            diesel_async::AnsiTransactionManager::begin_transaction_sql(conn, sql)
+        }
+    }
+
+    #[cfg(feature = "sqlite")]
+    impl
+        BeginWith<
+            diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection>,
+        >
+        for diesel_async::sync_connection_wrapper::SyncTransactionManagerWrapper<
+            diesel::connection::AnsiTransactionManager,
+        >
+    {
+        fn begin_with(
+            conn: &mut diesel_async::sync_connection_wrapper::SyncConnectionWrapper<
+                diesel::SqliteConnection,
+            >,
+            sql: &'static str,
+        ) -> impl Future<Output = QueryResult<()>> + Send {
+            conn.spawn_blocking(move |conn| {
+                diesel::connection::AnsiTransactionManager::begin_transaction_sql(conn, sql)
+            })
+        }
+    }
+
+    /// An async closure taking the connection whose future is `Send` (so the transaction's
+    /// future is, for `tokio::spawn` and axum handlers): every `async |conn| { .. }` closure
+    /// whose body is `Send`.
+    pub trait SendAsyncFn<T, R>: AsyncFnOnce(T) -> R + FnOnce(T) -> Self::Future {
+        /// The closure's future.
+        type Future: Future<Output = R> + Send;
+    }
+
+    impl<F, T, Fut, R> SendAsyncFn<T, R> for F
+    where
+        F: AsyncFnOnce(T) -> R + FnOnce(T) -> Fut,
+        Fut: Future<Output = R> + Send,
+    {
+        type Future = Fut;
+    }
+
+    /// [`crate::with_read_snapshot`] on a diesel-async connection: runs `f` (an async
+    /// closure, `async |conn| { .. }`) inside one read-only transaction on a consistent
+    /// snapshot, begun with the same statement as the blocking form on each backend
+    /// (PostgreSQL `REPEATABLE READ, READ ONLY`; MySQL/MariaDB `WITH CONSISTENT SNAPSHOT,
+    /// READ ONLY`; SQLite `BEGIN DEFERRED`, the same WAL advice), then commits, or rolls back
+    /// when `f` fails. Every read `f` makes on the connection, every page of an
+    /// [`async_::Walk`](crate::async_::Walk) included, sees the database as it was when the
+    /// snapshot was taken. The future is `Send` when `f`'s is.
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// use diesel_async::futures_util::TryStreamExt;
+    /// use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+    /// use keyset_diesel::async_;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> QueryResult<()> {
+    /// let mut conn = SyncConnectionWrapper::<SqliteConnection>::new(setup());
+    /// let exported: Vec<Event> = async_::with_read_snapshot(&mut conn, async |conn| {
+    ///     async_::Walk::<Event, _, _>::new(conn, || events::table.select(Event::as_select()))
+    ///         .page_size(2)
+    ///         .rows()
+    ///         .try_collect()
+    ///         .await
+    /// })
+    /// .await?;
+    /// assert_eq!(exported.len(), 7); // both workspaces
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// What `f` returns; beginning or committing fails with
+    /// `diesel::result::Error::AlreadyInTransaction` when the connection is already in a
+    /// transaction, or with the database's error.
+    pub async fn with_read_snapshot<Conn, R, E, F>(conn: &mut Conn, f: F) -> Result<R, E>
+    where
+        Conn: TransactionConnection,
+        Conn::Backend: KeysetBackend,
+        E: From<diesel::result::Error> + Send,
+        R: Send,
+        F: for<'r> SendAsyncFn<&'r mut Conn, Result<R, E>> + Send,
+    {
+        in_transaction(
+            conn,
+            <Conn::Backend as KeysetBackend>::BEGIN_READ_SNAPSHOT,
+            f,
+        )
+        .await
+    }
+
+    /// Runs `f` in a transaction begun by `begin`: commit on `Ok`, roll back on `Err`.
+    pub(crate) async fn in_transaction<Conn, R, E, F>(
+        conn: &mut Conn,
+        begin: &'static str,
+        f: F,
+    ) -> Result<R, E>
+    where
+        Conn: TransactionConnection,
+        Conn::Backend: KeysetBackend,
+        E: From<diesel::result::Error> + Send,
+        R: Send,
+        F: for<'r> SendAsyncFn<&'r mut Conn, Result<R, E>> + Send,
+    {
+        transaction! {
+            begin: conn.begin_with(begin).await,
+            body: f(&mut *conn).await,
+            commit: Conn::TransactionManager::commit_transaction(conn).await,
+            rollback: Conn::TransactionManager::rollback_transaction(conn).await,
         }
     }
 }

@@ -7,12 +7,15 @@ use std::marker::PhantomData;
 use diesel::QueryResult;
 
 use crate::cursor::Cursor;
+use crate::cursor::Direction;
 use crate::keyset::Keyset;
 use crate::load::LoadPage;
 use crate::page::Page;
-use crate::paginate::{IndexHint, DEFAULT_PAGE_SIZE};
+use crate::paginate::{Blocking, IndexHint, Paginated, DEFAULT_PAGE_SIZE};
 
-/// Walks all pages of a query forward, as an [`Iterator`] of `QueryResult<Page<K>>`.
+/// Walks all pages of a query forward, as an [`Iterator`] of `QueryResult<Page<K>>` (on
+/// diesel-async connections, [`async_::Walk`](crate::async_::Walk): the same walk as a
+/// `Stream`, feature `diesel-async`).
 ///
 /// Each page is one keyset page query, run when the iterator is advanced; only the current
 /// page is held, so memory is bounded by one page whatever the size of the result. The walk
@@ -81,18 +84,129 @@ use crate::paginate::{IndexHint, DEFAULT_PAGE_SIZE};
 /// # Ok(())
 /// # }
 /// ```
+///
+/// `M` is the mode: [`Blocking`] here; [`async_::Walk`](crate::async_::Walk) is the same type
+/// in the `Async` mode, so both walks share every option and the one walk logic
+/// ([`WalkState`]): only how a page is loaded differs.
 #[must_use = "a walk runs only when iterated"]
-pub struct Walk<'c, 'q, K: Keyset, Conn, F> {
-    conn: &'c mut Conn,
+pub struct Walk<'c, 'q, K: Keyset, Conn, F, M = Blocking> {
+    pub(crate) conn: &'c mut Conn,
     /// Diesel's query lifetime of the [`LoadPage`] bound, independent of the connection's borrow.
-    query_lifetime: PhantomData<fn() -> &'q ()>,
-    make_query: F,
+    query_lifetime: PhantomData<fn() -> (&'q (), M)>,
+    pub(crate) make_query: F,
+    pub(crate) state: WalkState<K>,
+}
+
+/// Where a walk stands and what it reads next: the walk's one logic, driven by the blocking
+/// [`Walk`]'s `next` and the async walk's `next_page` alike ([`walk_next!`]).
+pub(crate) struct WalkState<K: Keyset> {
     cursor: Option<Cursor<K>>,
     page_size: u32,
     /// [`Walk::force_index`], for every query of the walk.
     index: IndexHint,
     bound: Bound<K>,
     done: bool,
+}
+
+/// The next statement of a walk.
+pub(crate) enum Step<K: Keyset> {
+    /// The high-water mark: the range's last row (its first page read backward, one row).
+    Mark,
+    /// The next page, bounded by the mark's key when there is one.
+    Page(Option<K::Key>),
+    /// The walk is over.
+    Done,
+}
+
+impl<K: Keyset> WalkState<K> {
+    pub(crate) fn step(&mut self) -> Step<K> {
+        if self.done {
+            return Step::Done;
+        }
+        match &self.bound {
+            Bound::Requested => Step::Mark,
+            Bound::Mark(None) => {
+                self.done = true;
+                Step::Done
+            }
+            Bound::Mark(Some(mark)) => Step::Page(Some(mark.clone())),
+            Bound::Unbounded => Step::Page(None),
+        }
+    }
+
+    /// The statement of [`Step::Mark`].
+    pub(crate) fn mark_query<Q, M>(&self, query: Q) -> Paginated<Q, K, M> {
+        Paginated::new(query, None, Direction::Backward)
+            .page_size(1)
+            .index_hint(self.index)
+    }
+
+    /// The statement of [`Step::Page`].
+    pub(crate) fn page_query<Q, M>(&self, query: Q, through: Option<K::Key>) -> Paginated<Q, K, M> {
+        Paginated::new(query, self.cursor.clone(), Direction::Forward)
+            .page_size(self.page_size)
+            .index_hint(self.index)
+            .through(through)
+    }
+
+    /// Takes the mark's row; an error ends the walk and is returned to be yielded.
+    pub(crate) fn mark_read(&mut self, last: QueryResult<Page<K>>) -> Option<QueryResult<Page<K>>> {
+        match last {
+            Ok(last) => {
+                self.bound = Bound::Mark(last.items.first().map(K::key));
+                None
+            }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Takes a page: what to yield (`None`: an empty page, read on).
+    pub(crate) fn page_read(&mut self, page: QueryResult<Page<K>>) -> Option<QueryResult<Page<K>>> {
+        let page = match page {
+            Ok(page) => page,
+            Err(e) => return self.fail(e),
+        };
+        if let Some(last) = page.items.last() {
+            self.cursor = Some(Cursor::after(last.key()));
+        }
+        if !page.has_more() {
+            self.done = true;
+        }
+        (!page.is_empty()).then_some(Ok(page))
+    }
+
+    fn fail(&mut self, error: diesel::result::Error) -> Option<QueryResult<Page<K>>> {
+        self.done = true;
+        Some(Err(error))
+    }
+}
+
+/// The next item of a walk (`$walk`, a [`Walk`] in any mode): steps its [`WalkState`] and
+/// loads each statement with `|$p| $load` (the mode's `LoadPage::load_paginated`, `.await`ed or not). The one
+/// loop of the blocking and the async walk.
+macro_rules! walk_next {
+    ($walk:expr, |$p:ident| $load:expr) => {{
+        use $crate::walk::Step;
+        loop {
+            match $walk.state.step() {
+                Step::Done => break None,
+                Step::Mark => {
+                    let $p = $walk.state.mark_query(($walk.make_query)());
+                    let last = $load;
+                    if let Some(error) = $walk.state.mark_read(last) {
+                        break Some(error);
+                    }
+                }
+                Step::Page(through) => {
+                    let $p = $walk.state.page_query(($walk.make_query)(), through);
+                    let page = $load;
+                    if let Some(item) = $walk.state.page_read(page) {
+                        break Some(item);
+                    }
+                }
+            }
+        }
+    }};
 }
 
 /// The high-water mark: not asked for, asked for but not taken yet, or taken.
@@ -104,7 +218,7 @@ enum Bound<K: Keyset> {
     Mark(Option<K::Key>),
 }
 
-impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
+impl<'c, K: Keyset, Conn, F, M> Walk<'c, '_, K, Conn, F, M> {
     /// A walk from the first page, with pages of [`DEFAULT_PAGE_SIZE`] rows. `make_query`
     /// returns the query to paginate (filters, no `ORDER BY`/`LIMIT`), the same on every call.
     pub fn new(conn: &'c mut Conn, make_query: F) -> Self {
@@ -112,24 +226,26 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
             conn,
             query_lifetime: PhantomData,
             make_query,
-            cursor: None,
-            page_size: DEFAULT_PAGE_SIZE,
-            index: IndexHint::Declared,
-            bound: Bound::Unbounded,
-            done: false,
+            state: WalkState {
+                cursor: None,
+                page_size: DEFAULT_PAGE_SIZE,
+                index: IndexHint::Declared,
+                bound: Bound::Unbounded,
+                done: false,
+            },
         }
     }
 
     /// Start after `cursor` (`None`: the first page). Only the cursor's key is used; the walk
     /// always reads forward.
     pub fn after(mut self, cursor: Option<Cursor<K>>) -> Self {
-        self.cursor = cursor.map(|c| Cursor::after(c.key));
+        self.state.cursor = cursor.map(|c| Cursor::after(c.key));
         self
     }
 
     /// Rows per page (at least 1; a page size of 0 is the error of the first page).
     pub fn page_size(mut self, page_size: u32) -> Self {
-        self.page_size = page_size;
+        self.state.page_size = page_size;
         self
     }
 
@@ -138,7 +254,7 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
     /// leaves out the hint of the keyset's declared index ([`Keyset::INDEX`]). Without the
     /// call, the walk's pages name the declared index, if any, as any page does.
     pub fn force_index(mut self, index: impl Into<Option<&'static str>>) -> Self {
-        self.index = IndexHint::forced(index.into());
+        self.state.index = IndexHint::forced(index.into());
         self
     }
 
@@ -155,20 +271,20 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
     /// deleted or change during the walk and the walk still stops at the same place, with no
     /// extra query.
     pub fn high_water_mark(mut self) -> Self {
-        self.bound = Bound::Requested;
+        self.state.bound = Bound::Requested;
         self
     }
 
     /// Where the walk stands: the cursor after the last row delivered (or the starting cursor
     /// before any page). After an error, start a new walk `after` it to resume.
     pub fn cursor(&self) -> Option<&Cursor<K>> {
-        self.cursor.as_ref()
+        self.state.cursor.as_ref()
     }
 
     /// The high-water mark, once taken (the first call to `next`): the key of the last row of
     /// the range at the start; `None` before, without a mark, or when the range was empty.
     pub fn mark(&self) -> Option<&K::Key> {
-        match &self.bound {
+        match &self.state.bound {
             Bound::Mark(mark) => mark.as_ref(),
             _ => None,
         }
@@ -178,11 +294,6 @@ impl<'c, K: Keyset, Conn, F> Walk<'c, '_, K, Conn, F> {
     /// transaction, say.
     pub fn connection(&mut self) -> &mut Conn {
         self.conn
-    }
-
-    fn fail<T>(&mut self, error: diesel::result::Error) -> Option<QueryResult<T>> {
-        self.done = true;
-        Some(Err(error))
     }
 }
 
@@ -195,60 +306,72 @@ where
     type Item = QueryResult<Page<K>>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        loop {
-            if self.done {
-                return None;
-            }
-            if matches!(self.bound, Bound::Requested) {
-                // The last row of the range: the first page read backward, one row.
-                let last = (self.make_query)()
-                    .paginate_before(None)
-                    .page_size(1)
-                    .index_hint(self.index)
-                    .load_page(self.conn);
-                match last {
-                    Ok(last) => self.bound = Bound::Mark(last.items.first().map(K::key)),
-                    Err(e) => return self.fail(e),
-                }
-            }
-            let through = match &self.bound {
-                Bound::Mark(None) => {
-                    self.done = true;
-                    return None;
-                }
-                Bound::Mark(Some(mark)) => Some(mark.clone()),
-                Bound::Unbounded | Bound::Requested => None,
-            };
-            let page = (self.make_query)()
-                .paginate_after(self.cursor.clone())
-                .page_size(self.page_size)
-                .index_hint(self.index)
-                .through(through)
-                .load_page(self.conn);
-            let page = match page {
-                Ok(page) => page,
-                Err(e) => return self.fail(e),
-            };
-            if let Some(last) = page.items.last() {
-                self.cursor = Some(Cursor::after(last.key()));
-            }
-            if !page.has_more() {
-                self.done = true;
-            }
-            if !page.is_empty() {
-                return Some(Ok(page));
-            }
-        }
+        walk_next!(self, |paginated| Q::load_paginated(paginated, self.conn))
     }
 }
 
-impl<K: Keyset, Conn, F> fmt::Debug for Walk<'_, '_, K, Conn, F> {
+#[cfg(feature = "diesel-async")]
+impl<'c, 'q, K, Conn, F, Q> Walk<'c, 'q, K, Conn, F, crate::async_::Async>
+where
+    K: Keyset + Send,
+    K::Key: Send,
+    Conn: Send,
+    F: FnMut() -> Q + Send,
+    Q: crate::async_::LoadPage<'q, Conn, K>,
+{
+    /// The next page (`None`: the walk is over): what the blocking walk's `Iterator::next`
+    /// yields, with the same rules (empty pages are not yielded; an error is yielded once and
+    /// ends the walk, [`Walk::cursor`] staying after the last row delivered). The future is
+    /// `Send`.
+    #[allow(clippy::manual_async_fn)] // spelled out: the `Send` is declared, so an async
+                                      // closure holding the walk (a snapshot) is `Send` too
+    pub fn next_page(
+        &mut self,
+    ) -> impl std::future::Future<Output = Option<QueryResult<Page<K>>>>
+           + Send
+           + use<'_, 'c, 'q, K, Conn, F, Q> {
+        async move {
+            walk_next!(self, |paginated| Q::load_paginated(paginated, self.conn)
+                .await)
+        }
+    }
+
+    /// The walk as a `Stream` of pages: each poll that needs a page runs
+    /// [`Walk::next_page`]. The stream is `Send`.
+    pub fn pages(
+        self,
+    ) -> impl diesel_async::futures_util::Stream<Item = QueryResult<Page<K>>>
+           + Send
+           + use<'c, 'q, K, Conn, F, Q> {
+        diesel_async::futures_util::stream::unfold(self, |mut walk| async move {
+            let page = walk.next_page().await;
+            page.map(|page| (page, walk))
+        })
+    }
+
+    /// The walk as a `Stream` of rows, in the keyset's order: the pages' items one by one
+    /// (one page in memory at a time); a page's error is yielded once and ends the stream.
+    pub fn rows(
+        self,
+    ) -> impl diesel_async::futures_util::Stream<Item = QueryResult<K>> + Send + use<'c, 'q, K, Conn, F, Q>
+    {
+        use diesel_async::futures_util::stream::{self, StreamExt};
+        self.pages().flat_map(|page| {
+            stream::iter(match page {
+                Ok(page) => page.items.into_iter().map(Ok).collect::<Vec<_>>(),
+                Err(error) => vec![Err(error)],
+            })
+        })
+    }
+}
+
+impl<K: Keyset, Conn, F, M> fmt::Debug for Walk<'_, '_, K, Conn, F, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Walk")
-            .field("cursor", &self.cursor)
-            .field("page_size", &self.page_size)
+            .field("cursor", &self.state.cursor)
+            .field("page_size", &self.state.page_size)
             .field("mark", &self.mark())
-            .field("done", &self.done)
+            .field("done", &self.state.done)
             .finish_non_exhaustive()
     }
 }

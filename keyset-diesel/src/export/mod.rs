@@ -1,6 +1,8 @@
 //! [`ExportStore`]: a stored export with a managed lifetime, read page by page across requests
 //! (feature `export`).
 
+#[cfg(feature = "diesel-async")]
+pub(crate) mod async_;
 mod store;
 
 use std::sync::Arc;
@@ -10,11 +12,15 @@ use diesel::connection::{AnsiTransactionManager, LoadConnection};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
+#[cfg(feature = "diesel-async")]
+pub use self::store::AsyncStoreBackend;
+use self::store::Header;
 pub use self::store::StoreBackend;
 
 use crate::cursor::Cursor;
 use crate::keyset::{KeyColumn, Keyset, SortDirection};
 use crate::load::LoadPage;
+use crate::page::Page;
 use crate::page_size::{PageSizeError, PageSizePolicy};
 use crate::snapshot::in_transaction;
 use crate::token::{Clock, CursorCodec, CursorError, EncodeError, SystemClock};
@@ -170,6 +176,75 @@ pub enum ExportError {
     Random(getrandom::Error),
 }
 
+/// An export [`ExportStore::create`] is about to store: its id, the stored scope and the
+/// times, in Unix seconds.
+struct NewExport {
+    id: String,
+    scope: String,
+    created_at: u64,
+    expires_at: u64,
+}
+
+impl NewExport {
+    fn insert_header<DB: StoreBackend, C: LoadConnection<Backend = DB>>(
+        &self,
+        conn: &mut C,
+    ) -> diesel::QueryResult<()> {
+        DB::insert_export(
+            conn,
+            &self.id,
+            &self.scope,
+            as_i64(self.created_at),
+            as_i64(self.expires_at),
+        )
+    }
+
+    fn created(self, rows: i64) -> Export {
+        Export {
+            id: self.id,
+            rows: as_u64(rows),
+            created_at: self.created_at,
+            expires_at: self.expires_at,
+        }
+    }
+}
+
+/// The rows of a page of the creation's walk, serialized, and the position of the first;
+/// `stored` counts the rows stored so far.
+fn payloads<K: Keyset + Serialize>(
+    stored: &mut i64,
+    page: &Page<K>,
+) -> Result<(i64, Vec<String>), ExportError> {
+    let payloads = page
+        .items
+        .iter()
+        .map(serde_json::to_string)
+        .collect::<Result<Vec<_>, _>>()?;
+    let first = *stored + 1;
+    *stored += as_i64(payloads.len() as u64);
+    Ok((first, payloads))
+}
+
+/// The error of a page whose rows disagree with its header ([`ExportStore::page`]), from the
+/// header read again: expired while it is there, unknown once it is gone.
+fn going_away(header: Option<Header>) -> ExportError {
+    match header {
+        Some((_, _, _, expires_at)) => ExportError::Expired {
+            expired_at: as_u64(expires_at),
+        },
+        None => ExportError::Unknown,
+    }
+}
+
+/// The outcome of [`ExportStore::expire`]'s update: no row updated means the export was
+/// purged after its header was read.
+fn expired(updated: usize) -> Result<(), ExportError> {
+    if updated == 0 {
+        return Err(ExportError::Unknown);
+    }
+    Ok(())
+}
+
 /// The key of a position in a stored export: what export page tokens carry.
 struct ExportPosition;
 
@@ -287,6 +362,33 @@ impl ExportStore {
         Conn::Backend: StoreBackend,
         S: Serialize + ?Sized,
     {
+        let new = self.new_export(scope)?;
+        in_transaction(
+            conn,
+            <Conn::Backend as crate::backend::KeysetBackend>::BEGIN_WRITE_SNAPSHOT,
+            |conn| {
+                new.insert_header::<Conn::Backend, _>(conn)?;
+                let mut stored: i64 = 0;
+                let mut walk =
+                    Walk::<K, _, _>::new(conn, &mut make_query).page_size(self.create_page_size);
+                while let Some(page) = walk.next() {
+                    let (first, payloads) = payloads(&mut stored, &page?)?;
+                    <Conn::Backend as StoreBackend>::insert_rows(
+                        walk.connection(),
+                        &new.id,
+                        first,
+                        payloads,
+                    )?;
+                }
+                <Conn::Backend as StoreBackend>::set_row_count(conn, &new.id, stored)?;
+                Ok::<_, ExportError>(new.created(stored))
+            },
+        )
+    }
+
+    /// What [`ExportStore::create`] checks and makes before any SQL: the lifetime, the
+    /// stored scope, a new random id and the times.
+    fn new_export<S: Serialize + ?Sized>(&self, scope: &S) -> Result<NewExport, ExportError> {
         if self.ttl.is_zero() || self.ttl > self.max_lifetime {
             return Err(ExportError::InvalidLifetime {
                 requested_secs: self.ttl.as_secs(),
@@ -296,48 +398,12 @@ impl ExportStore {
         let scope = self.codec.stored_scope(scope)?;
         let mut random = [0u8; 16];
         getrandom::getrandom(&mut random).map_err(ExportError::Random)?;
-        let id = hex(&random);
         let created_at = self.now();
-        let expires_at = created_at.saturating_add(self.ttl.as_secs());
-        let rows = in_transaction(
-            conn,
-            <Conn::Backend as crate::backend::KeysetBackend>::BEGIN_WRITE_SNAPSHOT,
-            |conn| {
-                <Conn::Backend as StoreBackend>::insert_export(
-                    conn,
-                    &id,
-                    &scope,
-                    as_i64(created_at),
-                    as_i64(expires_at),
-                )?;
-                let mut stored: i64 = 0;
-                let mut walk =
-                    Walk::<K, _, _>::new(conn, &mut make_query).page_size(self.create_page_size);
-                while let Some(page) = walk.next() {
-                    let page = page?;
-                    let payloads = page
-                        .items
-                        .iter()
-                        .map(serde_json::to_string)
-                        .collect::<Result<Vec<_>, _>>()?;
-                    let n = as_i64(payloads.len() as u64);
-                    <Conn::Backend as StoreBackend>::insert_rows(
-                        walk.connection(),
-                        &id,
-                        stored + 1,
-                        payloads,
-                    )?;
-                    stored += n;
-                }
-                <Conn::Backend as StoreBackend>::set_row_count(conn, &id, stored)?;
-                Ok::<_, ExportError>(stored)
-            },
-        )?;
-        Ok(Export {
-            id,
-            rows: as_u64(rows),
+        Ok(NewExport {
+            id: hex(&random),
+            scope,
             created_at,
-            expires_at,
+            expires_at: created_at.saturating_add(self.ttl.as_secs()),
         })
     }
 
@@ -369,6 +435,28 @@ impl ExportStore {
         Conn::Backend: StoreBackend,
         S: Serialize + ?Sized,
     {
+        let (page_size, after) = self.page_request(id, token, page_size)?;
+        let header = <Conn::Backend as StoreBackend>::find_export(conn, id)?;
+        let (total, expires_at) = self.check_header(header, scope)?;
+        let rows =
+            <Conn::Backend as StoreBackend>::load_rows(conn, id, after, i64::from(page_size) + 1)?;
+        match self.page_of(id, rows, after, total, expires_at, page_size)? {
+            Some(page) => Ok(page),
+            None => Err(going_away(<Conn::Backend as StoreBackend>::find_export(
+                conn, id,
+            )?)),
+        }
+    }
+
+    /// What [`ExportStore::page`] checks before any SQL: the page size (resolved by the
+    /// store's policy), the id's format and the token; returns the page size and the position
+    /// the page starts after.
+    fn page_request(
+        &self,
+        id: &str,
+        token: Option<&str>,
+        page_size: u32,
+    ) -> Result<(u32, i64), ExportError> {
         if page_size == 0 {
             return Err(ExportError::InvalidPageSize);
         }
@@ -376,18 +464,25 @@ impl ExportStore {
         if !is_export_id(id) {
             return Err(ExportError::Unknown);
         }
-        let token_scope = ("export", id);
         let after = match token {
             Some(token) => {
                 self.codec
-                    .decode::<ExportPosition>(token, &token_scope)?
+                    .decode::<ExportPosition>(token, &("export", id))?
                     .key
                     .0
             }
             None => 0,
         };
-        let (stored_scope, total, _created, expires_at) =
-            <Conn::Backend as StoreBackend>::find_export(conn, id)?.ok_or(ExportError::Unknown)?;
+        Ok((page_size, after))
+    }
+
+    /// The export's header checked for the caller's scope and expiry: `(total, expires_at)`.
+    fn check_header<S: Serialize + ?Sized>(
+        &self,
+        header: Option<Header>,
+        scope: &S,
+    ) -> Result<(i64, i64), ExportError> {
+        let (stored_scope, total, _created, expires_at) = header.ok_or(ExportError::Unknown)?;
         if !self.codec.stored_scope_is(&stored_scope, scope)? {
             return Err(ExportError::Unknown);
         }
@@ -396,12 +491,24 @@ impl ExportStore {
                 expired_at: as_u64(expires_at),
             });
         }
+        Ok((total, expires_at))
+    }
+
+    /// The page made of `rows` (positions after `after`, at most `page_size + 1`), or `None`
+    /// when they are not exactly the positions the header's `total` promises: the header and
+    /// the rows are two statements, and a purge (or an operator's `expire` and a purge, or a
+    /// purge job whose clock runs ahead) may delete the rows in between. The export is then
+    /// going away ([`going_away`]): never serve a short "complete" page.
+    fn page_of<T: DeserializeOwned>(
+        &self,
+        id: &str,
+        mut rows: Vec<(i64, String)>,
+        after: i64,
+        total: i64,
+        expires_at: i64,
+        page_size: u32,
+    ) -> Result<Option<ExportPage<T>>, ExportError> {
         let fetch = i64::from(page_size) + 1;
-        let mut rows = <Conn::Backend as StoreBackend>::load_rows(conn, id, after, fetch)?;
-        // The header and the rows are two statements: a purge (or an operator's `expire` and
-        // a purge, or a purge job whose clock runs ahead) may delete the rows in between.
-        // The rows must be exactly the positions the header's total promises; when they are
-        // not, the export is going away: say so, never serve a short "complete" page.
         let promised = (total - after).clamp(0, fetch);
         let whole = i64::try_from(rows.len()) == Ok(promised)
             && rows
@@ -409,14 +516,7 @@ impl ExportStore {
                 .zip(after + 1..)
                 .all(|(&(seq, _), want)| seq == want);
         if !whole {
-            return Err(
-                match <Conn::Backend as StoreBackend>::find_export(conn, id)? {
-                    Some((_, _, _, expires_at)) => ExportError::Expired {
-                        expired_at: as_u64(expires_at),
-                    },
-                    None => ExportError::Unknown,
-                },
-            );
+            return Ok(None);
         }
         let more = rows.len() > page_size as usize;
         rows.truncate(page_size as usize);
@@ -424,7 +524,7 @@ impl ExportStore {
             Some(&(seq, _)) if more => Some(self.codec.encode_with_page_size(
                 &Cursor::<ExportPosition>::after((seq,)),
                 page_size,
-                &token_scope,
+                &("export", id),
             )?),
             _ => None,
         };
@@ -433,13 +533,13 @@ impl ExportStore {
             .into_iter()
             .map(|(_, payload)| serde_json::from_str(&payload))
             .collect::<Result<Vec<T>, _>>()?;
-        Ok(ExportPage {
+        Ok(Some(ExportPage {
             items,
             next_token,
             first_position,
             total: as_u64(total),
             expires_at: as_u64(expires_at),
-        })
+        }))
     }
 
     /// Ends export `id` of `scope` now (the scope it was created under, checked as
@@ -460,14 +560,21 @@ impl ExportStore {
         if !is_export_id(id) {
             return Err(ExportError::Unknown);
         }
-        let (stored_scope, ..) =
-            <Conn::Backend as StoreBackend>::find_export(conn, id)?.ok_or(ExportError::Unknown)?;
-        if !self.codec.stored_scope_is(&stored_scope, scope)? {
-            return Err(ExportError::Unknown);
-        }
+        let header = <Conn::Backend as StoreBackend>::find_export(conn, id)?;
+        self.check_scope(header, scope)?;
         let n = <Conn::Backend as StoreBackend>::set_expires_at(conn, id, as_i64(self.now()))?;
-        if n == 0 {
-            // Purged between the two statements.
+        expired(n)
+    }
+
+    /// The export's header checked for the caller's scope (not for expiry: expiring an
+    /// expired export is harmless).
+    fn check_scope<S: Serialize + ?Sized>(
+        &self,
+        header: Option<Header>,
+        scope: &S,
+    ) -> Result<(), ExportError> {
+        let (stored_scope, ..) = header.ok_or(ExportError::Unknown)?;
+        if !self.codec.stored_scope_is(&stored_scope, scope)? {
             return Err(ExportError::Unknown);
         }
         Ok(())

@@ -1,8 +1,10 @@
 //! The store's tables (created by the crate's migrations) and the statements on them, written
 //! once and implemented for each backend.
 
-use diesel::connection::LoadConnection;
-use diesel::prelude::*;
+use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::serialize::ToSql;
+use diesel::sql_types::{BigInt, Text};
+use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
 
 use crate::backend::KeysetBackend;
 
@@ -26,186 +28,203 @@ diesel::table! {
     }
 }
 
+/// `INSERT INTO keyset_export_rows (export_id, seq, payload) VALUES (..), (..)`: one page of
+/// an export's rows in one statement, positions `first_seq..`, on every backend and both
+/// connection kinds (Diesel writes a batch insert of a `Vec` row by row on SQLite, and not at
+/// all through diesel-async there).
+struct InsertRows<'a> {
+    id: &'a str,
+    /// `(seq, payload)`, in order.
+    rows: Vec<(i64, String)>,
+}
+
+impl<DB: diesel::backend::Backend> QueryFragment<DB> for InsertRows<'_>
+where
+    str: ToSql<Text, DB>,
+    i64: ToSql<BigInt, DB>,
+    String: ToSql<Text, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        out.unsafe_to_cache_prepared();
+        out.push_sql("INSERT INTO ");
+        out.push_identifier("keyset_export_rows")?;
+        out.push_sql(" (");
+        out.push_identifier("export_id")?;
+        out.push_sql(", ");
+        out.push_identifier("seq")?;
+        out.push_sql(", ");
+        out.push_identifier("payload")?;
+        out.push_sql(") VALUES ");
+        for (n, (seq, payload)) in self.rows.iter().enumerate() {
+            out.push_sql(if n == 0 { "(" } else { ", (" });
+            out.push_bind_param::<Text, str>(self.id)?;
+            out.push_sql(", ");
+            out.push_bind_param::<BigInt, i64>(seq)?;
+            out.push_sql(", ");
+            out.push_bind_param::<Text, String>(payload)?;
+            out.push_sql(")");
+        }
+        Ok(())
+    }
+}
+
+impl QueryId for InsertRows<'_> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl diesel::query_dsl::RunQueryDslSupport for InsertRows<'_> {}
+
 /// An export's header: `(scope, row_count, created_at, expires_at)`.
 pub(crate) type Header = (String, i64, i64, i64);
+
+/// The store's statements on one backend, each a function of the connection; `$($aw)*` is
+/// `.await` in the async form and nothing in the blocking one, so both forms run the same
+/// statements, written once.
+macro_rules! store_statements {
+    ($mode:ident, [$($aw:tt)*]) => {
+        store_fn!($mode, insert_export(conn, id: &str, scope: &str, created_at: i64, expires_at: i64) -> () {
+            diesel::insert_into(keyset_exports::table)
+                .values((
+                    keyset_exports::export_id.eq(id),
+                    keyset_exports::scope.eq(scope),
+                    keyset_exports::row_count.eq(0_i64),
+                    keyset_exports::created_at.eq(created_at),
+                    keyset_exports::expires_at.eq(expires_at),
+                ))
+                .execute(conn)
+                $($aw)*
+                .map(drop)
+        });
+
+        store_fn!($mode, insert_rows(conn, id: &str, first_seq: i64, payloads: Vec<String>) -> () {
+            if payloads.is_empty() {
+                return Ok(());
+            }
+            let rows = (first_seq..).zip(payloads).collect();
+            InsertRows { id, rows }.execute(conn) $($aw)* .map(drop)
+        });
+
+        store_fn!($mode, set_row_count(conn, id: &str, count: i64) -> () {
+            diesel::update(keyset_exports::table.find(id))
+                .set(keyset_exports::row_count.eq(count))
+                .execute(conn)
+                $($aw)*
+                .map(drop)
+        });
+
+        store_fn!($mode, find_export(conn, id: &str) -> Option<Header> {
+            keyset_exports::table
+                .find(id)
+                .select((
+                    keyset_exports::scope,
+                    keyset_exports::row_count,
+                    keyset_exports::created_at,
+                    keyset_exports::expires_at,
+                ))
+                .first(conn)
+                $($aw)*
+                .optional()
+        });
+
+        store_fn!($mode, load_rows(conn, id: &str, after_seq: i64, limit: i64) -> Vec<(i64, String)> {
+            keyset_export_rows::table
+                .filter(keyset_export_rows::export_id.eq(id))
+                .filter(keyset_export_rows::seq.gt(after_seq))
+                .order(keyset_export_rows::seq.asc())
+                .limit(limit)
+                .select((keyset_export_rows::seq, keyset_export_rows::payload))
+                .load(conn)
+                $($aw)*
+        });
+
+        store_fn!($mode, set_expires_at(conn, id: &str, expires_at: i64) -> usize {
+            diesel::update(keyset_exports::table.find(id))
+                .set(keyset_exports::expires_at.eq(expires_at))
+                .execute(conn)
+                $($aw)*
+        });
+
+        store_fn!($mode, expired_ids(conn, now: i64) -> Vec<String> {
+            keyset_exports::table
+                .filter(keyset_exports::expires_at.le(now))
+                .select(keyset_exports::export_id)
+                .load(conn)
+                $($aw)*
+        });
+
+        store_fn!($mode, delete_exports(conn, ids: &[String]) -> (usize, usize) {
+            let mut rows = 0;
+            let mut exports = 0;
+            for id in ids {
+                rows += diesel::delete(
+                    keyset_export_rows::table.filter(keyset_export_rows::export_id.eq(id)),
+                )
+                .execute(conn)
+                $($aw)*?;
+                exports += diesel::delete(keyset_exports::table.find(id)).execute(conn) $($aw)*?;
+            }
+            Ok((exports, rows))
+        });
+    };
+}
+
+/// One statement function of [`store_statements!`]: in the trait (`decl_*`: its signature)
+/// or in a backend's impl (its body), blocking or async.
+macro_rules! store_fn {
+    (decl_blocking, $name:ident($conn:ident $(, $arg:ident: $ty:ty)*) -> $out:ty $body:block) => {
+        #[doc(hidden)]
+        fn $name<C: diesel::connection::LoadConnection<Backend = Self>>(
+            $conn: &mut C $(, $arg: $ty)*
+        ) -> QueryResult<$out>;
+    };
+    (blocking, $name:ident($conn:ident $(, $arg:ident: $ty:ty)*) -> $out:ty $body:block) => {
+        fn $name<C: diesel::connection::LoadConnection<Backend = Self>>(
+            $conn: &mut C $(, $arg: $ty)*
+        ) -> QueryResult<$out> {
+            use diesel::RunQueryDsl;
+            $body
+        }
+    };
+    (decl_async, $name:ident($conn:ident $(, $arg:ident: $ty:ty)*) -> $out:ty $body:block) => {
+        #[doc(hidden)]
+        fn $name<C: diesel_async::AsyncConnectionCore<Backend = Self> + Send>(
+            $conn: &mut C $(, $arg: $ty)*
+        ) -> impl std::future::Future<Output = QueryResult<$out>> + Send;
+    };
+    (async, $name:ident($conn:ident $(, $arg:ident: $ty:ty)*) -> $out:ty $body:block) => {
+        fn $name<C: diesel_async::AsyncConnectionCore<Backend = Self> + Send>(
+            $conn: &mut C $(, $arg: $ty)*
+        ) -> impl std::future::Future<Output = QueryResult<$out>> + Send {
+            use diesel_async::RunQueryDsl;
+            async move $body
+        }
+    };
+}
 
 /// A backend the [`ExportStore`](super::ExportStore) can keep exports on: the consistent
 /// snapshot of [`KeysetBackend`] and the store's statements (implemented for PostgreSQL,
 /// MySQL/MariaDB and SQLite, with the crate's migrations applied).
 pub trait StoreBackend: KeysetBackend + Sized {
-    #[doc(hidden)]
-    fn insert_export<C: Connection<Backend = Self>>(
-        conn: &mut C,
-        id: &str,
-        scope: &str,
-        created_at: i64,
-        expires_at: i64,
-    ) -> QueryResult<()>;
-    #[doc(hidden)]
-    fn insert_rows<C: Connection<Backend = Self>>(
-        conn: &mut C,
-        id: &str,
-        first_seq: i64,
-        payloads: Vec<String>,
-    ) -> QueryResult<()>;
-    #[doc(hidden)]
-    fn set_row_count<C: Connection<Backend = Self>>(
-        conn: &mut C,
-        id: &str,
-        count: i64,
-    ) -> QueryResult<()>;
-    #[doc(hidden)]
-    fn find_export<C: LoadConnection<Backend = Self>>(
-        conn: &mut C,
-        id: &str,
-    ) -> QueryResult<Option<Header>>;
-    #[doc(hidden)]
-    fn load_rows<C: LoadConnection<Backend = Self>>(
-        conn: &mut C,
-        id: &str,
-        after_seq: i64,
-        limit: i64,
-    ) -> QueryResult<Vec<(i64, String)>>;
-    #[doc(hidden)]
-    fn set_expires_at<C: Connection<Backend = Self>>(
-        conn: &mut C,
-        id: &str,
-        expires_at: i64,
-    ) -> QueryResult<usize>;
-    #[doc(hidden)]
-    fn expired_ids<C: LoadConnection<Backend = Self>>(
-        conn: &mut C,
-        now: i64,
-    ) -> QueryResult<Vec<String>>;
-    #[doc(hidden)]
-    fn delete_exports<C: Connection<Backend = Self>>(
-        conn: &mut C,
-        ids: &[String],
-    ) -> QueryResult<(usize, usize)>;
+    store_statements!(decl_blocking, []);
+}
+
+/// The store's statements on diesel-async connections (the same statements as
+/// [`StoreBackend`]'s): what [`async_::ExportStore`](crate::async_::ExportStore) runs.
+#[cfg(feature = "diesel-async")]
+pub trait AsyncStoreBackend: StoreBackend {
+    store_statements!(decl_async, []);
 }
 
 macro_rules! store_backend {
     ($backend:ty) => {
         impl StoreBackend for $backend {
-            fn insert_export<C: Connection<Backend = Self>>(
-                conn: &mut C,
-                id: &str,
-                scope: &str,
-                created_at: i64,
-                expires_at: i64,
-            ) -> QueryResult<()> {
-                diesel::insert_into(keyset_exports::table)
-                    .values((
-                        keyset_exports::export_id.eq(id),
-                        keyset_exports::scope.eq(scope),
-                        keyset_exports::row_count.eq(0_i64),
-                        keyset_exports::created_at.eq(created_at),
-                        keyset_exports::expires_at.eq(expires_at),
-                    ))
-                    .execute(conn)
-                    .map(drop)
-            }
+            store_statements!(blocking, []);
+        }
 
-            fn insert_rows<C: Connection<Backend = Self>>(
-                conn: &mut C,
-                id: &str,
-                first_seq: i64,
-                payloads: Vec<String>,
-            ) -> QueryResult<()> {
-                let rows: Vec<_> = payloads
-                    .into_iter()
-                    .zip(first_seq..)
-                    .map(|(payload, seq)| {
-                        (
-                            keyset_export_rows::export_id.eq(id),
-                            keyset_export_rows::seq.eq(seq),
-                            keyset_export_rows::payload.eq(payload),
-                        )
-                    })
-                    .collect();
-                diesel::insert_into(keyset_export_rows::table)
-                    .values(rows)
-                    .execute(conn)
-                    .map(drop)
-            }
-
-            fn set_row_count<C: Connection<Backend = Self>>(
-                conn: &mut C,
-                id: &str,
-                count: i64,
-            ) -> QueryResult<()> {
-                diesel::update(keyset_exports::table.find(id))
-                    .set(keyset_exports::row_count.eq(count))
-                    .execute(conn)
-                    .map(drop)
-            }
-
-            fn find_export<C: LoadConnection<Backend = Self>>(
-                conn: &mut C,
-                id: &str,
-            ) -> QueryResult<Option<Header>> {
-                keyset_exports::table
-                    .find(id)
-                    .select((
-                        keyset_exports::scope,
-                        keyset_exports::row_count,
-                        keyset_exports::created_at,
-                        keyset_exports::expires_at,
-                    ))
-                    .first(conn)
-                    .optional()
-            }
-
-            fn load_rows<C: LoadConnection<Backend = Self>>(
-                conn: &mut C,
-                id: &str,
-                after_seq: i64,
-                limit: i64,
-            ) -> QueryResult<Vec<(i64, String)>> {
-                keyset_export_rows::table
-                    .filter(keyset_export_rows::export_id.eq(id))
-                    .filter(keyset_export_rows::seq.gt(after_seq))
-                    .order(keyset_export_rows::seq.asc())
-                    .limit(limit)
-                    .select((keyset_export_rows::seq, keyset_export_rows::payload))
-                    .load(conn)
-            }
-
-            fn set_expires_at<C: Connection<Backend = Self>>(
-                conn: &mut C,
-                id: &str,
-                expires_at: i64,
-            ) -> QueryResult<usize> {
-                diesel::update(keyset_exports::table.find(id))
-                    .set(keyset_exports::expires_at.eq(expires_at))
-                    .execute(conn)
-            }
-
-            fn expired_ids<C: LoadConnection<Backend = Self>>(
-                conn: &mut C,
-                now: i64,
-            ) -> QueryResult<Vec<String>> {
-                keyset_exports::table
-                    .filter(keyset_exports::expires_at.le(now))
-                    .select(keyset_exports::export_id)
-                    .load(conn)
-            }
-
-            fn delete_exports<C: Connection<Backend = Self>>(
-                conn: &mut C,
-                ids: &[String],
-            ) -> QueryResult<(usize, usize)> {
-                let mut rows = 0;
-                let mut exports = 0;
-                for id in ids {
-                    rows += diesel::delete(
-                        keyset_export_rows::table.filter(keyset_export_rows::export_id.eq(id)),
-                    )
-                    .execute(conn)?;
-                    exports += diesel::delete(keyset_exports::table.find(id)).execute(conn)?;
-                }
-                Ok((exports, rows))
-            }
+        #[cfg(feature = "diesel-async")]
+        impl AsyncStoreBackend for $backend {
+            store_statements!(async, [.await]);
         }
     };
 }

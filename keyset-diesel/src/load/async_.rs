@@ -218,3 +218,55 @@ where
         }
     }
 }
+
+/// [`crate::Walk`] on a diesel-async connection: every page of a query, from a cursor (or the
+/// first page) to the end, with the same options (`after`, `page_size`, `force_index`,
+/// `high_water_mark`) and the same rules, one page in memory at a time. Read it with
+/// [`next_page`](crate::Walk::next_page)`.await`, or as a `Stream` of pages
+/// ([`pages`](crate::Walk::pages)) or of rows ([`rows`](crate::Walk::rows)). The closure's
+/// query needs this module's [`LoadPage`].
+///
+/// ```
+/// # include!("../doctest_setup.rs");
+/// use diesel_async::futures_util::{StreamExt, TryStreamExt};
+/// use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+/// use keyset_diesel::async_;
+///
+/// # #[tokio::main(flavor = "current_thread")]
+/// # async fn main() -> QueryResult<()> {
+/// let mut conn = SyncConnectionWrapper::<SqliteConnection>::new(setup());
+/// let query = || events::table.filter(events::workspace_id.eq("W9")).select(Event::as_select());
+///
+/// // Pages, as the blocking walk yields them.
+/// let sizes: Vec<usize> = async_::Walk::<Event, _, _>::new(&mut conn, query)
+///     .page_size(4)
+///     .pages()
+///     .map_ok(|page| page.len())
+///     .try_collect()
+///     .await?;
+/// assert_eq!(sizes, [4, 2]);
+///
+/// // Rows, one page in memory at a time.
+/// let ids: Vec<String> = async_::Walk::<Event, _, _>::new(&mut conn, query)
+///     .page_size(4)
+///     .rows()
+///     .map_ok(|event| event.event_id)
+///     .try_collect()
+///     .await?;
+/// assert_eq!(ids, ["e101", "e102", "e103", "e104", "e105", "e106"]);
+///
+/// // Or page by page, keeping the walk (its cursor, its connection).
+/// let mut walk = async_::Walk::<Event, _, _>::new(&mut conn, query).page_size(5);
+/// let first = walk.next_page().await.expect("a page")?;
+/// assert_eq!(first.len(), 5);
+/// assert_eq!(walk.cursor().map(|c| c.key.1.as_str()), Some("e105"));
+/// # Ok(())
+/// # }
+/// ```
+pub type Walk<'c, 'q, K, Conn, F> = crate::walk::Walk<'c, 'q, K, Conn, F, Async>;
+
+#[cfg(feature = "export")]
+pub use crate::export::async_::ExportStore;
+#[cfg(feature = "plan-check")]
+pub use crate::plan::async_::{explain, explain_analyze};
+pub use crate::snapshot::async_::{with_read_snapshot, SendAsyncFn, TransactionConnection};

@@ -209,7 +209,7 @@ pub trait PlanBackend: KeysetBackend + Default {
     type PlanSql: diesel::sql_types::SqlType + diesel::expression::TypedExpressionType;
     /// One row of `EXPLAIN`.
     #[doc(hidden)]
-    type PlanRow;
+    type PlanRow: Send;
     /// The `EXPLAIN` prefix, without and with execution.
     #[doc(hidden)]
     const EXPLAIN: [&'static str; 2];
@@ -327,70 +327,144 @@ where
         LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow>,
     diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow>,
 {
-    let had_cursor = paginated.has_cursor();
-    let page_size = paginated.page_size;
-    let counted = paginated.total;
-    let filters = filters_sql::<Conn::Backend, Q>(&paginated.query)?;
-    let query = paginated.into_query::<Conn::Backend>()?;
-    let sql = diesel::debug_query::<Conn::Backend, _>(&query).to_string();
-    let (relation, table) = table_names::<K>();
-    let (partitions, foreign) =
-        match <Conn::Backend as PlanBackend>::partitions_sql(&quoted_table::<K>()) {
-            Some(sql) => {
-                let rows: Vec<StatusRow> = diesel::sql_query(sql).load(conn)?;
-                let foreign = rows.iter().any(|r| r.value == "f");
-                (rows.into_iter().map(|r| r.name).collect(), foreign)
-            }
-            None => (Vec::new(), false),
-        };
-    let shape = KeysetShape {
-        relation,
-        columns: K::COLUMNS,
-        had_cursor,
-        partitions,
-    };
-    let counters = analyze && <Conn::Backend as PlanBackend>::HANDLER_COUNTERS;
-    if counters {
+    let (query, mut run) = PlanRun::<Conn::Backend>::prepare(paginated, analyze)?;
+    if let Some(sql) = run.partitions_sql::<K>() {
+        run.partitions(diesel::sql_query(sql).load(conn)?);
+    }
+    if run.counters {
         conn.batch_execute("FLUSH STATUS")?;
     }
-    let prefix = if foreign {
-        <Conn::Backend as PlanBackend>::EXPLAIN_FOREIGN
-    } else {
-        <Conn::Backend as PlanBackend>::EXPLAIN
-    }[usize::from(analyze)];
-    let rows =
-        Explain::<_, <Conn::Backend as PlanBackend>::PlanSql>::new(prefix, query).load(conn)?;
-    let handler_reads = if counters {
-        Some(HandlerReads::read(conn)?)
+    let rows = Explain::<_, <Conn::Backend as PlanBackend>::PlanSql>::new(run.prefix(), query)
+        .load(conn)?;
+    let status = if run.counters {
+        Some(diesel::sql_query(HANDLER_STATUS).load(conn)?)
     } else {
         None
     };
-    let mut report = <Conn::Backend as PlanBackend>::read_plan(rows, &shape)?;
-    report.index_recipe = index_recipe(
-        &table,
-        &shape,
-        &equality_columns(&filters, &shape),
-        <Conn::Backend as PlanBackend>::INDEX_STYLE,
-        <Conn::Backend as PlanBackend>::IDENT_QUOTE,
-    );
-    report.table = table;
-    report.sql = sql;
-    report.fetched = u64::from(page_size) + 1;
-    report.rows_examined = analyze
-        .then(|| rows_examined(&report.reads, handler_reads))
-        .flatten();
-    // A total count reads every row of the query in the same statement: its reads are no
-    // page's, so the check does not judge them (`rows_examined` still reports them).
-    if let (Some(examined), false) = (report.rows_examined, counted) {
-        if examined > examined_limit(report.fetched, K::COLUMNS.len()) {
-            report.not_a_seek.push(NotASeek::ReadsPastThePage {
-                examined,
-                fetched: report.fetched,
-            });
-        }
+    run.finish::<K>(rows, status)
+}
+
+/// `SHOW SESSION STATUS LIKE 'Handler\_%'`: the handler counters ([`HandlerReads`]).
+pub(crate) const HANDLER_STATUS: &str = "SHOW SESSION STATUS LIKE 'Handler\\_%'";
+
+/// One plan check between its statements: what [`explain`] and its async twin
+/// ([`async_::explain`](crate::async_::explain)) know before and after each, so both run the
+/// one logic and differ only in how a statement runs. The statements, in order: the
+/// partitions ([`PlanRun::partitions_sql`], if any), `FLUSH STATUS` (if
+/// [`PlanRun::counters`]), the `EXPLAIN` ([`PlanRun::prefix`]), the handler counters (if
+/// `counters`), then [`PlanRun::finish`].
+pub(crate) struct PlanRun<DB> {
+    analyze: bool,
+    pub(crate) counters: bool,
+    foreign: bool,
+    counted: bool,
+    page_size: u32,
+    filters: String,
+    sql: String,
+    shape: KeysetShape,
+    table: String,
+    backend: std::marker::PhantomData<DB>,
+}
+
+impl<DB> PlanRun<DB>
+where
+    DB: PlanBackend,
+    DB::QueryBuilder: Default,
+{
+    /// The page's statement and the plan check's state.
+    pub(crate) fn prepare<Q, K, M>(
+        paginated: Paginated<Q, K, M>,
+        analyze: bool,
+    ) -> Result<(PageQuery<Q, K>, Self), PlanError>
+    where
+        K: Keyset,
+        Q: PageSource<K> + SelectParts<DB>,
+        PageQuery<Q, K>: QueryFragment<DB>,
+    {
+        let had_cursor = paginated.has_cursor();
+        let page_size = paginated.page_size;
+        let counted = paginated.total;
+        let filters = filters_sql::<DB, Q>(&paginated.query)?;
+        let query = paginated.into_query::<DB>()?;
+        let sql = diesel::debug_query::<DB, _>(&query).to_string();
+        let (relation, table) = table_names::<K>();
+        let run = PlanRun {
+            analyze,
+            counters: analyze && DB::HANDLER_COUNTERS,
+            foreign: false,
+            counted,
+            page_size,
+            filters,
+            sql,
+            shape: KeysetShape {
+                relation,
+                columns: K::COLUMNS,
+                had_cursor,
+                partitions: Vec::new(),
+            },
+            table,
+            backend: std::marker::PhantomData,
+        };
+        Ok((query, run))
     }
-    report.handler_reads = handler_reads;
-    Ok(report)
+
+    /// The statement listing the table's partitions, if the backend has partitions.
+    pub(crate) fn partitions_sql<K: Keyset>(&self) -> Option<String> {
+        DB::partitions_sql(&quoted_table::<K>())
+    }
+
+    /// Takes the partitions' rows.
+    pub(crate) fn partitions(&mut self, rows: Vec<StatusRow>) {
+        self.foreign = rows.iter().any(|r| r.value == "f");
+        self.shape.partitions = rows.into_iter().map(|r| r.name).collect();
+    }
+
+    /// The `EXPLAIN` prefix.
+    pub(crate) fn prefix(&self) -> &'static str {
+        let prefixes = if self.foreign {
+            DB::EXPLAIN_FOREIGN
+        } else {
+            DB::EXPLAIN
+        };
+        prefixes[usize::from(self.analyze)]
+    }
+
+    /// The report from the plan's rows and the handler counters' status rows.
+    pub(crate) fn finish<K: Keyset>(
+        self,
+        rows: Vec<DB::PlanRow>,
+        status: Option<Vec<StatusRow>>,
+    ) -> Result<PlanReport, PlanError> {
+        let handler_reads = status.map(|rows| HandlerReads::from_status(&rows));
+        let shape = self.shape;
+        let mut report = DB::read_plan(rows, &shape)?;
+        report.index_recipe = index_recipe(
+            &self.table,
+            &shape,
+            &equality_columns(&self.filters, &shape),
+            DB::INDEX_STYLE,
+            DB::IDENT_QUOTE,
+        );
+        report.table = self.table;
+        report.sql = self.sql;
+        report.fetched = u64::from(self.page_size) + 1;
+        report.rows_examined = self
+            .analyze
+            .then(|| rows_examined(&report.reads, handler_reads))
+            .flatten();
+        // A total count reads every row of the query in the same statement: its reads are no
+        // page's, so the check does not judge them (`rows_examined` still reports them).
+        if let (Some(examined), false) = (report.rows_examined, self.counted) {
+            if examined > examined_limit(report.fetched, K::COLUMNS.len()) {
+                report.not_a_seek.push(NotASeek::ReadsPastThePage {
+                    examined,
+                    fetched: report.fetched,
+                });
+            }
+        }
+        report.handler_reads = handler_reads;
+        Ok(report)
+    }
 }
 
 /// What an executed plan says the statement read: MariaDB's handler counters, or the sum of
@@ -490,5 +564,119 @@ mod tests {
             had_cursor: true,
             partitions: Vec::new(),
         }
+    }
+}
+
+/// [`explain`] and [`explain_analyze`] on diesel-async connections, the same [`PlanRun`].
+#[cfg(feature = "diesel-async")]
+pub(crate) mod async_ {
+    use diesel::backend::Backend;
+    use diesel::query_builder::QueryFragment;
+    use diesel_async::methods::LoadQuery;
+    use diesel_async::{AsyncConnectionCore, RunQueryDsl};
+
+    use super::{Explain, PlanBackend, PlanError, PlanReport, PlanRun, StatusRow, HANDLER_STATUS};
+    use crate::async_::Async;
+    use crate::keyset::Keyset;
+    use crate::paginate::Paginated;
+    use crate::query::{PageQuery, PageSource, SelectParts};
+
+    /// [`plan::explain`](crate::plan::explain) on a diesel-async connection: the page's plan,
+    /// read and judged as the blocking form does, without running the page.
+    ///
+    /// ```
+    /// # include!("../doctest_setup.rs");
+    /// use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+    /// use keyset_diesel::async_::{self, PaginateDsl};
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), keyset_diesel::plan::PlanError> {
+    /// let mut conn = SyncConnectionWrapper::<SqliteConnection>::new(setup());
+    /// let page = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after::<Event>(None)
+    ///     .page_size(2);
+    /// let report = async_::explain(&mut conn, page).await?;
+    /// assert!(!report.seeks()); // no index on the keyset yet: the report names one
+    /// assert!(report.index_recipe.starts_with("CREATE INDEX"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// As the blocking `explain`.
+    pub async fn explain<'q, Q, K, Conn>(
+        conn: &mut Conn,
+        paginated: Paginated<Q, K, Async>,
+    ) -> Result<PlanReport, PlanError>
+    where
+        Conn: AsyncConnectionCore + Send,
+        Conn::Backend: PlanBackend,
+        <Conn::Backend as Backend>::QueryBuilder: Default,
+        K: Keyset,
+        Q: PageSource<K> + SelectParts<Conn::Backend>,
+        PageQuery<Q, K>: QueryFragment<Conn::Backend>,
+        Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
+            LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow> + 'q,
+        diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow> + 'q,
+    {
+        run(conn, paginated, false).await
+    }
+
+    /// [`plan::explain_analyze`](crate::plan::explain_analyze) on a diesel-async connection.
+    ///
+    /// # Errors
+    /// As the blocking `explain_analyze`.
+    pub async fn explain_analyze<'q, Q, K, Conn>(
+        conn: &mut Conn,
+        paginated: Paginated<Q, K, Async>,
+    ) -> Result<PlanReport, PlanError>
+    where
+        Conn: AsyncConnectionCore + Send,
+        Conn::Backend: PlanBackend,
+        <Conn::Backend as Backend>::QueryBuilder: Default,
+        K: Keyset,
+        Q: PageSource<K> + SelectParts<Conn::Backend>,
+        PageQuery<Q, K>: QueryFragment<Conn::Backend>,
+        Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
+            LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow> + 'q,
+        diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow> + 'q,
+    {
+        run(conn, paginated, true).await
+    }
+
+    async fn run<'q, Q, K, Conn>(
+        conn: &mut Conn,
+        paginated: Paginated<Q, K, Async>,
+        analyze: bool,
+    ) -> Result<PlanReport, PlanError>
+    where
+        Conn: AsyncConnectionCore + Send,
+        Conn::Backend: PlanBackend,
+        <Conn::Backend as Backend>::QueryBuilder: Default,
+        K: Keyset,
+        Q: PageSource<K> + SelectParts<Conn::Backend>,
+        PageQuery<Q, K>: QueryFragment<Conn::Backend>,
+        Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
+            LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow> + 'q,
+        diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow> + 'q,
+    {
+        let (query, mut run) = PlanRun::<Conn::Backend>::prepare(paginated, analyze)?;
+        if let Some(sql) = run.partitions_sql::<K>() {
+            run.partitions(diesel::sql_query(sql).load(conn).await?);
+        }
+        if run.counters {
+            conn.batch_execute("FLUSH STATUS").await?;
+        }
+        let rows = Explain::<_, <Conn::Backend as PlanBackend>::PlanSql>::new(run.prefix(), query)
+            .load(conn)
+            .await?;
+        let status = if run.counters {
+            Some(diesel::sql_query(HANDLER_STATUS).load(conn).await?)
+        } else {
+            None
+        };
+        run.finish::<K>(rows, status)
     }
 }

@@ -192,21 +192,25 @@ impl HandlerReads {
         Conn: Connection,
         diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow>,
     {
-        let rows: Vec<StatusRow> =
-            diesel::sql_query("SHOW SESSION STATUS LIKE 'Handler\\_%'").load(conn)?;
+        let rows: Vec<StatusRow> = diesel::sql_query(super::HANDLER_STATUS).load(conn)?;
+        Ok(HandlerReads::from_status(&rows))
+    }
+
+    /// The counters from the rows of `SHOW SESSION STATUS LIKE 'Handler\\_%'`.
+    pub(crate) fn from_status(rows: &[StatusRow]) -> HandlerReads {
         let get = |name: &str| -> u64 {
             rows.iter()
                 .find(|r| r.name == name)
                 .and_then(|r| r.value.parse().ok())
                 .unwrap_or(0)
         };
-        Ok(HandlerReads {
+        HandlerReads {
             read_key: get("Handler_read_key"),
             read_next: get("Handler_read_next"),
             read_prev: get("Handler_read_prev"),
             icp_attempts: get("Handler_icp_attempts"),
             read_rnd_next: get("Handler_read_rnd_next"),
-        })
+        }
     }
 }
 
