@@ -5,6 +5,10 @@
 
 #[cfg(feature = "sqlite")]
 mod sqlite {
+    // The read contracts (walk, high-water mark, snapshot, stored export) through
+    // `keyset_diesel::async_`, under the same writers and checks as the blocking suite.
+    keyset_test_suites::read_contract_suite!(async diesel::SqliteConnection, keyset_test_suites::read_contracts::async_reader::AsyncReader<diesel::SqliteConnection, diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection>>);
+
     keyset_test_suites::async_suite!(
         diesel::SqliteConnection,
         keyset_test_suites::async_db::AsyncSqlite,
@@ -31,6 +35,10 @@ mod sqlite {
 
 #[cfg(feature = "postgres")]
 mod postgres {
+    // The read contracts (walk, high-water mark, snapshot, stored export) through
+    // `keyset_diesel::async_`, under the same writers and checks as the blocking suite.
+    keyset_test_suites::read_contract_suite!(async diesel::PgConnection, keyset_test_suites::read_contracts::async_reader::AsyncReader<diesel::PgConnection, diesel_async::AsyncPgConnection>);
+
     keyset_test_suites::async_suite!(
         diesel::PgConnection,
         keyset_test_suites::async_db::AsyncPg,
@@ -54,6 +62,10 @@ mod postgres {
 
 #[cfg(feature = "mysql")]
 mod mysql {
+    // The read contracts (walk, high-water mark, snapshot, stored export) through
+    // `keyset_diesel::async_`, under the same writers and checks as the blocking suite.
+    keyset_test_suites::read_contract_suite!(async diesel::MysqlConnection, keyset_test_suites::read_contracts::async_reader::AsyncReader<diesel::MysqlConnection, diesel_async::AsyncMysqlConnection>);
+
     keyset_test_suites::async_suite!(
         diesel::MysqlConnection,
         keyset_test_suites::async_db::AsyncMysql,

@@ -120,6 +120,12 @@ impl<C: Connection> Shared<C> {
         &self.url
     }
 
+    /// The statements every connection to the shared database runs first (a busy timeout,
+    /// a search path), for connections opened another way (diesel-async).
+    pub fn setup_sql(&self) -> &str {
+        &self.setup
+    }
+
     /// A connection to the shared database at `url` (the same database, reached another way,
     /// e.g. through a proxy), with the per-connection setup applied.
     ///

@@ -56,6 +56,23 @@ macro_rules! async_suite {
                 $crate::edges::sql_byte_budget_fetches_only_the_rows_that_fit_on(<$pair>::open());
             }
 
+            /// `async_::Walk` (its pages and its rows as streams, with and without a
+            /// high-water mark) over the plan rows with heavy ties, mixed directions and NULL
+            /// keys: every walk equals the plain `ORDER BY`, and the blocking `Walk`'s.
+            #[test]
+            fn async_walk_streams_equal_order_by_with_heavy_ties_and_nulls() {
+                $crate::async_walk_oracle!($db, $pair);
+            }
+
+            /// `keyset_diesel::async_::explain` (and `explain_analyze`) on the deep page of the
+            /// plan rows: the same statement, the same reads, the same verdict and index recipe
+            /// as the blocking plan check, a seek on the migrations' index; on a table without
+            /// that index the async check reports no seek and names it.
+            #[test]
+            fn async_plan_check_reads_the_same_plan_as_the_blocking_one() {
+                $crate::async_plan_check!($db, $pair);
+            }
+
             /// Pages on pooled connections (deadpool objects, through `DerefMut`).
             #[test]
             fn async_pages_load_on_deadpool_pooled_connections() {
@@ -420,5 +437,217 @@ macro_rules! async_pooled {
             }
             assert_eq!(walked, ["e101", "e102", "e103", "e104", "e105", "e106"]);
         });
+    }};
+}
+
+/// The body of `async_plan_check_reads_the_same_plan_as_the_blocking_one`.
+#[macro_export]
+macro_rules! async_plan_check {
+    ($db:ty, $pair:ty) => {{
+        use diesel::prelude::*;
+        use keyset_diesel::Cursor;
+        use $crate::models::PlanDesc;
+        use $crate::schema::plan_rows;
+        use $crate::OracleDb as _;
+        use $crate::TestDb as _;
+        let mut db = <$pair>::open();
+        $crate::plans::load_plan_rows(db.db());
+        let mysql = <$db as $crate::TestDb>::NAME == "MySQL";
+        db.db().exec(if mysql {
+            "ANALYZE TABLE plan_rows"
+        } else {
+            "ANALYZE"
+        });
+        let id = $crate::plans::deep_id(db.db(), "at DESC, id DESC");
+        let row: PlanDesc = plan_rows::table
+            .find(id)
+            .select(PlanDesc::as_select())
+            .first(db.db())
+            .expect("deep row");
+        let query = || {
+            plan_rows::table
+                .filter(plan_rows::tenant.eq(1))
+                .select(PlanDesc::as_select())
+        };
+        let cursor = Some(Cursor::after_row(&row));
+        for analyze in [false, true] {
+            let blocking = {
+                use keyset_diesel::PaginateDsl;
+                let page = query()
+                    .paginate_after(cursor.clone())
+                    .page_size($crate::plans::PLAN_PAGE_SIZE);
+                if analyze {
+                    keyset_diesel::plan::explain_analyze(db.db(), page)
+                } else {
+                    keyset_diesel::plan::explain(db.db(), page)
+                }
+                .expect("blocking plan")
+            };
+            let (runtime, conn) = db.runtime_and_conn();
+            let report = runtime
+                .block_on(async {
+                    use keyset_diesel::async_::PaginateDsl;
+                    let page = query()
+                        .paginate_after(cursor.clone())
+                        .page_size($crate::plans::PLAN_PAGE_SIZE);
+                    if analyze {
+                        keyset_diesel::async_::explain_analyze(conn, page).await
+                    } else {
+                        keyset_diesel::async_::explain(conn, page).await
+                    }
+                })
+                .expect("async plan");
+            report.assert_seeks();
+            assert_eq!(report.sql, blocking.sql);
+            assert_eq!(report.index_recipe, blocking.index_recipe);
+            assert_eq!(report.not_a_seek, blocking.not_a_seek);
+            assert_eq!(report.fetched, blocking.fetched);
+            assert_eq!(
+                report
+                    .reads
+                    .iter()
+                    .map(|r| (&r.relation, &r.index, &r.access))
+                    .collect::<Vec<_>>(),
+                blocking
+                    .reads
+                    .iter()
+                    .map(|r| (&r.relation, &r.index, &r.access))
+                    .collect::<Vec<_>>(),
+                "{report:#?}"
+            );
+            assert!(
+                report
+                    .reads
+                    .iter()
+                    .any(|r| r.index.as_deref() == Some("plan_rows_tenant_at_id")),
+                "{report:#?}"
+            );
+            // An executed plan counts the rows it read, as the blocking one does (MariaDB
+            // through its handler counters, read on the async connection).
+            assert_eq!(
+                report.rows_examined.is_some(),
+                blocking.rows_examined.is_some()
+            );
+            assert_eq!(
+                report.handler_reads.is_some(),
+                blocking.handler_reads.is_some()
+            );
+            if mysql && analyze {
+                let reads = report.handler_reads.expect("handler counters");
+                assert!(reads.index_reads() > 0, "{reads:?}");
+            }
+        }
+        // Without the index: no seek, and the recipe names it.
+        db.db().exec(if mysql {
+            "DROP INDEX plan_rows_tenant_at_id ON plan_rows"
+        } else {
+            "DROP INDEX plan_rows_tenant_at_id"
+        });
+        let (runtime, conn) = db.runtime_and_conn();
+        let report = runtime
+            .block_on(async {
+                use keyset_diesel::async_::PaginateDsl;
+                let page = query()
+                    .paginate_after(cursor.clone())
+                    .page_size($crate::plans::PLAN_PAGE_SIZE);
+                keyset_diesel::async_::explain(conn, page).await
+            })
+            .expect("async plan without the index");
+        assert!(!report.seeks(), "{report:#?}");
+        assert!(
+            report.index_recipe.contains("plan_rows"),
+            "{}",
+            report.index_recipe
+        );
+    }};
+}
+
+/// The body of `async_walk_streams_equal_order_by_with_heavy_ties_and_nulls`.
+#[macro_export]
+macro_rules! async_walk_oracle {
+    ($db:ty, $pair:ty) => {{
+        use diesel::prelude::*;
+        use keyset_diesel::async_;
+        use diesel_async::futures_util::TryStreamExt;
+        use $crate::models::{PlanDesc, PlanMixed, PlanNullable};
+        use $crate::schema::plan_rows;
+        use $crate::OracleDb as _;
+        use $crate::TestDb as _;
+        let mut db = <$pair>::open();
+        $crate::plans::load_plan_rows_n(db.db(), 3_000);
+
+        macro_rules! check {
+            ($model:ty, $order:expr) => {{
+                let expected = db.db().ids(&format!(
+                    "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {}",
+                    $order
+                ));
+                assert_eq!(expected.len(), 1_500);
+                let query = || {
+                    plan_rows::table
+                        .filter(plan_rows::tenant.eq(1))
+                        .select(<$model>::as_select())
+                };
+                for page_size in [7, 50] {
+                    let label =
+                        format!("{} by {}, pages of {page_size}", stringify!($model), $order);
+                    let blocking: Vec<i64> =
+                        keyset_diesel::Walk::<$model, _, _>::new(db.db(), query)
+                            .page_size(page_size)
+                            .map(|page| page.expect("blocking page").items)
+                            .flatten()
+                            .map(|row| row.id)
+                            .collect();
+                    assert_eq!(blocking, expected, "blocking walk, {label}");
+                    let (runtime, conn) = db.runtime_and_conn();
+                    let (pages, rows, marked) = runtime.block_on(async {
+                        let pages: Vec<Vec<i64>> =
+                            async_::Walk::<$model, _, _>::new(&mut *conn, query)
+                                .page_size(page_size)
+                                .pages()
+                                .map_ok(|page| page.items.iter().map(|row| row.id).collect())
+                                .try_collect()
+                                .await
+                                .expect("async pages");
+                        let rows: Vec<i64> = async_::Walk::<$model, _, _>::new(&mut *conn, query)
+                            .page_size(page_size)
+                            .rows()
+                            .map_ok(|row| row.id)
+                            .try_collect()
+                            .await
+                            .expect("async rows");
+                        let marked: Vec<i64> = async_::Walk::<$model, _, _>::new(&mut *conn, query)
+                            .page_size(page_size)
+                            .high_water_mark()
+                            .rows()
+                            .map_ok(|row| row.id)
+                            .try_collect()
+                            .await
+                            .expect("async walk to the mark");
+                        (pages, rows, marked)
+                    });
+                    assert!(
+                        pages
+                            .iter()
+                            .all(|p| !p.is_empty() && p.len() <= page_size as usize),
+                        "{label}"
+                    );
+                    assert_eq!(
+                        pages.len(),
+                        expected.len().div_ceil(page_size as usize),
+                        "{label}"
+                    );
+                    assert_eq!(pages.concat(), expected, "async pages, {label}");
+                    assert_eq!(rows, expected, "async rows, {label}");
+                    assert_eq!(marked, expected, "async walk to the mark, {label}");
+                }
+            }};
+        }
+        check!(PlanMixed, "score DESC, id ASC");
+        check!(PlanDesc, "at DESC, id DESC");
+        check!(
+            PlanNullable,
+            "CASE WHEN maybe IS NULL THEN 1 ELSE 0 END, maybe ASC, id ASC"
+        );
     }};
 }

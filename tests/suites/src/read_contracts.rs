@@ -7,9 +7,11 @@
 //! pages, so every page is read after concurrent changes and each test ends in seconds.
 
 use crate::at;
-use keyset_diesel::export::{ExportError, ExportStore, Purged};
+use diesel::connection::Instrumentation;
+use diesel::QueryResult;
+use keyset_diesel::export::{Export, ExportError, ExportPage, ExportStore, Purged};
 use keyset_diesel::token::{CursorError, SecretKey};
-use keyset_diesel::{with_read_snapshot, Cursor, CursorCodec, Keyset, Walk};
+use keyset_diesel::{with_read_snapshot, Cursor, CursorCodec, Keyset, Page, Walk};
 pub use keyset_test_models::read_contracts::*;
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -109,6 +111,170 @@ impl Drop for Writers {
     }
 }
 
+/// A walk as a test asks for it.
+#[derive(Debug, Clone, Default)]
+pub struct WalkSpec {
+    /// Start after this cursor.
+    pub after: Option<Cursor<Ev>>,
+    /// Rows per page.
+    pub page_size: u32,
+    /// Bound the walk by a high-water mark.
+    pub high_water_mark: bool,
+}
+
+/// What a test sees after each item of a walk: the item and the walk's mark; it returns
+/// whether to read on.
+pub type OnItem<'a> = dyn FnMut(QueryResult<Page<Ev>>, Option<<Ev as Keyset>::Key>) -> bool + 'a;
+
+/// How a read-contract test reads: the blocking API on a blocking connection (the
+/// connection itself), or the async API (`keyset_diesel::async_`) on a diesel-async
+/// connection to the same database, driven by a runtime of its own. Every test below runs
+/// both ways, with the same data, writers and checks; set-up and the oracle's plain
+/// `ORDER BY` reads stay on blocking connections.
+pub trait Reader<C: SharedDb>: Sized {
+    /// A new reading connection to the shared database.
+    fn open(shared: &Shared<C>) -> Self;
+    /// Walks `workspace`'s events (`Walk` or `async_::Walk`) until it ends or `on_item`
+    /// says stop; returns the walk's cursor then.
+    fn walk(
+        &mut self,
+        workspace: &str,
+        spec: WalkSpec,
+        on_item: &mut OnItem<'_>,
+    ) -> Option<Cursor<Ev>>;
+    /// In one read snapshot (`with_read_snapshot`): `workspace`'s events in one statement
+    /// (the copy, the snapshot's first statement), then a walk of them in pages of
+    /// `page_size`, calling `between` after each page.
+    ///
+    /// # Errors
+    /// The database's.
+    fn snapshot(
+        &mut self,
+        workspace: &str,
+        page_size: u32,
+        between: &mut (dyn FnMut() + Send),
+    ) -> QueryResult<(Vec<Ev>, Vec<Ev>)>;
+    /// `ExportStore::create` of `make_query`'s rows under `(scope,)`.
+    ///
+    /// # Errors
+    /// The store's.
+    fn create(
+        &mut self,
+        store: &ExportStore,
+        scope: &str,
+        make_query: &mut (dyn FnMut() -> C::EvQuery + Send),
+    ) -> Result<Export, ExportError>;
+    /// `ExportStore::page`.
+    ///
+    /// # Errors
+    /// The store's.
+    fn page(
+        &mut self,
+        store: &ExportStore,
+        id: &str,
+        scope: &str,
+        token: Option<&str>,
+        page_size: u32,
+    ) -> Result<ExportPage<Ev>, ExportError>;
+    /// `ExportStore::expire`.
+    ///
+    /// # Errors
+    /// The store's.
+    fn expire(&mut self, store: &ExportStore, id: &str, scope: &str) -> Result<(), ExportError>;
+    /// `ExportStore::expire_unscoped`.
+    ///
+    /// # Errors
+    /// The store's.
+    fn expire_unscoped(&mut self, store: &ExportStore, id: &str) -> Result<bool, ExportError>;
+    /// `ExportStore::purge_expired`.
+    ///
+    /// # Errors
+    /// The store's.
+    fn purge(&mut self, store: &ExportStore) -> Result<Purged, ExportError>;
+    /// Instruments the reading connection.
+    fn instrument(&mut self, hook: impl Instrumentation);
+}
+
+impl<C: SharedDb> Reader<C> for C {
+    fn open(shared: &Shared<C>) -> Self {
+        shared.connect()
+    }
+
+    fn walk(
+        &mut self,
+        workspace: &str,
+        spec: WalkSpec,
+        on_item: &mut OnItem<'_>,
+    ) -> Option<Cursor<Ev>> {
+        let mut walk = Walk::<Ev, _, _>::new(self, || C::ev_query(workspace))
+            .after(spec.after)
+            .page_size(spec.page_size);
+        if spec.high_water_mark {
+            walk = walk.high_water_mark();
+        }
+        while let Some(item) = walk.next() {
+            if !on_item(item, walk.mark().cloned()) {
+                break;
+            }
+        }
+        walk.cursor().cloned()
+    }
+
+    fn snapshot(
+        &mut self,
+        workspace: &str,
+        page_size: u32,
+        between: &mut (dyn FnMut() + Send),
+    ) -> QueryResult<(Vec<Ev>, Vec<Ev>)> {
+        with_read_snapshot(self, |conn| {
+            let copy = conn.load_evs(workspace)?;
+            let mut exported = Vec::new();
+            for page in Walk::<Ev, _, _>::new(conn, || C::ev_query(workspace)).page_size(page_size)
+            {
+                exported.extend(page?.items);
+                between();
+            }
+            Ok((copy, exported))
+        })
+    }
+
+    fn create(
+        &mut self,
+        store: &ExportStore,
+        scope: &str,
+        make_query: &mut (dyn FnMut() -> C::EvQuery + Send),
+    ) -> Result<Export, ExportError> {
+        store.create::<Ev, _, _, _, _>(self, &(scope,), make_query)
+    }
+
+    fn page(
+        &mut self,
+        store: &ExportStore,
+        id: &str,
+        scope: &str,
+        token: Option<&str>,
+        page_size: u32,
+    ) -> Result<ExportPage<Ev>, ExportError> {
+        store.page::<Ev, _, _>(self, id, &(scope,), token, page_size)
+    }
+
+    fn expire(&mut self, store: &ExportStore, id: &str, scope: &str) -> Result<(), ExportError> {
+        store.expire(self, id, &(scope,))
+    }
+
+    fn expire_unscoped(&mut self, store: &ExportStore, id: &str) -> Result<bool, ExportError> {
+        store.expire_unscoped(self, id)
+    }
+
+    fn purge(&mut self, store: &ExportStore) -> Result<Purged, ExportError> {
+        store.purge_expired(self)
+    }
+
+    fn instrument(&mut self, hook: impl Instrumentation) {
+        self.set_instrumentation(hook);
+    }
+}
+
 fn ids(rows: &[Ev]) -> Vec<String> {
     rows.iter().map(|e| e.event_id.clone()).collect()
 }
@@ -121,7 +287,7 @@ fn assert_no_duplicates(rows: &[Ev], what: &str) {
 }
 
 /// A walk follows every page in order, resumes from its cursor, and ends with an error.
-pub fn walk_all_pages_and_resume<C: SharedDb>() {
+pub fn walk_all_pages_and_resume<C: SharedDb, R: Reader<C>>() {
     let shared = C::shared();
     let conn = &mut shared.connect();
     let rows: Vec<Ev> = (0..23).map(|n| ev("W1", n, i64::from(n / 3))).collect();
@@ -129,52 +295,60 @@ pub fn walk_all_pages_and_resume<C: SharedDb>() {
     conn.insert_evs(&[ev("W2", 1, 0)]).expect("insert");
     let expected = conn.load_evs("W1").expect("load");
     assert_eq!(expected.len(), 23);
+    let reader = &mut R::open(&shared);
+    let spec = |after, page_size| WalkSpec {
+        after,
+        page_size,
+        high_water_mark: false,
+    };
 
     let mut sizes = Vec::new();
     let mut walked = Vec::new();
-    for page in Walk::<Ev, _, _>::new(conn, || C::ev_query("W1")).page_size(5) {
+    reader.walk("W1", spec(None, 5), &mut |page, _| {
         let page = page.expect("page");
         sizes.push(page.len());
         walked.extend(page.items);
-    }
+        true
+    });
     assert_eq!(sizes, [5, 5, 5, 5, 3]);
     assert_eq!(walked, expected);
 
     // Two pages, then a new walk after the first walk's cursor: the rest, once.
-    let mut first = Walk::<Ev, _, _>::new(conn, || C::ev_query("W1")).page_size(4);
     let mut resumed: Vec<Ev> = Vec::new();
-    for _ in 0..2 {
-        resumed.extend(first.next().expect("a page").expect("page").items);
-    }
-    let cursor = first.cursor().cloned();
-    assert_eq!(cursor, Some(Cursor::after(expected[7].key())));
-    for page in Walk::<Ev, _, _>::new(conn, || C::ev_query("W1"))
-        .after(cursor)
-        .page_size(6)
-    {
+    let cursor = reader.walk("W1", spec(None, 4), &mut |page, _| {
         resumed.extend(page.expect("page").items);
-    }
+        resumed.len() < 8
+    });
+    assert_eq!(cursor, Some(Cursor::after(expected[7].key())));
+    reader.walk("W1", spec(cursor, 6), &mut |page, _| {
+        resumed.extend(page.expect("page").items);
+        true
+    });
     assert_eq!(resumed, expected);
 
     // An error is yielded once and ends the walk; the cursor stays where it was.
-    let mut failing = Walk::<Ev, _, _>::new(conn, || C::ev_query("W1"))
-        .after(Some(Cursor::after(expected[2].key())))
-        .page_size(0);
-    assert!(failing.next().expect("the error").is_err());
-    assert!(failing.next().is_none());
-    assert_eq!(failing.cursor(), Some(&Cursor::after(expected[2].key())));
+    let mut items = Vec::new();
+    let after = Some(Cursor::after(expected[2].key()));
+    let cursor = reader.walk("W1", spec(after, 0), &mut |page, _| {
+        items.push(page.is_err());
+        true
+    });
+    assert_eq!(items, [true], "one item, the error, then the end");
+    assert_eq!(cursor, Some(Cursor::after(expected[2].key())));
 
     // An empty range yields no page.
-    assert_eq!(
-        Walk::<Ev, _, _>::new(conn, || C::ev_query("none")).count(),
-        0
-    );
+    let mut pages = 0;
+    reader.walk("none", spec(None, 5), &mut |_, _| {
+        pages += 1;
+        true
+    });
+    assert_eq!(pages, 0);
 }
 
 /// A high-water walk ends while a writer keeps appending: it yields every row up to the mark
 /// taken at its start exactly once and nothing after it; also when the mark's own row is
 /// deleted during the walk.
-pub fn walk_high_water_mark_under_appends<C: SharedDb>() {
+pub fn walk_high_water_mark_under_appends<C: SharedDb, R: Reader<C>>() {
     for delete_mark in [false, true] {
         let shared = Arc::new(C::shared());
         let conn = &mut shared.connect();
@@ -189,16 +363,18 @@ pub fn walk_high_water_mark_under_appends<C: SharedDb>() {
         });
         writers.wait_for(3);
 
-        let mut walk = Walk::<Ev, _, _>::new(conn, || C::ev_query("W1"))
-            .page_size(7)
-            .high_water_mark();
         let mut walked = Vec::new();
         let mut mark = None;
         let mut deleted = false;
-        while let Some(page) = walk.next() {
+        let spec = WalkSpec {
+            after: None,
+            page_size: 7,
+            high_water_mark: true,
+        };
+        R::open(&shared).walk("W1", spec, &mut |page, walk_mark| {
             walked.extend(page.expect("page").items);
             if mark.is_none() {
-                mark = walk.mark().cloned();
+                mark = walk_mark;
             }
             if delete_mark && !deleted {
                 let (_, id) = mark.clone().expect("a mark");
@@ -207,7 +383,8 @@ pub fn walk_high_water_mark_under_appends<C: SharedDb>() {
                 deleted = true;
             }
             writers.wait_for(2);
-        }
+            true
+        });
         let appended = writers.stop();
         let mark = mark.expect("a mark was taken");
 
@@ -236,7 +413,7 @@ pub fn walk_high_water_mark_under_appends<C: SharedDb>() {
 /// The walk inside [`with_read_snapshot`], while writers on other connections insert, delete
 /// and update (key and non-key columns): the export is exactly the rows as they were when the
 /// snapshot was taken (a copy read as the transaction's first statement), once each.
-pub fn snapshot_export_under_concurrent_writes<C: SharedDb>() {
+pub fn snapshot_export_under_concurrent_writes<C: SharedDb, R: Reader<C>>() {
     let shared = Arc::new(C::shared());
     let conn = &mut shared.connect();
     let rows: Vec<Ev> = (0..150).map(|n| ev("W1", n, i64::from(n / 3))).collect();
@@ -270,18 +447,24 @@ pub fn snapshot_export_under_concurrent_writes<C: SharedDb>() {
     });
     writers.wait_for(4);
 
-    let (copy, exported, during) = with_read_snapshot(conn, |conn| {
-        // The copy is the transaction's first statement: it takes the snapshot.
-        let copy = conn.load_evs("W1")?;
-        let before = writers.count();
-        let mut exported = Vec::new();
-        for page in Walk::<Ev, _, _>::new(conn, || C::ev_query("W1")).page_size(9) {
-            exported.extend(page?.items);
-            writers.wait_for(3);
-        }
-        Ok::<_, diesel::result::Error>((copy, exported, writers.count() - before))
-    })
-    .expect("snapshot export");
+    let reader = &mut R::open(&shared);
+    let before = Arc::new(AtomicUsize::new(usize::MAX));
+    let (copy, exported) = {
+        let (writers, before) = (&writers, before.clone());
+        reader
+            .snapshot("W1", 9, &mut || {
+                // After each page: the writers' count at the first, then more writes.
+                let _ = before.compare_exchange(
+                    usize::MAX,
+                    writers.count(),
+                    Ordering::Relaxed,
+                    Ordering::Relaxed,
+                );
+                writers.wait_for(3);
+            })
+            .expect("snapshot export")
+    };
+    let during = writers.count() - before.load(Ordering::Relaxed).min(writers.count());
     let total = writers.stop();
 
     assert!(
@@ -313,7 +496,7 @@ fn store(now: &Arc<std::sync::atomic::AtomicU64>) -> ExportStore {
 
 /// Reads a whole stored export, one request (and one new connection) per page, calling
 /// `between` before each request.
-fn read_export<C: SharedDb>(
+fn read_export<C: SharedDb, R: Reader<C>>(
     shared: &Shared<C>,
     store: &ExportStore,
     id: &str,
@@ -325,9 +508,8 @@ fn read_export<C: SharedDb>(
     let mut rows: Vec<Ev> = Vec::new();
     for request in 0.. {
         between(request);
-        let conn = &mut shared.connect();
-        let page = store
-            .page::<Ev, _, _>(conn, id, &(scope,), token.as_deref(), page_size)
+        let page = R::open(shared)
+            .page(store, id, scope, token.as_deref(), page_size)
             .expect("export page");
         assert_eq!(page.first_position, rows.len() as u64 + 1);
         rows.extend(page.items);
@@ -342,7 +524,7 @@ fn read_export<C: SharedDb>(
 /// A stored export read one request per page, on a new connection each, while the source
 /// table changes before every request (inserts, deletes, key and non-key updates): it yields
 /// exactly its membership at creation, content included, once each.
-pub fn stored_export_is_fixed_at_creation<C: SharedDb>() {
+pub fn stored_export_is_fixed_at_creation<C: SharedDb, R: Reader<C>>() {
     let shared = C::shared();
     let conn = &mut shared.connect();
     let rows: Vec<Ev> = (0..60).map(|n| ev("W1", n, i64::from(n / 2))).collect();
@@ -351,15 +533,15 @@ pub fn stored_export_is_fixed_at_creation<C: SharedDb>() {
     let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
     let store = store(&now);
     let copy = conn.load_evs("W1").expect("copy");
-    let export = store
-        .create::<Ev, _, _, _, _>(conn, &("W1",), || C::ev_query("W1"))
+    let export = R::open(&shared)
+        .create(&store, "W1", &mut || C::ev_query("W1"))
         .expect("create");
     assert_eq!(export.rows, 60);
     assert_eq!(export.id.len(), 32);
     assert_eq!(export.expires_at, 1_800_000_000 + 3600);
 
     let mut writer = shared.connect();
-    let exported = read_export(&shared, &store, &export.id, "W1", 7, |i| {
+    let exported = read_export::<C, R>(&shared, &store, &export.id, "W1", 7, |i| {
         let mut rng = Rng(0xC0FF_EE00 + i as u64);
         let i = i as u32;
         writer
@@ -387,7 +569,7 @@ pub fn stored_export_is_fixed_at_creation<C: SharedDb>() {
 /// change their content: the creation reads one snapshot, so the export holds every row once
 /// (membership never changes: rows only move) in strictly increasing key order. Without the
 /// snapshot a row moved behind the walk's position is missed and one moved ahead is read twice.
-pub fn stored_export_creation_reads_one_snapshot<C: SharedDb>() {
+pub fn stored_export_creation_reads_one_snapshot<C: SharedDb, R: Reader<C>>() {
     let shared = Arc::new(C::shared());
     let conn = &mut shared.connect();
     let rows: Vec<Ev> = (0..80).map(|n| ev("W1", n, i64::from(n))).collect();
@@ -416,8 +598,8 @@ pub fn stored_export_creation_reads_one_snapshot<C: SharedDb>() {
     let sqlite = C::NAME == "SQLite";
     let wait = Duration::from_millis(if sqlite { 10 } else { 300 });
     let mut during = 0;
-    let export = store
-        .create::<Ev, _, _, _, _>(conn, &("W1",), || {
+    let export = R::open(&shared)
+        .create(&store, "W1", &mut || {
             let before = writers.count();
             writers.wait_at_most(3, wait);
             during += writers.count() - before;
@@ -436,7 +618,7 @@ pub fn stored_export_creation_reads_one_snapshot<C: SharedDb>() {
             "writers were active during creation ({during} writes)"
         );
     }
-    let exported = read_export(&shared, &store, &export.id, "W1", 25, |_| {});
+    let exported = read_export::<C, R>(&shared, &store, &export.id, "W1", 25, |_| {});
     assert_no_duplicates(&exported, "stored export created under writes");
     let mut got = ids(&exported);
     got.sort();
@@ -450,67 +632,61 @@ pub fn stored_export_creation_reads_one_snapshot<C: SharedDb>() {
 
 /// An expired export fails with the typed error (410) until purged, then it is unknown
 /// (404); purging removes its rows; another scope or a made-up id is unknown.
-pub fn stored_export_expires_and_is_purged<C: SharedDb>() {
+pub fn stored_export_expires_and_is_purged<C: SharedDb, R: Reader<C>>() {
     let shared = C::shared();
     let conn = &mut shared.connect();
     let rows: Vec<Ev> = (0..12).map(|n| ev("W1", n, i64::from(n))).collect();
     conn.insert_evs(&rows).expect("insert");
     let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
     let store = store(&now);
-    let make = || C::ev_query("W1");
-    let a = store
-        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
-        .expect("create a");
-    let b = store
-        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
-        .expect("create b");
+    let make = &mut || C::ev_query("W1");
+    let reader = &mut R::open(&shared);
+    let a = reader.create(&store, "W1", make).expect("create a");
+    let b = reader.create(&store, "W1", make).expect("create b");
     assert_ne!(a.id, b.id);
-    let page =
-        |conn: &mut C, id: &str, scope: &str| store.page::<Ev, _, _>(conn, id, &(scope,), None, 5);
-    let first = page(conn, &a.id, "W1").expect("page");
+    let page = |reader: &mut R, id: &str, scope: &str| reader.page(&store, id, scope, None, 5);
+    let first = page(reader, &a.id, "W1").expect("page");
     assert_eq!((first.items.len(), first.total), (5, 12));
-    let other_scope = page(conn, &a.id, "W2").expect_err("another scope");
+    let other_scope = page(reader, &a.id, "W2").expect_err("another scope");
     assert!(
         matches!(other_scope, ExportError::Unknown),
         "{other_scope:?}"
     );
-    let unknown = page(conn, "0123456789abcdef0123456789abcdef", "W1").expect_err("unknown");
+    let unknown = page(reader, "0123456789abcdef0123456789abcdef", "W1").expect_err("unknown");
     assert_eq!(keyset_diesel::web::Problem::from(&unknown).status, 404);
 
     // `expire` ends b now; a expires with time.
-    store.expire(conn, &b.id, &("W1",)).expect("expire");
-    let expired = page(conn, &b.id, "W1").expect_err("expired");
+    reader.expire(&store, &b.id, "W1").expect("expire");
+    let expired = page(reader, &b.id, "W1").expect_err("expired");
     assert!(
         matches!(expired, ExportError::Expired { .. }),
         "{expired:?}"
     );
     assert_eq!(keyset_diesel::web::Problem::from(&expired).status, 410);
-    assert!(page(conn, &a.id, "W1").is_ok());
+    assert!(page(reader, &a.id, "W1").is_ok());
     now.store(a.expires_at, Ordering::Relaxed);
-    let expired = page(conn, &a.id, "W1").expect_err("expired");
+    let expired = page(reader, &a.id, "W1").expect_err("expired");
     assert!(matches!(expired, ExportError::Expired { expired_at } if expired_at == a.expires_at));
 
-    let c = store
-        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
-        .expect("create c");
+    let c = reader.create(&store, "W1", make).expect("create c");
     assert_eq!(
-        store.purge_expired(conn).expect("purge"),
+        reader.purge(&store).expect("purge"),
         Purged {
             exports: 2,
             rows: 24
         }
     );
-    assert_eq!(store.purge_expired(conn).expect("purge"), Purged::default());
+    assert_eq!(reader.purge(&store).expect("purge"), Purged::default());
     for id in [&a.id, &b.id] {
-        let gone = page(conn, id, "W1").expect_err("purged");
+        let gone = page(reader, id, "W1").expect_err("purged");
         assert!(matches!(gone, ExportError::Unknown), "{gone:?}");
     }
-    assert_eq!(page(conn, &c.id, "W1").expect("c lives").total, 12);
+    assert_eq!(page(reader, &c.id, "W1").expect("c lives").total, 12);
 }
 
 /// Two exports of different scopes created at the same time on two connections hold only
 /// their own rows, and a page token of one export is refused for the other.
-pub fn stored_exports_of_two_scopes<C: SharedDb>() {
+pub fn stored_exports_of_two_scopes<C: SharedDb, R: Reader<C> + 'static>() {
     let shared = Arc::new(C::shared());
     let conn = &mut shared.connect();
     let w1: Vec<Ev> = (0..40).map(|n| ev("W1", n, i64::from(n / 3))).collect();
@@ -524,9 +700,8 @@ pub fn stored_exports_of_two_scopes<C: SharedDb>() {
         .map(|ws| {
             let (shared, store) = (shared.clone(), store.clone());
             std::thread::spawn(move || {
-                let conn = &mut shared.connect();
-                store
-                    .create::<Ev, _, _, _, _>(conn, &(ws,), || C::ev_query(ws))
+                R::open(&shared)
+                    .create(&store, ws, &mut || C::ev_query(ws))
                     .expect("create")
             })
         })
@@ -537,19 +712,20 @@ pub fn stored_exports_of_two_scopes<C: SharedDb>() {
         .collect();
     let (e1, e2) = (&exports[0], &exports[1]);
     assert_eq!((e1.rows, e2.rows), (40, 25));
-    let r1 = read_export(&shared, &store, &e1.id, "W1", 6, |_| {});
-    let r2 = read_export(&shared, &store, &e2.id, "W2", 6, |_| {});
+    let r1 = read_export::<C, R>(&shared, &store, &e1.id, "W1", 6, |_| {});
+    let r2 = read_export::<C, R>(&shared, &store, &e2.id, "W2", 6, |_| {});
     assert_eq!(r1, conn.load_evs("W1").expect("W1"));
     assert_eq!(r2, conn.load_evs("W2").expect("W2"));
 
     // A token of export 1 is refused for export 2 (same scope value or not).
-    let token = store
-        .page::<Ev, _, _>(conn, &e1.id, &("W1",), None, 6)
+    let reader = &mut R::open(&shared);
+    let token = reader
+        .page(&store, &e1.id, "W1", None, 6)
         .expect("page")
         .next_token
         .expect("a next page");
-    let refused = store
-        .page::<Ev, _, _>(conn, &e2.id, &("W2",), Some(&token), 6)
+    let refused = reader
+        .page(&store, &e2.id, "W2", Some(&token), 6)
         .expect_err("token of another export");
     assert!(
         matches!(refused, ExportError::Cursor(CursorError::ScopeMismatch)),
@@ -557,8 +733,8 @@ pub fn stored_exports_of_two_scopes<C: SharedDb>() {
     );
     assert_eq!(keyset_diesel::web::Problem::from(&refused).status, 400);
     // Export 1 read under export 2's scope is unknown, with or without its own token.
-    let wrong = store
-        .page::<Ev, _, _>(conn, &e1.id, &("W2",), Some(&token), 6)
+    let wrong = reader
+        .page(&store, &e1.id, "W2", Some(&token), 6)
         .expect_err("wrong scope");
     assert!(matches!(wrong, ExportError::Unknown), "{wrong:?}");
 }
@@ -572,7 +748,7 @@ pub fn stored_exports_of_two_scopes<C: SharedDb>() {
 /// or `Unknown`, never an empty page with no next token next to the full total (what a client
 /// takes for a finished download). A purge before the header is `Unknown`; one after the rows
 /// leaves the page whole.
-pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
+pub fn stored_export_read_meeting_a_purge<C: SharedDb, R: Reader<C>>() {
     use diesel::connection::InstrumentationEvent;
     use std::sync::Mutex;
     let shared = Arc::new(C::shared());
@@ -583,7 +759,8 @@ pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
     let reader = store(&now);
     let ahead = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000 + 3_601));
     let purger = store(&ahead);
-    let make = || C::ev_query("W1");
+    let make = &mut || C::ev_query("W1");
+    let conn = &mut R::open(&shared);
 
     /// When the purge runs: after the reader's `n`-th statement (0: before the page).
     #[derive(Debug, Clone, Copy)]
@@ -599,12 +776,9 @@ pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
         (Purge::ClockAhead { after: 0 }, false),
         (Purge::ClockAhead { after: 2 }, true),
     ] {
-        let export = reader
-            .create::<Ev, _, _, _, _>(conn, &("W1",), make)
-            .expect("create");
+        let export = conn.create(&reader, "W1", make).expect("create");
         let token = from_token.then(|| {
-            reader
-                .page::<Ev, _, _>(conn, &export.id, &("W1",), None, 5)
+            conn.page(&reader, &export.id, "W1", None, 5)
                 .expect("page 1")
                 .next_token
                 .expect("page 2 exists")
@@ -615,7 +789,7 @@ pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
             Purge::ExpiredByOperator { after } => (after, reader.clone(), true),
             Purge::ClockAhead { after } => (after, purger.clone(), false),
         };
-        let mut reading = shared.connect();
+        let mut reading = R::open(&shared);
         let purged = Arc::new(Mutex::new(None::<Purged>));
         let statements = Arc::new(AtomicUsize::new(0));
         let hook = {
@@ -642,8 +816,8 @@ pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
                 }
             }
         };
-        reading.set_instrumentation(hook);
-        let read = reader.page::<Ev, _, _>(&mut reading, &export.id, &("W1",), token.as_deref(), 5);
+        reading.instrument(hook);
+        let read = reading.page(&reader, &export.id, "W1", token.as_deref(), 5);
         let label = format!("{purge:?}, from a token: {from_token}");
         assert_eq!(
             *purged.lock().expect("lock"),
@@ -670,7 +844,7 @@ pub fn stored_export_read_meeting_a_purge<C: SharedDb>() {
 /// that is not the store's format is `Unknown` before any statement runs, a page size above
 /// the store's maximum is `PageSize(TooLarge)` (or the maximum with a clamping policy), and a
 /// lifetime of 0 or above the store's maximum is `InvalidLifetime` before anything is stored.
-pub fn stored_export_is_scoped_and_bounded<C: SharedDb>() {
+pub fn stored_export_is_scoped_and_bounded<C: SharedDb, R: Reader<C>>() {
     use diesel::connection::InstrumentationEvent;
     use keyset_diesel::export::MAX_EXPORT_LIFETIME;
     use keyset_diesel::web::{PageSizeError, PageSizePolicy};
@@ -680,17 +854,16 @@ pub fn stored_export_is_scoped_and_bounded<C: SharedDb>() {
     conn.insert_evs(&rows).expect("insert");
     let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
     let store = store(&now);
-    let make = || C::ev_query("W1");
-    let export = store
-        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
-        .expect("create");
-    let page = |store: &ExportStore, conn: &mut C, id: &str, size: u32| {
-        store.page::<Ev, _, _>(conn, id, &("W1",), None, size)
+    let make = &mut || C::ev_query("W1");
+    let conn = &mut R::open(&shared);
+    let export = conn.create(&store, "W1", make).expect("create");
+    let page = |store: &ExportStore, conn: &mut R, id: &str, size: u32| {
+        conn.page(store, id, "W1", None, size)
     };
 
     // Another scope cannot end it, nor learn that it exists.
-    let refused = store
-        .expire(conn, &export.id, &("W2",))
+    let refused = conn
+        .expire(&store, &export.id, "W2")
         .expect_err("another scope");
     assert!(matches!(refused, ExportError::Unknown), "{refused:?}");
     assert_eq!(
@@ -699,16 +872,16 @@ pub fn stored_export_is_scoped_and_bounded<C: SharedDb>() {
             .total,
         12
     );
-    let unknown = store
-        .expire(conn, "0123456789abcdef0123456789abcdef", &("W1",))
+    let unknown = conn
+        .expire(&store, "0123456789abcdef0123456789abcdef", "W1")
         .expect_err("no such export");
     assert!(matches!(unknown, ExportError::Unknown), "{unknown:?}");
 
     // Ids that are not the store's own format are refused before any statement.
-    let mut counted = shared.connect();
+    let mut counted = R::open(&shared);
     let statements = Arc::new(AtomicUsize::new(0));
     let seen = statements.clone();
-    counted.set_instrumentation(move |event: InstrumentationEvent<'_>| {
+    counted.instrument(move |event: InstrumentationEvent<'_>| {
         if matches!(event, InstrumentationEvent::StartQuery { .. }) {
             seen.fetch_add(1, Ordering::SeqCst);
         }
@@ -724,11 +897,9 @@ pub fn stored_export_is_scoped_and_bounded<C: SharedDb>() {
         let before = statements.load(Ordering::SeqCst);
         let read = page(&store, &mut counted, id, 5).expect_err("not an export id");
         assert!(matches!(read, ExportError::Unknown), "{id:?}: {read:?}");
-        let ended = store
-            .expire(&mut counted, id, &("W1",))
-            .expect_err("not an id");
+        let ended = counted.expire(&store, id, "W1").expect_err("not an id");
         assert!(matches!(ended, ExportError::Unknown), "{id:?}: {ended:?}");
-        assert!(!store.expire_unscoped(&mut counted, id).expect("unscoped"));
+        assert!(!counted.expire_unscoped(&store, id).expect("unscoped"));
         assert_eq!(
             statements.load(Ordering::SeqCst),
             before,
@@ -782,8 +953,8 @@ pub fn stored_export_is_scoped_and_bounded<C: SharedDb>() {
         (Duration::from_secs(3600), Duration::from_secs(60)),
     ] {
         let bad = ExportStore::new(codec(), ttl).max_lifetime(max);
-        let refused = bad
-            .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+        let refused = conn
+            .create(&bad, "W1", make)
             .expect_err("lifetime out of bounds");
         assert!(
             matches!(refused, ExportError::InvalidLifetime { requested_secs, max_secs }
@@ -792,65 +963,241 @@ pub fn stored_export_is_scoped_and_bounded<C: SharedDb>() {
         );
         assert_eq!(keyset_diesel::web::Problem::from(&refused).status, 500);
     }
-    let ok = ExportStore::new(codec(), MAX_EXPORT_LIFETIME)
-        .create::<Ev, _, _, _, _>(conn, &("W1",), make)
+    let ok = conn
+        .create(&ExportStore::new(codec(), MAX_EXPORT_LIFETIME), "W1", make)
         .expect("the maximum lifetime");
     assert_eq!(ok.expires_at - ok.created_at, MAX_EXPORT_LIFETIME.as_secs());
 
     // The owner ends it; the operator's form reports whether an id existed.
-    store.expire(conn, &export.id, &("W1",)).expect("expire");
+    conn.expire(&store, &export.id, "W1").expect("expire");
     assert!(matches!(
         page(&store, conn, &export.id, 5),
         Err(ExportError::Expired { .. })
     ));
-    assert!(store.expire_unscoped(conn, &ok.id).expect("unscoped"));
-    assert!(!store
-        .expire_unscoped(conn, "0123456789abcdef0123456789abcdef")
+    assert!(conn.expire_unscoped(&store, &ok.id).expect("unscoped"));
+    assert!(!conn
+        .expire_unscoped(&store, "0123456789abcdef0123456789abcdef")
         .expect("unscoped"));
 }
 
-/// Registers this module's tests for backend `$db`.
+/// Registers this module's tests for backend `$db`, read through the blocking API; with
+/// `async $reader`, the same tests read through `keyset_diesel::async_` by `$reader` (an
+/// [`AsyncReader`](async_reader::AsyncReader) of the backend's diesel-async connection).
 #[macro_export]
 macro_rules! read_contract_suite {
     ($db:ty) => {
-        mod read_contracts {
+        $crate::read_contract_suite!(@tests read_contracts, $db, $db);
+    };
+    (async $db:ty, $reader:ty) => {
+        $crate::read_contract_suite!(@tests async_read_contracts, $db, $reader);
+    };
+    (@tests $module:ident, $db:ty, $reader:ty) => {
+        mod $module {
             use $crate::read_contracts as rc;
             #[test]
             fn walk_follows_every_page_resumes_and_ends_on_error() {
-                rc::walk_all_pages_and_resume::<$db>();
+                rc::walk_all_pages_and_resume::<$db, $reader>();
             }
             #[test]
             fn walk_with_high_water_mark_ends_under_appends() {
-                rc::walk_high_water_mark_under_appends::<$db>();
+                rc::walk_high_water_mark_under_appends::<$db, $reader>();
             }
             #[test]
             fn snapshot_export_is_the_snapshot_under_concurrent_writes() {
-                rc::snapshot_export_under_concurrent_writes::<$db>();
+                rc::snapshot_export_under_concurrent_writes::<$db, $reader>();
             }
             #[test]
             fn stored_export_is_fixed_at_creation_across_requests() {
-                rc::stored_export_is_fixed_at_creation::<$db>();
+                rc::stored_export_is_fixed_at_creation::<$db, $reader>();
             }
             #[test]
             fn stored_export_creation_reads_one_snapshot_under_key_updates() {
-                rc::stored_export_creation_reads_one_snapshot::<$db>();
+                rc::stored_export_creation_reads_one_snapshot::<$db, $reader>();
             }
             #[test]
             fn stored_export_expires_410_and_purge_removes_it_404() {
-                rc::stored_export_expires_and_is_purged::<$db>();
+                rc::stored_export_expires_and_is_purged::<$db, $reader>();
             }
             #[test]
             fn c37_stored_export_read_meeting_a_purge_is_expired_or_unknown() {
-                rc::stored_export_read_meeting_a_purge::<$db>();
+                rc::stored_export_read_meeting_a_purge::<$db, $reader>();
             }
             #[test]
             fn stored_export_is_scoped_and_bounded() {
-                rc::stored_export_is_scoped_and_bounded::<$db>();
+                rc::stored_export_is_scoped_and_bounded::<$db, $reader>();
             }
             #[test]
             fn stored_exports_of_two_scopes_stay_apart_and_tokens_are_bound() {
-                rc::stored_exports_of_two_scopes::<$db>();
+                rc::stored_exports_of_two_scopes::<$db, $reader>();
             }
         }
     };
+}
+
+/// The [`Reader`] of the async API: a diesel-async connection and the runtime that drives it.
+#[cfg(feature = "diesel-async")]
+pub mod async_reader {
+    use super::{OnItem, Reader, WalkSpec};
+    use crate::schema::events;
+    use diesel::connection::Instrumentation;
+    use diesel::{ExpressionMethods, QueryDsl, QueryResult};
+    use diesel_async::{AsyncConnection, RunQueryDsl, SimpleAsyncConnection};
+    use keyset_diesel::async_;
+    use keyset_diesel::export::{Export, ExportError, ExportPage, ExportStore, Purged};
+    use keyset_diesel::Cursor;
+    use keyset_test_models::read_contracts::{Ev, Shared, SharedDb};
+
+    /// A diesel-async connection `A` to a [`Shared`] database of `C`, with its runtime.
+    pub struct AsyncReader<C, A> {
+        conn: A,
+        runtime: tokio::runtime::Runtime,
+        db: std::marker::PhantomData<fn() -> C>,
+    }
+
+    macro_rules! async_reader {
+        ($db:ty, $async:ty) => {
+            impl Reader<$db> for AsyncReader<$db, $async> {
+                fn open(shared: &Shared<$db>) -> Self {
+                    let runtime = crate::async_db::runtime();
+                    let conn = runtime.block_on(async {
+                        let mut conn = <$async>::establish(shared.url())
+                            .await
+                            .unwrap_or_else(|e| panic!("async connect to {}: {e}", shared.url()));
+                        conn.batch_execute(shared.setup_sql())
+                            .await
+                            .expect("connection setup");
+                        conn
+                    });
+                    AsyncReader {
+                        conn,
+                        runtime,
+                        db: std::marker::PhantomData,
+                    }
+                }
+
+                fn walk(
+                    &mut self,
+                    workspace: &str,
+                    spec: WalkSpec,
+                    on_item: &mut OnItem<'_>,
+                ) -> Option<Cursor<Ev>> {
+                    let conn = &mut self.conn;
+                    self.runtime.block_on(async {
+                        let mut walk =
+                            async_::Walk::<Ev, _, _>::new(conn, || <$db>::ev_query(workspace))
+                                .after(spec.after)
+                                .page_size(spec.page_size);
+                        if spec.high_water_mark {
+                            walk = walk.high_water_mark();
+                        }
+                        while let Some(item) = walk.next_page().await {
+                            if !on_item(item, walk.mark().cloned()) {
+                                break;
+                            }
+                        }
+                        walk.cursor().cloned()
+                    })
+                }
+
+                fn snapshot(
+                    &mut self,
+                    workspace: &str,
+                    page_size: u32,
+                    between: &mut (dyn FnMut() + Send),
+                ) -> QueryResult<(Vec<Ev>, Vec<Ev>)> {
+                    let conn = &mut self.conn;
+                    self.runtime.block_on(async_::with_read_snapshot(
+                        conn,
+                        async |conn: &mut $async| {
+                            let copy: Vec<Ev> = <$db>::ev_query(workspace)
+                                .order((events::occurred_at.asc(), events::event_id.asc()))
+                                .load(conn)
+                                .await?;
+                            let mut exported = Vec::new();
+                            let mut walk =
+                                async_::Walk::<Ev, _, _>::new(conn, || <$db>::ev_query(workspace))
+                                    .page_size(page_size);
+                            while let Some(page) = walk.next_page().await {
+                                exported.extend(page?.items);
+                                between();
+                            }
+                            Ok((copy, exported))
+                        },
+                    ))
+                }
+
+                fn create(
+                    &mut self,
+                    store: &ExportStore,
+                    scope: &str,
+                    make_query: &mut (dyn FnMut() -> <$db as SharedDb>::EvQuery + Send),
+                ) -> Result<Export, ExportError> {
+                    let store = async_::ExportStore::from(store.clone());
+                    self.runtime.block_on(store.create::<Ev, _, _, _, _>(
+                        &mut self.conn,
+                        &(scope,),
+                        make_query,
+                    ))
+                }
+
+                fn page(
+                    &mut self,
+                    store: &ExportStore,
+                    id: &str,
+                    scope: &str,
+                    token: Option<&str>,
+                    page_size: u32,
+                ) -> Result<ExportPage<Ev>, ExportError> {
+                    let store = async_::ExportStore::from(store.clone());
+                    self.runtime.block_on(store.page::<Ev, _, _>(
+                        &mut self.conn,
+                        id,
+                        &(scope,),
+                        token,
+                        page_size,
+                    ))
+                }
+
+                fn expire(
+                    &mut self,
+                    store: &ExportStore,
+                    id: &str,
+                    scope: &str,
+                ) -> Result<(), ExportError> {
+                    let store = async_::ExportStore::from(store.clone());
+                    self.runtime
+                        .block_on(store.expire(&mut self.conn, id, &(scope,)))
+                }
+
+                fn expire_unscoped(
+                    &mut self,
+                    store: &ExportStore,
+                    id: &str,
+                ) -> Result<bool, ExportError> {
+                    let store = async_::ExportStore::from(store.clone());
+                    self.runtime
+                        .block_on(store.expire_unscoped(&mut self.conn, id))
+                }
+
+                fn purge(&mut self, store: &ExportStore) -> Result<Purged, ExportError> {
+                    let store = async_::ExportStore::from(store.clone());
+                    self.runtime.block_on(store.purge_expired(&mut self.conn))
+                }
+
+                fn instrument(&mut self, hook: impl Instrumentation) {
+                    self.conn.set_instrumentation(hook);
+                }
+            }
+        };
+    }
+
+    #[cfg(feature = "sqlite")]
+    async_reader!(
+        diesel::SqliteConnection,
+        diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection>
+    );
+    #[cfg(feature = "postgres")]
+    async_reader!(diesel::PgConnection, diesel_async::AsyncPgConnection);
+    #[cfg(feature = "mysql")]
+    async_reader!(diesel::MysqlConnection, diesel_async::AsyncMysqlConnection);
 }
