@@ -239,23 +239,61 @@ impl<Q, K: Keyset> BytesBudgeted<Q, K, crate::async_::Async> {
     /// # Ok(())
     /// # }
     /// ```
-    #[allow(clippy::manual_async_fn)] // spelled out: the future is promised `Send`
     pub fn load_page<'conn, 'query, Conn>(
         self,
         conn: &'conn mut Conn,
     ) -> impl std::future::Future<Output = QueryResult<Page<K>>> + Send + use<'conn, 'query, Q, K, Conn>
     where
-        Conn: diesel_async::AsyncConnectionCore + Send,
-        Conn::Backend: KeysetBackend,
-        K: Send,
-        K::Key: Send,
-        Q: crate::async_::LoadPage<'query, Conn, K> + Clone + Send,
-        SizeProbe<Q, K>: diesel_async::methods::LoadQuery<'query, Conn, (K::Key, i64)> + 'query,
-        CountQuery<Q>: diesel_async::methods::LoadQuery<'query, Conn, i64> + 'query,
+        Q: crate::async_::LoadBudgetedPage<'query, Conn, K>,
     {
+        Q::load_budgeted(self, conn)
+    }
+}
+
+/// The async twin of [`LoadBudgetedPage`]: a query whose byte-budgeted pages of `K` load on
+/// the diesel-async connection `Conn`, the one bound a generic async function needs for
+/// [`BytesBudgeted::load_page`]. Implemented for every `Clone` query that is
+/// [`async_::LoadPage`](crate::async_::LoadPage) on `Conn` (an unboxed Diesel select
+/// statement).
+#[cfg(feature = "diesel-async")]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot load byte-budgeted keyset pages of `{K}` on `{Conn}`",
+    label = "not a `Clone` select query that `{K}`'s keyset can page on this diesel-async connection",
+    note = "`max_bytes_in_sql` needs a query it can run twice (the size probe, then the page): an unboxed Diesel select statement; for a boxed query measure in Rust with `max_bytes`"
+)]
+pub trait AsyncLoadBudgetedPage<'query, Conn, K: Keyset>:
+    crate::async_::LoadPage<'query, Conn, K> + Clone
+{
+    /// Runs the budgeted page (what the async [`BytesBudgeted::load_page`] calls).
+    ///
+    /// # Errors
+    /// As [`BytesBudgeted::load_page`].
+    #[doc(hidden)]
+    fn load_budgeted(
+        budgeted: BytesBudgeted<Self, K, crate::async_::Async>,
+        conn: &mut Conn,
+    ) -> impl std::future::Future<Output = QueryResult<Page<K>>> + Send;
+}
+
+#[cfg(feature = "diesel-async")]
+impl<'query, Conn, K, Q> AsyncLoadBudgetedPage<'query, Conn, K> for Q
+where
+    Conn: diesel_async::AsyncConnectionCore + Send,
+    Conn::Backend: KeysetBackend,
+    K: Keyset + Send,
+    K::Key: Send,
+    Q: crate::async_::LoadPage<'query, Conn, K> + Clone + Send,
+    SizeProbe<Q, K>: diesel_async::methods::LoadQuery<'query, Conn, (K::Key, i64)> + 'query,
+    CountQuery<Q>: diesel_async::methods::LoadQuery<'query, Conn, i64> + 'query,
+{
+    #[allow(clippy::manual_async_fn)] // spelled out: the trait promises a `Send` future
+    fn load_budgeted(
+        budgeted: BytesBudgeted<Q, K, crate::async_::Async>,
+        conn: &mut Conn,
+    ) -> impl std::future::Future<Output = QueryResult<Page<K>>> + Send {
         async move {
             use diesel_async::RunQueryDsl as Run;
-            let plan = self.plan::<Conn::Backend>()?;
+            let plan = budgeted.plan::<Conn::Backend>()?;
             let sizes: Vec<(K::Key, i64)> = Run::load(plan.probe, conn).await?;
             let other_side = match plan.other_side {
                 Some(probe) => {
@@ -271,7 +309,7 @@ impl<Q, K: Keyset> BytesBudgeted<Q, K, crate::async_::Async> {
                 }
                 None => None,
             };
-            let (page, mut finish) = self.narrow(&sizes);
+            let (page, mut finish) = budgeted.narrow(&sizes);
             finish.other_side = other_side;
             finish.total = total;
             Ok(finish.apply(page.load_page(conn).await?))

@@ -20,29 +20,39 @@
 //! provider and keep only the authorization part: the membership check in SQL, the canonical
 //! workspace id for the filter and the token scope.
 //!
-//! The database work is synchronous Diesel: an r2d2 pool (PostgreSQL, MariaDB) or one
-//! connection behind a mutex (embedded SQLite), each request on `spawn_blocking`.
+//! `POST /workspaces/{workspace}/exports` stores an export of the workspace's events (the
+//! crate's stored export: one consistent snapshot, read page by page over many requests);
+//! `GET /workspaces/{workspace}/exports/{id}?page_size=N&cursor=TOKEN` reads a page of it and
+//! `DELETE` ends it.
+//!
+//! The database work is async end to end: diesel-async connections from a deadpool pool
+//! (PostgreSQL, MariaDB: `AsyncPgConnection`, `AsyncMysqlConnection`, no libpq or
+//! libmysqlclient) or the embedded SQLite connection through `SyncConnectionWrapper`; no
+//! blocking connection and no `spawn_blocking` on a request path.
 
 /// The feed's table, model and rows (shared with the `activity_feed` example).
 pub use keyset_example_feed as feed;
 
 #[cfg(feature = "sqlite")]
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use axum::extract::{Path, State};
 use axum::http::header::{AUTHORIZATION, CACHE_CONTROL, CONTENT_TYPE, LINK, VARY};
 use axum::http::{HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use diesel::prelude::*;
+use diesel_async::{AsyncConnection, RunQueryDsl};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
+use keyset_diesel::async_::{self, LoadBudgetedPage, PaginateDsl};
+use keyset_diesel::export::{Export, ExportError};
 use keyset_diesel::web::graphql::{self, RelayArgs, RelayConnection, RelayRequest};
 use keyset_diesel::web::{
     PageLinks, PageParams, PageRequest, PageRequestError, PageResponse, PageSizePolicy, Problem,
     SortParam,
 };
-use keyset_diesel::{CursorCodec, LoadBudgetedPage, Page, PaginateDsl, SortRow};
+use keyset_diesel::{CursorCodec, Page, SortRow};
 use serde::{Deserialize, Serialize};
 
 use crate::feed::{events, memberships};
@@ -87,6 +97,31 @@ impl From<Event> for EventItem {
             message: e.message,
             attachment: e.attachment,
         }
+    }
+}
+
+/// An event as a stored export keeps it: the feed's order (`occurred_at`, then `event_id`),
+/// stored as the API's [`EventItem`] JSON, so an export page reads back `EventItem`s.
+#[derive(Debug, Clone, Queryable, Selectable, keyset_diesel::Keyset)]
+#[diesel(table_name = events)]
+pub struct ExportedEvent {
+    #[keyset(asc)]
+    occurred_at: chrono::NaiveDateTime,
+    #[keyset(asc, unique)]
+    event_id: String,
+    message: String,
+    attachment: Option<String>,
+}
+
+impl Serialize for ExportedEvent {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        EventItem {
+            id: self.event_id.clone(),
+            occurred_at: self.occurred_at.format("%FT%T%.f").to_string(),
+            message: self.message.clone(),
+            attachment: self.attachment.clone(),
+        }
+        .serialize(serializer)
     }
 }
 
@@ -160,60 +195,128 @@ const MYSQL_MIGRATIONS: EmbeddedMigrations = embed_migrations!("../../migrations
 /// Errors of starting up or of a request's database work: logged, answered with 500.
 pub type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// The database: one SQLite connection behind a mutex, or a pool of server connections.
+/// A pool of diesel-async connections.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+type Pool<C> = diesel_async::pooled_connection::deadpool::Pool<C>;
+
+/// The embedded SQLite connection, as diesel-async runs it.
+#[cfg(feature = "sqlite")]
+type SqliteAsync =
+    diesel_async::sync_connection_wrapper::SyncConnectionWrapper<diesel::SqliteConnection>;
+
+/// The database: the embedded SQLite connection, or a pool of server connections; all of
+/// them diesel-async.
 #[derive(Clone)]
 pub enum Db {
-    /// Embedded SQLite (a file, or in memory).
+    /// Embedded SQLite (a file, or in memory): one connection (SQLite has one writer), through
+    /// diesel-async's `SyncConnectionWrapper`.
     #[cfg(feature = "sqlite")]
-    Sqlite(Arc<Mutex<SqliteConnection>>),
-    /// PostgreSQL through an r2d2 pool.
+    Sqlite(Arc<tokio::sync::Mutex<SqliteAsync>>),
+    /// PostgreSQL through a deadpool pool of `AsyncPgConnection`s.
     #[cfg(feature = "postgres")]
-    Postgres(diesel::r2d2::Pool<diesel::r2d2::ConnectionManager<PgConnection>>),
-    /// MariaDB / MySQL through an r2d2 pool.
+    Postgres(Pool<diesel_async::AsyncPgConnection>),
+    /// MariaDB / MySQL through a deadpool pool of `AsyncMysqlConnection`s.
     #[cfg(feature = "mysql")]
-    Mysql(diesel::r2d2::Pool<diesel::r2d2::ConnectionManager<MysqlConnection>>),
+    Mysql(Pool<diesel_async::AsyncMysqlConnection>),
 }
 
-/// Runs `$body` with `$conn` bound to a connection of `$db`: one arm per backend, so each
-/// keeps its concrete Diesel types.
+/// Runs `$body` (an expression that may `.await`) with `$conn` bound to a diesel-async
+/// connection of `$db`: one arm per backend, so each keeps its concrete Diesel types.
 macro_rules! with_conn {
     ($db:expr, |$conn:ident| $body:expr) => {
         match $db {
             #[cfg(feature = "sqlite")]
             Db::Sqlite(conn) => {
-                let mut guard = conn.lock().unwrap_or_else(PoisonError::into_inner);
-                let $conn: &mut SqliteConnection = &mut guard;
+                let mut guard = conn.lock().await;
+                let $conn: &mut SqliteAsync = &mut guard;
                 $body
             }
             #[cfg(feature = "postgres")]
             Db::Postgres(pool) => {
-                let mut pooled = pool.get()?;
-                let $conn: &mut PgConnection = &mut pooled;
+                let mut pooled = pool.get().await?;
+                let $conn: &mut diesel_async::AsyncPgConnection = &mut pooled;
                 $body
             }
             #[cfg(feature = "mysql")]
             Db::Mysql(pool) => {
-                let mut pooled = pool.get()?;
-                let $conn: &mut MysqlConnection = &mut pooled;
+                let mut pooled = pool.get().await?;
+                let $conn: &mut diesel_async::AsyncMysqlConnection = &mut pooled;
                 $body
             }
         }
     };
 }
 
-/// Inserts `$rows` (a slice of [`NewEvent`]) on `$conn`, in chunks. A macro: each backend's
-/// insert keeps its concrete types.
-macro_rules! insert_events {
-    ($conn:expr, $rows:expr) => {{
-        let conn = $conn;
-        $rows.chunks(500).try_for_each(|chunk| {
-            diesel::insert_into(events::table)
-                .values(chunk)
-                .execute(&mut *conn)
-                .map(drop)
+/// A deadpool pool of `$size` connections of `$conn` to `$url`, after running `$migrations`
+/// on one connection of its own (Diesel's harness through `AsyncConnectionWrapper`, on a
+/// blocking thread: start-up, not a request). A macro: each backend keeps its concrete types.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+macro_rules! migrated_pool {
+    ($conn:ty, $url:expr, $size:expr, $migrations:expr) => {{
+        let url: String = $url.to_string();
+        let owned = url.clone();
+        tokio::task::spawn_blocking(move || -> Result<(), BoxError> {
+            let mut conn = <diesel_async::async_connection_wrapper::AsyncConnectionWrapper<$conn>
+                        as diesel::Connection>::establish(&owned)?;
+            conn.run_pending_migrations($migrations)?;
+            Ok(())
         })
+        .await??;
+        let manager =
+            diesel_async::pooled_connection::AsyncDieselConnectionManager::<$conn>::new(url);
+        Pool::<$conn>::builder(manager)
+            .max_size($size as usize)
+            .build()?
     }};
 }
+
+/// Writes events on one kind of connection: a multi-row insert per 500 rows. Diesel writes
+/// a batch insert on SQLite row by row on the blocking connection only, so the SQLite wrapper
+/// runs it there (its own blocking thread, as it runs every statement).
+trait EventWriter {
+    fn insert_events(
+        &mut self,
+        rows: &[NewEvent],
+    ) -> impl std::future::Future<Output = QueryResult<()>> + Send;
+}
+
+#[cfg(feature = "sqlite")]
+impl EventWriter for SqliteAsync {
+    fn insert_events(
+        &mut self,
+        rows: &[NewEvent],
+    ) -> impl std::future::Future<Output = QueryResult<()>> + Send {
+        let rows = rows.to_vec();
+        self.spawn_blocking(move |conn| {
+            rows.chunks(500).try_for_each(|chunk| {
+                diesel::RunQueryDsl::execute(diesel::insert_into(events::table).values(chunk), conn)
+                    .map(drop)
+            })
+        })
+    }
+}
+
+/// [`EventWriter`] on a server connection: a batch insert per chunk.
+#[cfg(any(feature = "postgres", feature = "mysql"))]
+macro_rules! server_event_writer {
+    ($conn:ty) => {
+        impl EventWriter for $conn {
+            async fn insert_events(&mut self, rows: &[NewEvent]) -> QueryResult<()> {
+                for chunk in rows.chunks(500) {
+                    diesel::insert_into(events::table)
+                        .values(chunk)
+                        .execute(self)
+                        .await?;
+                }
+                Ok(())
+            }
+        }
+    };
+}
+#[cfg(feature = "postgres")]
+server_event_writer!(diesel_async::AsyncPgConnection);
+#[cfg(feature = "mysql")]
+server_event_writer!(diesel_async::AsyncMysqlConnection);
 
 /// Lets `$member` read `$workspace`.
 macro_rules! grant {
@@ -224,6 +327,7 @@ macro_rules! grant {
                 memberships::workspace_id.eq($workspace),
             ))
             .execute($conn)
+            .await
             .map(drop)
     };
 }
@@ -245,31 +349,32 @@ impl Db {
     /// Connects to `url` (`postgres://`, `mysql://`, anything else a SQLite file; `None` an
     /// in-memory SQLite database), applies the migrations and seeds the example's rows; returns
     /// the database and the seeded members' new bearer tokens (`(member, token)`, the only copy:
-    /// the database keeps their SHA-256).
+    /// the database keeps their SHA-256). Runs on a multi-threaded tokio runtime (the
+    /// migrations take a blocking thread).
     ///
     /// # Errors
     /// Connecting, migrating or seeding failed, or the backend's feature is off.
-    pub fn connect(
+    pub async fn connect(
         url: Option<&str>,
         pool_size: u32,
     ) -> Result<(Db, Vec<(String, String)>), BoxError> {
         let db = match url {
             #[cfg(feature = "postgres")]
             Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                let pool = diesel::r2d2::Pool::builder()
-                    .max_size(pool_size)
-                    .build(diesel::r2d2::ConnectionManager::<PgConnection>::new(url))?;
-                pool.get()?.run_pending_migrations(POSTGRES_MIGRATIONS)?;
-                Db::Postgres(pool)
+                Db::Postgres(migrated_pool!(
+                    diesel_async::AsyncPgConnection,
+                    url,
+                    pool_size,
+                    POSTGRES_MIGRATIONS
+                ))
             }
             #[cfg(feature = "mysql")]
-            Some(url) if url.starts_with("mysql://") => {
-                let pool = diesel::r2d2::Pool::builder()
-                    .max_size(pool_size)
-                    .build(diesel::r2d2::ConnectionManager::<MysqlConnection>::new(url))?;
-                pool.get()?.run_pending_migrations(MYSQL_MIGRATIONS)?;
-                Db::Mysql(pool)
-            }
+            Some(url) if url.starts_with("mysql://") => Db::Mysql(migrated_pool!(
+                diesel_async::AsyncMysqlConnection,
+                url,
+                pool_size,
+                MYSQL_MIGRATIONS
+            )),
             Some(url) if url.contains("://") => {
                 return Err(format!(
                     "{}: this build has no such backend (features `postgres`, `mysql`)",
@@ -280,14 +385,19 @@ impl Db {
             #[cfg(feature = "sqlite")]
             url => {
                 let _ = pool_size;
-                let mut conn = SqliteConnection::establish(url.unwrap_or(":memory:"))?;
-                conn.run_pending_migrations(SQLITE_MIGRATIONS)?;
-                Db::Sqlite(Arc::new(Mutex::new(conn)))
+                let mut conn = SqliteAsync::establish(url.unwrap_or(":memory:")).await?;
+                conn.spawn_blocking(|conn| {
+                    conn.run_pending_migrations(SQLITE_MIGRATIONS)
+                        .map(drop)
+                        .map_err(diesel::result::Error::QueryBuilderError)
+                })
+                .await?;
+                Db::Sqlite(Arc::new(tokio::sync::Mutex::new(conn)))
             }
             #[cfg(not(feature = "sqlite"))]
             _ => return Err("SQLite: this build has no such backend (feature `sqlite`)".into()),
         };
-        let tokens = db.seed()?;
+        let tokens = db.seed().await?;
         Ok((db, tokens))
     }
 
@@ -297,26 +407,33 @@ impl Db {
     ///
     /// # Errors
     /// Database errors, or no randomness for a token.
-    pub fn seed(&self) -> Result<Vec<(String, String)>, BoxError> {
-        with_conn!(self, |conn| conn.transaction(|conn| {
-            diesel::delete(events::table.filter(events::workspace_id.eq_any(["W9", "W7", "W5"])))
-                .execute(conn)?;
-            let members: Vec<&str> = MEMBERS.iter().map(|m| m.0).collect();
-            diesel::delete(memberships::table.filter(memberships::member.eq_any(members)))
-                .execute(conn)?;
-            insert_events!(&mut *conn, feed::feed_rows())?;
-            insert_events!(&mut *conn, attachment_rows())?;
-            for (member, workspaces) in MEMBERS {
-                for workspace in *workspaces {
-                    grant!(&mut *conn, *member, *workspace)?;
+    pub async fn seed(&self) -> Result<Vec<(String, String)>, BoxError> {
+        with_conn!(self, |conn| conn
+            .transaction::<_, diesel::result::Error, _>(async |conn| {
+                diesel::delete(
+                    events::table.filter(events::workspace_id.eq_any(["W9", "W7", "W5"])),
+                )
+                .execute(conn)
+                .await?;
+                let members: Vec<&str> = MEMBERS.iter().map(|m| m.0).collect();
+                diesel::delete(memberships::table.filter(memberships::member.eq_any(members)))
+                    .execute(conn)
+                    .await?;
+                conn.insert_events(&feed::feed_rows()).await?;
+                conn.insert_events(&attachment_rows()).await?;
+                for (member, workspaces) in MEMBERS {
+                    for workspace in *workspaces {
+                        grant!(&mut *conn, *member, *workspace)?;
+                    }
                 }
-            }
-            diesel::QueryResult::Ok(())
-        }))?;
-        MEMBERS
-            .iter()
-            .map(|(member, _)| Ok((member.to_string(), self.issue_token(member)?)))
-            .collect()
+                Ok(())
+            })
+            .await)?;
+        let mut tokens = Vec::new();
+        for (member, _) in MEMBERS {
+            tokens.push((member.to_string(), self.issue_token(member).await?));
+        }
+        Ok(tokens)
     }
 
     /// A new random bearer token for `member` (32 random bytes, hex), replacing any it had;
@@ -324,20 +441,25 @@ impl Db {
     ///
     /// # Errors
     /// Database errors, or no randomness.
-    pub fn issue_token(&self, member: &str) -> Result<String, BoxError> {
+    pub async fn issue_token(&self, member: &str) -> Result<String, BoxError> {
         let mut bytes = [0u8; 32];
         getrandom::getrandom(&mut bytes).map_err(|e| format!("no randomness for a token: {e}"))?;
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         let hash = token_sha256(&token);
-        with_conn!(self, |conn| conn.transaction(|conn| {
-            diesel::delete(member_tokens::table.find(member)).execute(conn)?;
-            diesel::insert_into(member_tokens::table)
-                .values((
-                    member_tokens::member.eq(member),
-                    member_tokens::token_sha256.eq(&hash),
-                ))
-                .execute(conn)
-        }))?;
+        with_conn!(self, |conn| conn
+            .transaction::<_, diesel::result::Error, _>(async |conn| {
+                diesel::delete(member_tokens::table.find(member))
+                    .execute(conn)
+                    .await?;
+                diesel::insert_into(member_tokens::table)
+                    .values((
+                        member_tokens::member.eq(member),
+                        member_tokens::token_sha256.eq(&hash),
+                    ))
+                    .execute(conn)
+                    .await
+            })
+            .await)?;
         Ok(token)
     }
 
@@ -345,12 +467,13 @@ impl Db {
     ///
     /// # Errors
     /// Database errors.
-    pub fn member_of_token(&self, token: &str) -> Result<Option<String>, BoxError> {
+    pub async fn member_of_token(&self, token: &str) -> Result<Option<String>, BoxError> {
         let hash = token_sha256(token);
         Ok(with_conn!(self, |conn| member_tokens::table
             .filter(member_tokens::token_sha256.eq(&hash))
             .select(member_tokens::member)
             .first(conn)
+            .await
             .optional())?)
     }
 
@@ -358,7 +481,7 @@ impl Db {
     ///
     /// # Errors
     /// An attachment above [`MAX_ATTACHMENT_BYTES`] (nothing is inserted), database errors.
-    pub fn insert_events(&self, rows: &[NewEvent]) -> Result<(), BoxError> {
+    pub async fn insert_events(&self, rows: &[NewEvent]) -> Result<(), BoxError> {
         if let Some(big) = rows
             .iter()
             .filter_map(|r| r.attachment.as_ref())
@@ -371,7 +494,10 @@ impl Db {
             .into());
         }
         with_conn!(self, |conn| conn
-            .transaction(|conn| insert_events!(conn, rows)))?;
+            .transaction::<_, diesel::result::Error, _>(async |conn| {
+                conn.insert_events(rows).await
+            })
+            .await)?;
         Ok(())
     }
 
@@ -379,7 +505,7 @@ impl Db {
     ///
     /// # Errors
     /// Database errors.
-    pub fn grant(&self, member: &str, workspace: &str) -> Result<(), BoxError> {
+    pub async fn grant(&self, member: &str, workspace: &str) -> Result<(), BoxError> {
         with_conn!(self, |conn| grant!(conn, member, workspace))?;
         Ok(())
     }
@@ -390,12 +516,13 @@ impl Db {
     ///
     /// # Errors
     /// Database errors.
-    pub fn access(&self, member: &str, workspace: &str) -> Result<Access, BoxError> {
+    pub async fn access(&self, member: &str, workspace: &str) -> Result<Access, BoxError> {
         let granted: Option<String> = with_conn!(self, |conn| memberships::table
             .filter(memberships::member.eq(member))
             .filter(memberships::workspace_id.eq(workspace))
             .select(memberships::workspace_id)
             .first(conn)
+            .await
             .optional())?;
         if let Some(workspace) = granted {
             return Ok(Access::Granted(workspace));
@@ -403,7 +530,8 @@ impl Db {
         let known: i64 = with_conn!(self, |conn| memberships::table
             .filter(memberships::member.eq(member))
             .count()
-            .get_result(conn))?;
+            .get_result(conn)
+            .await)?;
         Ok(if known == 0 {
             Access::UnknownCaller
         } else {
@@ -415,14 +543,14 @@ impl Db {
     ///
     /// # Errors
     /// Database errors.
-    pub fn page(
+    pub async fn page(
         &self,
         workspace: &str,
         request: PageRequest<Event>,
         max_bytes: usize,
     ) -> Result<Page<Event>, BoxError> {
         Ok(with_conn!(self, |conn| events::table
-            .filter(events::workspace_id.eq(workspace))
+            .filter(events::workspace_id.eq(workspace.to_string()))
             .select(Event::as_select())
             .paginate(request.cursor.clone())
             .until(request.until.clone())
@@ -432,14 +560,15 @@ impl Db {
             // Memory: the rows whose stored text is past `max_bytes` are never fetched.
             .max_bytes_in_sql(max_bytes, events::attachment)
             .measure(events::message)
-            .load_page(conn))?)
+            .load_page(conn)
+            .await)?)
     }
 
     /// A page of `workspace`'s events for a GraphQL request, with its total count when asked.
     ///
     /// # Errors
     /// Database errors.
-    pub fn relay_page(
+    pub async fn relay_page(
         &self,
         workspace: &str,
         request: RelayRequest<Event>,
@@ -447,9 +576,9 @@ impl Db {
         max_bytes: usize,
     ) -> Result<Page<Event>, BoxError> {
         Ok(with_conn!(self, |conn| {
-            let paginated = request.clone().paginate(
+            let paginated = request.clone().paginate_async(
                 events::table
-                    .filter(events::workspace_id.eq(workspace))
+                    .filter(events::workspace_id.eq(workspace.to_string()))
                     .select(Event::as_select()),
             );
             let paginated = if total {
@@ -461,6 +590,7 @@ impl Db {
                 .max_bytes_in_sql(max_bytes, events::attachment)
                 .measure(events::message)
                 .load_page(conn)
+                .await
         })?)
     }
 
@@ -469,7 +599,7 @@ impl Db {
     ///
     /// # Errors
     /// Database errors, a token that cannot be encoded.
-    pub fn sorted_page(
+    pub async fn sorted_page(
         &self,
         sort: EventSort,
         app: &AppState,
@@ -480,9 +610,58 @@ impl Db {
     ) -> Result<Result<PageResponse<EventItem>, PageRequestError>, BoxError> {
         let (w, s, p, u) = (workspace, scope, params, request_url);
         with_conn!(self, |conn| match sort {
-            EventSort::Newest => sorted_response::<EventByNewest, _>(conn, app, w, s, p, u),
-            EventSort::Oldest => sorted_response::<EventByOldest, _>(conn, app, w, s, p, u),
+            EventSort::Newest => sorted_response::<EventByNewest, _>(conn, app, w, s, p, u).await,
+            EventSort::Oldest => sorted_response::<EventByOldest, _>(conn, app, w, s, p, u).await,
         })
+    }
+
+    /// Stores an export of `workspace`'s events (the model's own order) under `scope`.
+    ///
+    /// # Errors
+    /// The store's (a database error inside [`ExportError::Database`]); a pool error.
+    pub async fn create_export(
+        &self,
+        store: &async_::ExportStore,
+        workspace: &str,
+        scope: &(&str, &str),
+    ) -> Result<Result<Export, ExportError>, BoxError> {
+        Ok(with_conn!(self, |conn| store
+            .create::<ExportedEvent, _, _, _, _>(conn, scope, || {
+                events::table
+                    .filter(events::workspace_id.eq(workspace.to_string()))
+                    .select(ExportedEvent::as_select())
+            })
+            .await))
+    }
+
+    /// A page of a stored export.
+    ///
+    /// # Errors
+    /// A pool error (the store's errors are the inner result).
+    pub async fn export_page(
+        &self,
+        store: &async_::ExportStore,
+        id: &str,
+        scope: &(&str, &str),
+        token: Option<&str>,
+        page_size: u32,
+    ) -> Result<Result<keyset_diesel::export::ExportPage<EventItem>, ExportError>, BoxError> {
+        Ok(with_conn!(self, |conn| store
+            .page::<EventItem, _, _>(conn, id, scope, token, page_size)
+            .await))
+    }
+
+    /// Ends a stored export now.
+    ///
+    /// # Errors
+    /// A pool error (the store's errors are the inner result).
+    pub async fn expire_export(
+        &self,
+        store: &async_::ExportStore,
+        id: &str,
+        scope: &(&str, &str),
+    ) -> Result<Result<(), ExportError>, BoxError> {
+        Ok(with_conn!(self, |conn| store.expire(conn, id, scope).await))
     }
 }
 
@@ -503,12 +682,13 @@ pub fn check_bind(bind: std::net::SocketAddr, secret_set: bool) -> Result<(), St
 }
 
 /// The body of a page of `workspace`'s events in named sort `K` (`EventByNewest`,
-/// `EventByOldest`) on connection `conn`, or the refusal of its parameters: one function for
-/// every sort and every backend (the bound is the crate's `SortRow` and `LoadPage`).
+/// `EventByOldest`) on diesel-async connection `conn`, or the refusal of its parameters: one
+/// function for every sort and every backend (the bounds are the crate's `SortRow` and
+/// `async_::LoadBudgetedPage`).
 ///
 /// # Errors
 /// Database errors, a token that cannot be encoded.
-fn sorted_response<K, C>(
+async fn sorted_response<K, C>(
     conn: &mut C,
     app: &AppState,
     workspace: &str,
@@ -517,7 +697,7 @@ fn sorted_response<K, C>(
     request_url: &str,
 ) -> Result<Result<PageResponse<EventItem>, PageRequestError>, BoxError>
 where
-    C: diesel::Connection,
+    C: AsyncConnection,
     K: SortRow<Event, C::Backend> + AsRef<Event>,
     WorkspaceEvents<K, C::Backend>: LoadBudgetedPage<'static, C, K>,
 {
@@ -532,7 +712,8 @@ where
         .max_bytes(app.settings.max_bytes, |row: &K| json_len(row.as_ref()))
         .max_bytes_in_sql(app.settings.max_bytes, events::attachment)
         .measure(events::message)
-        .load_page(conn)?;
+        .load_page(conn)
+        .await?;
     Ok(Ok(PageResponse::from_page(
         page,
         &app.codec,
@@ -568,7 +749,26 @@ pub struct AppState {
     pub codec: CursorCodec,
     /// Paging settings.
     pub settings: Settings,
+    /// The stored exports of `/exports` (diesel-async; its tokens by the same keys).
+    pub exports: async_::ExportStore,
 }
+
+impl AppState {
+    /// The state of a server: its database, token codec and settings; stored exports live
+    /// for [`EXPORT_LIFETIME`].
+    pub fn new(db: Db, codec: CursorCodec, settings: Settings) -> AppState {
+        let exports = async_::ExportStore::new(codec.clone(), EXPORT_LIFETIME);
+        AppState {
+            db,
+            codec,
+            settings,
+            exports,
+        }
+    }
+}
+
+/// How long a stored export of `/exports` lives: one hour.
+pub const EXPORT_LIFETIME: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// The routes: `GET /workspaces/{workspace}/events` (the model's own order), and
 /// `GET /workspaces/{workspace}/feed?sort=newest|oldest` (a named sort chosen per request; a
@@ -578,7 +778,12 @@ pub fn router(state: AppState) -> Router {
         .route("/workspaces/{workspace}/events", get(list_events))
         .route("/workspaces/{workspace}/feed", get(list_feed))
         .route("/openapi.json", get(openapi_json))
-        .route("/graphql", axum::routing::post(graphql))
+        .route("/graphql", post(graphql))
+        .route("/workspaces/{workspace}/exports", post(create_export))
+        .route(
+            "/workspaces/{workspace}/exports/{id}",
+            get(export_page).delete(expire_export),
+        )
         .with_state(state)
 }
 
@@ -670,26 +875,24 @@ impl QueryRoot {
         };
         // The count costs O(n): only when the document asks for it.
         let total = ctx.look_ahead().field("totalCount").exists();
-        tokio::task::spawn_blocking(move || {
-            graphql_events(&app, &member, &workspace, &args, total).unwrap_or_else(|e| {
+        graphql_events(&app, &member, &workspace, &args, total)
+            .await
+            .unwrap_or_else(|e| {
                 eprintln!("feed_server: graphql request failed: {e}");
                 Err(graphql::error(&Problem::internal()))
             })
-        })
-        .await
-        .map_err(|_| graphql::error(&Problem::internal()))?
     }
 }
 
-/// The connection of `events(..)` (blocking: database work); the outer error is the server's.
-fn graphql_events(
+/// The connection of `events(..)`; the outer error is the server's.
+async fn graphql_events(
     app: &AppState,
     member: &str,
     workspace: &str,
     args: &RelayArgs,
     total: bool,
 ) -> Result<async_graphql::Result<RelayConnection<EventNode>>, BoxError> {
-    let workspace = match app.db.access(member, workspace)? {
+    let workspace = match app.db.access(member, workspace).await? {
         Access::UnknownCaller | Access::NotAMember => {
             return Ok(Err(graphql::error(&Problem::not_found())))
         }
@@ -702,7 +905,8 @@ fn graphql_events(
     };
     let page = app
         .db
-        .relay_page(&workspace, request, total, app.settings.max_bytes)?;
+        .relay_page(&workspace, request, total, app.settings.max_bytes)
+        .await?;
     Ok(graphql::connection(
         page,
         &app.codec,
@@ -719,15 +923,13 @@ async fn graphql(
     let Some(token) = bearer(&headers) else {
         return Problem::unauthorized().into_response();
     };
-    let db = app.db.clone();
-    let member = match tokio::task::spawn_blocking(move || db.member_of_token(&token)).await {
-        Ok(Ok(Some(member))) => member,
-        Ok(Ok(None)) => return Problem::unauthorized().into_response(),
-        Ok(Err(e)) => {
+    let member = match app.db.member_of_token(&token).await {
+        Ok(Some(member)) => member,
+        Ok(None) => return Problem::unauthorized().into_response(),
+        Err(e) => {
             eprintln!("feed_server: request failed: {e}");
             return Problem::internal().into_response();
         }
-        Err(_) => return Problem::internal().into_response(),
     };
     let Ok(request) = serde_json::from_slice::<async_graphql::Request>(&body) else {
         return Problem::invalid_query().into_response();
@@ -842,7 +1044,7 @@ async fn list_feed(
     respond(app, workspace, uri, headers, params, List::Sorted(sort)).await
 }
 
-/// Authenticates the bearer, then answers on a blocking thread (database work).
+/// Authenticates the bearer, then answers.
 async fn respond(
     app: AppState,
     workspace: String,
@@ -854,29 +1056,27 @@ async fn respond(
     let Some(token) = bearer(&headers) else {
         return Problem::unauthorized().into_response();
     };
-    let work = tokio::task::spawn_blocking(move || match app.db.member_of_token(&token)? {
-        // The path and query only: links never name a host the request line chose.
-        Some(member) => {
-            let path = uri.path_and_query().map_or("/", |p| p.as_str()).to_string();
-            answer(&app, &member, &workspace, &params, &path, list)
+    let work = async {
+        match app.db.member_of_token(&token).await? {
+            // The path and query only: links never name a host the request line chose.
+            Some(member) => {
+                let path = uri.path_and_query().map_or("/", |p| p.as_str());
+                answer(&app, &member, &workspace, &params, path, list).await
+            }
+            None => Ok(Problem::unauthorized().into_response()),
         }
-        None => Ok(Problem::unauthorized().into_response()),
-    });
+    };
     match work.await {
-        Ok(Ok(response)) => response,
-        Ok(Err(e)) => {
-            eprintln!("feed_server: request failed: {e}");
-            Problem::internal().into_response()
-        }
+        Ok(response) => response,
         Err(e) => {
-            eprintln!("feed_server: request task failed: {e}");
+            eprintln!("feed_server: request failed: {e}");
             Problem::internal().into_response()
         }
     }
 }
 
-/// The response to one request (blocking: database work).
-fn answer(
+/// The response to one request.
+async fn answer(
     app: &AppState,
     member: &str,
     workspace: &str,
@@ -887,7 +1087,7 @@ fn answer(
     // Authorization first: a caller who may not read the workspace learns nothing more, not
     // even whether its token is good.
     // From here on the workspace is the one the membership names.
-    let workspace = match app.db.access(member, workspace)? {
+    let workspace = match app.db.access(member, workspace).await? {
         // The token named a member: whether it has no membership at all or not this one, the
         // answer is the same 404, which says nothing of other workspaces.
         Access::UnknownCaller | Access::NotAMember => {
@@ -900,12 +1100,13 @@ fn answer(
     // sort it was made in).
     let scope = ("events", workspace);
     let body = match list {
-        List::Events => events_page(app, workspace, &scope, params, request_url)?,
+        List::Events => events_page(app, workspace, &scope, params, request_url).await?,
         List::Sorted(sort) => {
             match params.resolve_sort(sort, EventSort::Newest, &app.codec, &scope) {
                 Ok(sort) => {
                     app.db
-                        .sorted_page(sort, app, workspace, &scope, params, request_url)?
+                        .sorted_page(sort, app, workspace, &scope, params, request_url)
+                        .await?
                 }
                 Err(e) => Err(e),
             }
@@ -939,7 +1140,7 @@ fn answer(
 }
 
 /// The body of a page of `/events`, or the refusal of its parameters.
-fn events_page(
+async fn events_page(
     app: &AppState,
     workspace: &str,
     scope: &(&str, &str),
@@ -950,7 +1151,10 @@ fn events_page(
         Ok(request) => request,
         Err(e) => return Ok(Err(e)),
     };
-    let page = app.db.page(workspace, request, app.settings.max_bytes)?;
+    let page = app
+        .db
+        .page(workspace, request, app.settings.max_bytes)
+        .await?;
     // The links keep the request's own parameters (its page size, and whatever else it
     // sent), only the cursor changed.
     Ok(Ok(PageResponse::from_page(
@@ -960,6 +1164,166 @@ fn events_page(
         |e| e,
     )?
     .with_links(request_url)))
+}
+
+/// The workspace a request may read: the bearer's member, then the membership (the
+/// workspace as the membership names it), or the answer to send instead (401, 404).
+async fn authorized(
+    app: &AppState,
+    headers: &HeaderMap,
+    workspace: &str,
+) -> Result<Result<String, Response>, BoxError> {
+    let Some(token) = bearer(headers) else {
+        return Ok(Err(Problem::unauthorized().into_response()));
+    };
+    let Some(member) = app.db.member_of_token(&token).await? else {
+        return Ok(Err(Problem::unauthorized().into_response()));
+    };
+    Ok(match app.db.access(&member, workspace).await? {
+        Access::UnknownCaller | Access::NotAMember => Err(Problem::not_found().into_response()),
+        Access::Granted(workspace) => Ok(workspace),
+    })
+}
+
+/// The scope of a workspace's stored exports: what an export is bound to.
+fn export_scope(workspace: &str) -> (&'static str, &str) {
+    ("exports", workspace)
+}
+
+/// The query of `GET /workspaces/{workspace}/exports/{id}`.
+#[derive(Debug, Deserialize)]
+pub struct ExportParams {
+    /// Rows per page (default 100, at most 1,000).
+    pub page_size: Option<u32>,
+    /// The previous page's `next_token`.
+    pub cursor: Option<String>,
+}
+
+/// A JSON answer that is never cached.
+fn json_response(status: axum::http::StatusCode, body: &serde_json::Value) -> Response {
+    (
+        status,
+        [
+            (CONTENT_TYPE, HeaderValue::from_static("application/json")),
+            (CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (VARY, HeaderValue::from_static("Authorization")),
+        ],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+/// Runs a request's work: its response, or 500 (logged) for a server error.
+async fn or_internal(
+    work: impl std::future::Future<Output = Result<Response, BoxError>>,
+) -> Response {
+    work.await.unwrap_or_else(|e| {
+        eprintln!("feed_server: request failed: {e}");
+        Problem::internal().into_response()
+    })
+}
+
+/// `POST /workspaces/{workspace}/exports`: stores an export of the workspace's events (one
+/// consistent snapshot); 201 `{"id", "rows", "created_at", "expires_at"}` (Unix seconds).
+async fn create_export(
+    State(app): State<AppState>,
+    Path(workspace): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    or_internal(async {
+        let workspace = match authorized(&app, &headers, &workspace).await? {
+            Ok(workspace) => workspace,
+            Err(response) => return Ok(response),
+        };
+        let scope = export_scope(&workspace);
+        Ok(
+            match app
+                .db
+                .create_export(&app.exports, &workspace, &scope)
+                .await?
+            {
+                Ok(export) => json_response(
+                    axum::http::StatusCode::CREATED,
+                    &serde_json::json!({
+                        "id": export.id,
+                        "rows": export.rows,
+                        "created_at": export.created_at,
+                        "expires_at": export.expires_at,
+                    }),
+                ),
+                Err(e) => Problem::from(&e).into_response(),
+            },
+        )
+    })
+    .await
+}
+
+/// `GET /workspaces/{workspace}/exports/{id}?page_size=N&cursor=TOKEN`: a page of a stored
+/// export, `{"items", "next_token", "first_position", "total", "expires_at"}`; 404 for an
+/// export of another workspace (or none), 410 once it expired.
+async fn export_page(
+    State(app): State<AppState>,
+    Path((workspace, id)): Path<(String, String)>,
+    headers: HeaderMap,
+    query: axum::extract::Query<ExportParams>,
+) -> Response {
+    or_internal(async {
+        let workspace = match authorized(&app, &headers, &workspace).await? {
+            Ok(workspace) => workspace,
+            Err(response) => return Ok(response),
+        };
+        let scope = export_scope(&workspace);
+        let page_size = query
+            .page_size
+            .unwrap_or(keyset_diesel::export::EXPORT_PAGE_SIZES.default_size());
+        let page = app
+            .db
+            .export_page(
+                &app.exports,
+                &id,
+                &scope,
+                query.cursor.as_deref(),
+                page_size,
+            )
+            .await?;
+        Ok(match page {
+            Ok(page) => json_response(
+                axum::http::StatusCode::OK,
+                &serde_json::json!({
+                    "items": page.items,
+                    "next_token": page.next_token,
+                    "first_position": page.first_position,
+                    "total": page.total,
+                    "expires_at": page.expires_at,
+                }),
+            ),
+            Err(e) => Problem::from(&e).into_response(),
+        })
+    })
+    .await
+}
+
+/// `DELETE /workspaces/{workspace}/exports/{id}`: ends a stored export now (204); reading it
+/// is 410 from then on.
+async fn expire_export(
+    State(app): State<AppState>,
+    Path((workspace, id)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Response {
+    or_internal(async {
+        let workspace = match authorized(&app, &headers, &workspace).await? {
+            Ok(workspace) => workspace,
+            Err(response) => return Ok(response),
+        };
+        let scope = export_scope(&workspace);
+        Ok(
+            match app.db.expire_export(&app.exports, &id, &scope).await? {
+                Ok(()) => axum::http::StatusCode::NO_CONTENT.into_response(),
+                Err(e) => Problem::from(&e).into_response(),
+            },
+        )
+    })
+    .await
 }
 
 /// Serves the router on `listener` until the future resolves or fails.

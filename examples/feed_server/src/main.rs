@@ -55,8 +55,7 @@ async fn run(args: Args) -> Result<(), keyset_feed_server::BoxError> {
     keyset_feed_server::check_bind(args.bind, secret_set)?;
     let codec = feed::codec_keys(|name| std::env::var_os(name))?.build()?;
     let url = args.database_url.clone();
-    let (db, tokens) =
-        tokio::task::spawn_blocking(move || Db::connect(url.as_deref(), 16)).await??;
+    let (db, tokens) = Db::connect(url.as_deref(), 16).await?;
     // The demo members' bearer tokens, one line each (scripts read them from here).
     for (member, token) in &tokens {
         println!("member {member} token {token}");
@@ -70,14 +69,6 @@ async fn run(args: Args) -> Result<(), keyset_feed_server::BoxError> {
         "feed_server listening on http://{}/workspaces/{{workspace}}/events",
         listener.local_addr()?
     );
-    keyset_feed_server::serve(
-        listener,
-        AppState {
-            db,
-            codec,
-            settings,
-        },
-    )
-    .await?;
+    keyset_feed_server::serve(listener, AppState::new(db, codec, settings)).await?;
     Ok(())
 }

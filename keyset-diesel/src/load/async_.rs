@@ -8,6 +8,11 @@
 //! [`LoadPage`] instead of [`crate::LoadPage`]. (Import one `PaginateDsl` per scope: with both
 //! in scope the method call is ambiguous, as with Diesel's two `RunQueryDsl`s.)
 //!
+//! * Every read contract has its async form here, one implementation with the blocking form
+//!   (docs/READ_CONTRACTS.md): [`Walk`] (a `Stream` of pages or rows),
+//!   [`with_read_snapshot`], `ExportStore` (feature `export`), `explain` and
+//!   `explain_analyze` (feature `plan-check`), and [`LoadBudgetedPage`] for
+//!   `max_bytes_in_sql`.
 //! * Connections: any `diesel_async::AsyncConnection` whose backend this crate's features
 //!   enable: `AsyncPgConnection` (diesel-async feature `postgres`, this crate's `postgres`),
 //!   `AsyncMysqlConnection` (`mysql`, `mysql`), `SyncConnectionWrapper<SqliteConnection>`
@@ -265,6 +270,7 @@ where
 /// ```
 pub type Walk<'c, 'q, K, Conn, F> = crate::walk::Walk<'c, 'q, K, Conn, F, Async>;
 
+pub use crate::bounded::AsyncLoadBudgetedPage as LoadBudgetedPage;
 #[cfg(feature = "export")]
 pub use crate::export::async_::ExportStore;
 #[cfg(feature = "plan-check")]

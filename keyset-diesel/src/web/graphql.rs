@@ -159,13 +159,28 @@ impl<K: Keyset> RelayRequest<K> {
     /// option ([`with_total_count`](crate::Paginated::with_total_count) for `totalCount`)
     /// before `load_page`.
     pub fn paginate<Q: PaginateDsl>(self, query: Q) -> Paginated<Q, K> {
-        let cursor = |direction| self.cursor.map(|key| Cursor { key, direction });
-        match self.walk {
-            Direction::Forward => query.paginate_after(cursor(Direction::Forward)),
-            Direction::Backward => query.paginate_before(cursor(Direction::Backward)),
-        }
-        .until(self.until)
-        .page_size(self.page_size)
+        self.attach(query)
+    }
+
+    /// [`RelayRequest::paginate`] for a diesel-async connection (the
+    /// [`async_::PaginateDsl`](crate::async_::PaginateDsl) mode): `.load_page(conn).await`.
+    #[cfg(feature = "diesel-async")]
+    pub fn paginate_async<Q: crate::async_::PaginateDsl>(
+        self,
+        query: Q,
+    ) -> Paginated<Q, K, crate::async_::Async> {
+        self.attach(query)
+    }
+
+    /// The request on `query`, in either mode.
+    fn attach<Q, M>(self, query: Q) -> Paginated<Q, K, M> {
+        let cursor = self.cursor.map(|key| Cursor {
+            key,
+            direction: self.walk,
+        });
+        Paginated::new(query, cursor, self.walk)
+            .until(self.until)
+            .page_size(self.page_size)
     }
 }
 

@@ -122,7 +122,6 @@ impl Server {
     /// Starts a server on a fresh database of backend `B`.
     pub fn start<B: FeedBackend>(settings: Settings) -> Server {
         let database = B::feed_database();
-        let (db, tokens) = Db::connect(database.url.as_deref(), 16).expect("feed server database");
         let clock_offset = Arc::new(AtomicU64::new(0));
         let offset = clock_offset.clone();
         let codec = CursorCodec::builder()
@@ -136,15 +135,14 @@ impl Server {
             .enable_all()
             .build()
             .expect("runtime");
+        let (db, tokens) = rt
+            .block_on(Db::connect(database.url.as_deref(), 16))
+            .expect("feed server database");
         let listener = rt
             .block_on(tokio::net::TcpListener::bind("127.0.0.1:0"))
             .expect("bind 127.0.0.1:0");
         let base = format!("http://{}", listener.local_addr().expect("address"));
-        let state = AppState {
-            db: db.clone(),
-            codec,
-            settings,
-        };
+        let state = AppState::new(db.clone(), codec, settings);
         rt.spawn(async move { keyset_feed_server::serve(listener, state).await });
         for (member, token) in tokens {
             remember_token(&base, &member, token);
@@ -184,7 +182,10 @@ fn token_for(base: &str, member: &str) -> String {
 impl Server {
     /// Gives `member` a new bearer token; [`get`] sends it for `Some(member)`.
     pub fn issue_token(&self, member: &str) -> String {
-        let token = self.db.issue_token(member).expect("token");
+        let token = self
+            .rt
+            .block_on(self.db.issue_token(member))
+            .expect("token");
         remember_token(&self.base, member, token.clone());
         token
     }
@@ -927,8 +928,12 @@ pub fn byte_budget_pages_attachments<B: FeedBackend>() {
         attachment: Some("a".repeat(size)),
     };
     let refused = server
-        .db
-        .insert_events(&[big(keyset_feed_server::MAX_ATTACHMENT_BYTES + 1)])
+        .rt
+        .block_on(
+            server
+                .db
+                .insert_events(&[big(keyset_feed_server::MAX_ATTACHMENT_BYTES + 1)]),
+        )
         .expect_err("over the limit");
     assert!(refused.to_string().contains("over the limit"), "{refused}");
     let client = reqwest::Client::new();
@@ -1000,8 +1005,14 @@ pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
             )
         })
         .collect();
-    server.db.insert_events(&rows).expect("load rows");
-    server.db.grant("member-load", "WL").expect("membership");
+    server
+        .rt
+        .block_on(server.db.insert_events(&rows))
+        .expect("load rows");
+    server
+        .rt
+        .block_on(server.db.grant("member-load", "WL"))
+        .expect("membership");
     server.issue_token("member-load");
 
     let committed = Arc::new(AtomicUsize::new(0));
@@ -1022,11 +1033,7 @@ pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
                         format!("H{k:05}"),
                         base_time - chrono::Duration::seconds(k as i64 + 1),
                     );
-                    let db = db.clone();
-                    tokio::task::spawn_blocking(move || db.insert_events(&[head]))
-                        .await
-                        .expect("writer task")
-                        .expect("insert at the head");
+                    db.insert_events(&[head]).await.expect("insert at the head");
                     k += 1;
                     committed.store(k, Ordering::SeqCst);
                     tokio::time::sleep(Duration::from_millis(2)).await;
@@ -1131,7 +1138,10 @@ pub fn tenants_apart_under_every_collation<B: FeedBackend>() {
     let mut rows = Vec::new();
     for (n, workspace) in ["w9", "Cafe", "Caf\u{e9}", "Acme"].into_iter().enumerate() {
         let member = format!("member-{n}");
-        server.db.grant(&member, workspace).expect("grant");
+        server
+            .rt
+            .block_on(server.db.grant(&member, workspace))
+            .expect("grant");
         server.issue_token(&member);
         for i in 0..2u32 {
             rows.push(NewEvent {
@@ -1143,7 +1153,10 @@ pub fn tenants_apart_under_every_collation<B: FeedBackend>() {
             });
         }
     }
-    server.db.insert_events(&rows).expect("insert");
+    server
+        .rt
+        .block_on(server.db.insert_events(&rows))
+        .expect("insert");
     server.rt.block_on(async {
         // `member-w9` reads W9's six seeded events and nothing of `w9`'s; `member-0` reads
         // `w9`'s two and nothing of W9's.
@@ -1219,8 +1232,8 @@ pub fn demo_bearer_tokens_are_random_and_hashed<B: FeedBackend>() {
     assert_ne!(token, token_for(&server.base, "member-w7"));
     assert_eq!(
         server
-            .db
-            .member_of_token(&token)
+            .rt
+            .block_on(server.db.member_of_token(&token))
             .expect("lookup")
             .as_deref(),
         Some("member-w9")
@@ -1232,7 +1245,13 @@ pub fn demo_bearer_tokens_are_random_and_hashed<B: FeedBackend>() {
             .map(|b| format!("{b:02x}"))
             .collect()
     };
-    assert_eq!(server.db.member_of_token(&hash).expect("lookup"), None);
+    assert_eq!(
+        server
+            .rt
+            .block_on(server.db.member_of_token(&hash))
+            .expect("lookup"),
+        None
+    );
     let raw = |bearer: String| {
         let client = client.clone();
         let url = format!("{}/workspaces/W9/events", server.base);
@@ -1268,9 +1287,164 @@ pub fn demo_bearer_tokens_are_random_and_hashed<B: FeedBackend>() {
     assert!(keyset_feed_server::check_bind(at("0.0.0.0:3000"), true).is_ok());
 }
 
+/// Issue 32 (3): the stored export over HTTP, on the async store. `POST .../exports` stores
+/// W9's six events (201); its pages (page size 4, then the token) are the events in the
+/// model's order, exactly, even after W9 changes (a new event, one deleted); another member's
+/// workspace is 404 for all three routes and a token of one export is refused for another;
+/// `DELETE` ends it (204) and a read is then 410 `export_expired`; no bearer is 401.
+pub fn stored_export_over_http<B: FeedBackend>() {
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    server.rt.block_on(async {
+        let send = |method: reqwest::Method, path: String, member: Option<&str>| {
+            let mut request = client.request(method, format!("{}{path}", server.base));
+            if let Some(name) = member {
+                request = request.header(
+                    "Authorization",
+                    format!("Bearer {}", token_for(&server.base, name)),
+                );
+            }
+            async move {
+                let response = request.send().await.expect("the server answers");
+                let status = response.status().as_u16();
+                let body = response.text().await.expect("a body");
+                (status, body)
+            }
+        };
+        let (status, body) = send(
+            reqwest::Method::POST,
+            "/workspaces/W9/exports".into(),
+            Some("member-w9"),
+        )
+        .await;
+        assert_eq!(status, 201, "{body}");
+        let export: Value = serde_json::from_str(&body).expect("JSON");
+        assert_eq!(export["rows"], 6, "{export}");
+        let id = export["id"].as_str().expect("an id").to_string();
+        let other = {
+            let (status, body) = send(
+                reqwest::Method::POST,
+                "/workspaces/W9/exports".into(),
+                Some("member-w9"),
+            )
+            .await;
+            assert_eq!(status, 201, "{body}");
+            serde_json::from_str::<Value>(&body).expect("JSON")["id"]
+                .as_str()
+                .expect("id")
+                .to_string()
+        };
+
+        // W9 changes after creation: the export does not.
+        server
+            .db
+            .insert_events(&[NewEvent {
+                event_id: "e100".into(),
+                workspace_id: "W9".into(),
+                occurred_at: feed::feed_time("11:00:00"),
+                message: "late".into(),
+                attachment: None,
+            }])
+            .await
+            .expect("insert");
+
+        let mut ids = Vec::new();
+        let mut token: Option<String> = None;
+        let mut pages = 0;
+        loop {
+            let path = match &token {
+                Some(t) => format!("/workspaces/W9/exports/{id}?page_size=4&cursor={t}"),
+                None => format!("/workspaces/W9/exports/{id}?page_size=4"),
+            };
+            let (status, body) = send(reqwest::Method::GET, path, Some("member-w9")).await;
+            assert_eq!(status, 200, "{body}");
+            let page: Value = serde_json::from_str(&body).expect("JSON");
+            assert_eq!(page["total"], 6);
+            assert_eq!(page["first_position"], ids.len() as u64 + 1);
+            for item in page["items"].as_array().expect("items") {
+                ids.push(item["id"].as_str().expect("id").to_string());
+            }
+            pages += 1;
+            match page["next_token"].as_str() {
+                Some(next) => token = Some(next.to_string()),
+                None => break,
+            }
+        }
+        assert_eq!(pages, 2);
+        assert_eq!(ids, ["e101", "e102", "e103", "e104", "e105", "e106"]);
+
+        // Another member's workspace: 404 whatever the route; a token of one export for another.
+        for (method, path) in [
+            (reqwest::Method::POST, "/workspaces/W9/exports".to_string()),
+            (reqwest::Method::GET, format!("/workspaces/W9/exports/{id}")),
+            (
+                reqwest::Method::DELETE,
+                format!("/workspaces/W9/exports/{id}"),
+            ),
+        ] {
+            let (status, body) = send(method.clone(), path.clone(), Some("member-w7")).await;
+            assert_eq!(status, 404, "{method} {path}: {body}");
+        }
+        let (status, body) = send(
+            reqwest::Method::GET,
+            format!("/workspaces/W7/exports/{id}"),
+            Some("member-w9"),
+        )
+        .await;
+        assert_eq!(status, 404, "an export of W9 read as W7's: {body}");
+        let first = send(
+            reqwest::Method::GET,
+            format!("/workspaces/W9/exports/{id}?page_size=2"),
+            Some("member-w9"),
+        )
+        .await;
+        let first_token = serde_json::from_str::<Value>(&first.1).expect("JSON")["next_token"]
+            .as_str()
+            .expect("a token")
+            .to_string();
+        let (status, body) = send(
+            reqwest::Method::GET,
+            format!("/workspaces/W9/exports/{other}?page_size=2&cursor={first_token}"),
+            Some("member-w9"),
+        )
+        .await;
+        assert_eq!(status, 400, "{body}");
+        assert!(!body.contains(&first_token), "the token is not echoed");
+        let (status, _) = send(
+            reqwest::Method::GET,
+            format!("/workspaces/W9/exports/{id}"),
+            None,
+        )
+        .await;
+        assert_eq!(status, 401);
+
+        // Ended: 204, then 410.
+        let (status, body) = send(
+            reqwest::Method::DELETE,
+            format!("/workspaces/W9/exports/{id}"),
+            Some("member-w9"),
+        )
+        .await;
+        assert_eq!(status, 204, "{body}");
+        let (status, body) = send(
+            reqwest::Method::GET,
+            format!("/workspaces/W9/exports/{id}"),
+            Some("member-w9"),
+        )
+        .await;
+        assert_eq!(status, 410, "{body}");
+        assert!(body.contains("export_expired"), "{body}");
+    });
+}
+
 #[macro_export]
 macro_rules! feed_server_suite {
     ($db:ty) => {
+        #[test]
+        fn feed_server_stored_export_over_http() {
+            $crate::stored_export_over_http::<$db>();
+        }
+
         #[test]
         fn feed_server_token_chain_walks_follow_next_cursor_and_link() {
             $crate::token_chain_walks_follow_next_cursor_and_link::<$db>();

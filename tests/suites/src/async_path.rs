@@ -567,8 +567,8 @@ macro_rules! async_plan_check {
 macro_rules! async_walk_oracle {
     ($db:ty, $pair:ty) => {{
         use diesel::prelude::*;
-        use keyset_diesel::async_;
         use diesel_async::futures_util::TryStreamExt;
+        use keyset_diesel::async_;
         use $crate::models::{PlanDesc, PlanMixed, PlanNullable};
         use $crate::schema::plan_rows;
         use $crate::OracleDb as _;
