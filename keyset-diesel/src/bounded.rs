@@ -239,14 +239,19 @@ impl<Q, K: Keyset> BytesBudgeted<Q, K, crate::async_::Async> {
     /// # Ok(())
     /// # }
     /// ```
+    ///
+    /// The future is boxed, as the unbudgeted page's: a query that cannot be budgeted is one
+    /// error, at this call.
     pub fn load_page<'conn, 'query, Conn>(
         self,
         conn: &'conn mut Conn,
-    ) -> impl std::future::Future<Output = QueryResult<Page<K>>> + Send + use<'conn, 'query, Q, K, Conn>
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = QueryResult<Page<K>>> + Send + 'conn>>
     where
-        Q: crate::async_::LoadBudgetedPage<'query, Conn, K>,
+        'query: 'conn,
+        Q: crate::async_::LoadBudgetedPage<'query, Conn, K> + 'conn,
+        K: 'conn,
     {
-        Q::load_budgeted(self, conn)
+        Box::pin(Q::load_budgeted(self, conn))
     }
 }
 

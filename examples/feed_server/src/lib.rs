@@ -257,7 +257,7 @@ macro_rules! migrated_pool {
         let owned = url.clone();
         tokio::task::spawn_blocking(move || -> Result<(), BoxError> {
             let mut conn = <diesel_async::async_connection_wrapper::AsyncConnectionWrapper<$conn>
-                        as diesel::Connection>::establish(&owned)?;
+                            as diesel::Connection>::establish(&owned)?;
             conn.run_pending_migrations($migrations)?;
             Ok(())
         })

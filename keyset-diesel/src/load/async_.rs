@@ -135,14 +135,19 @@ impl<Q, K: Keyset> Paginated<Q, K, Async> {
     /// # Errors
     /// Diesel's errors from running the query, and the [`KeysetError`](crate::KeysetError)s
     /// of [`Paginated::into_query`] inside `Error::QueryBuilderError` (before any SQL runs).
+    ///
+    /// The future is boxed (one allocation per page): a query the keyset cannot page is one
+    /// error, at this call, not one more at `.await`.
     pub fn load_page<'conn, 'query, Conn>(
         self,
         conn: &'conn mut Conn,
-    ) -> impl Future<Output = QueryResult<Page<K>>> + Send + use<'conn, 'query, Q, K, Conn>
+    ) -> std::pin::Pin<Box<dyn Future<Output = QueryResult<Page<K>>> + Send + 'conn>>
     where
-        Q: LoadPage<'query, Conn, K>,
+        'query: 'conn,
+        Q: LoadPage<'query, Conn, K> + 'conn,
+        K: 'conn,
     {
-        Q::load_paginated(self, conn)
+        Box::pin(Q::load_paginated(self, conn))
     }
 }
 
