@@ -1,0 +1,31 @@
+// The prelude's (blocking) `PaginateDsl` on a diesel-async connection. rustc reports Diesel's
+// `LoadConnection` bound, not the crate's message (issue 32, item 4: not solved; see
+// docs/COMPILE_ERRORS.md, "Blocking and async mixed up"). Pinned here so a change shows.
+use diesel::prelude::*;
+use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+use keyset_diesel::prelude::*;
+
+diesel::table! {
+    events (event_id) {
+        event_id -> Text,
+        occurred_at -> Timestamp,
+    }
+}
+
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = events)]
+struct Event {
+    #[keyset(asc)]
+    occurred_at: chrono::NaiveDateTime,
+    #[keyset(asc, unique)]
+    event_id: String,
+}
+
+fn first_page(conn: &mut SyncConnectionWrapper<SqliteConnection>) -> QueryResult<Page<Event>> {
+    events::table
+        .select(Event::as_select())
+        .paginate_after(None)
+        .load_page(conn)
+}
+
+fn main() {}
