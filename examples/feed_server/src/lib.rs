@@ -256,8 +256,8 @@ macro_rules! migrated_pool {
         let url: String = $url.to_string();
         let owned = url.clone();
         tokio::task::spawn_blocking(move || -> Result<(), BoxError> {
-            let mut conn = <diesel_async::async_connection_wrapper::AsyncConnectionWrapper<$conn>
-                            as diesel::Connection>::establish(&owned)?;
+            type Wrapper = diesel_async::async_connection_wrapper::AsyncConnectionWrapper<$conn>;
+            let mut conn = <Wrapper as diesel::Connection>::establish(&owned)?;
             conn.run_pending_migrations($migrations)?;
             Ok(())
         })
