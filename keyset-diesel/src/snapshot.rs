@@ -14,7 +14,9 @@ use crate::backend::KeysetBackend;
 /// rows of that moment, each once. Pages stay keyset pages (memory bounded by one page).
 ///
 /// * PostgreSQL: `REPEATABLE READ, READ ONLY`; the snapshot is taken by the first statement.
-/// * MySQL/MariaDB (InnoDB): `START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY`; the
+/// * MySQL/MariaDB (InnoDB): `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ` (for this
+///   transaction: a READ COMMITTED session would ignore the snapshot), then `START TRANSACTION
+///   WITH CONSISTENT SNAPSHOT, READ ONLY`; the
 ///   snapshot is taken at once.
 /// * SQLite: a read transaction (`BEGIN DEFERRED`); the snapshot is taken by the first read.
 ///   In WAL mode (`PRAGMA journal_mode = WAL`) writers on other connections go on committing
@@ -211,6 +213,13 @@ pub(crate) mod async_ {
     /// when `f` fails. Every read `f` makes on the connection, every page of an
     /// [`async_::Walk`](crate::async_::Walk) included, sees the database as it was when the
     /// snapshot was taken. The future is `Send` when `f`'s is.
+    ///
+    /// **Drive it to the end.** Dropping the future between its `BEGIN` and its commit (a
+    /// client that went away, a timeout) leaves the transaction open on the connection, as
+    /// for diesel-async's own `transaction`: a pool (deadpool, bb8) discards such a connection
+    /// when it is returned, but a connection kept elsewhere (one SQLite connection behind a
+    /// mutex) stays in it. Run it in a task of its own (`tokio::spawn`) where a request may be
+    /// cancelled.
     ///
     /// ```
     /// # include!("doctest_setup.rs");

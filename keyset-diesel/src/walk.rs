@@ -87,7 +87,7 @@ use crate::paginate::{Blocking, IndexHint, Paginated, DEFAULT_PAGE_SIZE};
 ///
 /// `M` is the mode: [`Blocking`] here; [`async_::Walk`](crate::async_::Walk) is the same type
 /// in the `Async` mode, so both walks share every option and the one walk logic
-/// ([`WalkState`]): only how a page is loaded differs.
+/// (one walk state, one loop): only how a page is loaded differs.
 #[must_use = "a walk runs only when iterated"]
 pub struct Walk<'c, 'q, K: Keyset, Conn, F, M = Blocking> {
     pub(crate) conn: &'c mut Conn,

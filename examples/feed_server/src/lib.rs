@@ -651,6 +651,18 @@ impl Db {
             .await))
     }
 
+    /// Deletes the expired exports (their rows first); run periodically (`main` does, every
+    /// five minutes).
+    ///
+    /// # Errors
+    /// A pool error (the store's errors are the inner result).
+    pub async fn purge_exports(
+        &self,
+        store: &async_::ExportStore,
+    ) -> Result<Result<keyset_diesel::export::Purged, ExportError>, BoxError> {
+        Ok(with_conn!(self, |conn| store.purge_expired(conn).await))
+    }
+
     /// Ends a stored export now.
     ///
     /// # Errors
@@ -1185,7 +1197,9 @@ async fn authorized(
     })
 }
 
-/// The scope of a workspace's stored exports: what an export is bound to.
+/// The scope of a workspace's stored exports: what an export is bound to. Any member of the
+/// workspace may read or end any of its exports (add the member to the scope to make them
+/// personal).
 fn export_scope(workspace: &str) -> (&'static str, &str) {
     ("exports", workspace)
 }
@@ -1235,27 +1249,37 @@ async fn create_export(
             Ok(workspace) => workspace,
             Err(response) => return Ok(response),
         };
-        let scope = export_scope(&workspace);
-        Ok(
-            match app
-                .db
-                .create_export(&app.exports, &workspace, &scope)
-                .await?
-            {
-                Ok(export) => json_response(
-                    axum::http::StatusCode::CREATED,
-                    &serde_json::json!({
-                        "id": export.id,
-                        "rows": export.rows,
-                        "created_at": export.created_at,
-                        "expires_at": export.expires_at,
-                    }),
-                ),
-                Err(e) => Problem::from(&e).into_response(),
-            },
-        )
+        // The creation runs in a task of its own: a client that goes away must not leave the
+        // store's transaction half-way on the connection (SQLite's one connection above all).
+        let (db, store) = (app.db.clone(), app.exports.clone());
+        let created = tokio::spawn(async move {
+            let scope = export_scope(&workspace);
+            db.create_export(&store, &workspace, &scope).await
+        })
+        .await??;
+        Ok(match created {
+            Ok(export) => json_response(
+                axum::http::StatusCode::CREATED,
+                &serde_json::json!({
+                    "id": export.id,
+                    "rows": export.rows,
+                    "created_at": export.created_at,
+                    "expires_at": export.expires_at,
+                }),
+            ),
+            Err(e) => export_problem(&e),
+        })
     })
     .await
+}
+
+/// The answer to a refused export request; a server-side failure (500) is logged.
+fn export_problem(error: &ExportError) -> Response {
+    let problem = Problem::from(error);
+    if problem.status >= 500 {
+        eprintln!("feed_server: export request failed: {error}");
+    }
+    problem.into_response()
 }
 
 /// `GET /workspaces/{workspace}/exports/{id}?page_size=N&cursor=TOKEN`: a page of a stored
@@ -1297,7 +1321,7 @@ async fn export_page(
                     "expires_at": page.expires_at,
                 }),
             ),
-            Err(e) => Problem::from(&e).into_response(),
+            Err(e) => export_problem(&e),
         })
     })
     .await
@@ -1319,7 +1343,7 @@ async fn expire_export(
         Ok(
             match app.db.expire_export(&app.exports, &id, &scope).await? {
                 Ok(()) => axum::http::StatusCode::NO_CONTENT.into_response(),
-                Err(e) => Problem::from(&e).into_response(),
+                Err(e) => export_problem(&e),
             },
         )
     })

@@ -64,11 +64,25 @@ async fn run(args: Args) -> Result<(), keyset_feed_server::BoxError> {
         max_bytes: args.max_bytes,
         ..Settings::default()
     };
+    let state = AppState::new(db, codec, settings);
+    // Expired stored exports are deleted every five minutes.
+    let (db, exports) = (state.db.clone(), state.exports.clone());
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(300));
+        loop {
+            every.tick().await;
+            match db.purge_exports(&exports).await {
+                Ok(Ok(_)) => {}
+                Ok(Err(e)) => eprintln!("feed_server: purging expired exports failed: {e}"),
+                Err(e) => eprintln!("feed_server: purging expired exports failed: {e}"),
+            }
+        }
+    });
     let listener = tokio::net::TcpListener::bind(args.bind).await?;
     eprintln!(
         "feed_server listening on http://{}/workspaces/{{workspace}}/events",
         listener.local_addr()?
     );
-    keyset_feed_server::serve(listener, AppState::new(db, codec, settings)).await?;
+    keyset_feed_server::serve(listener, state).await?;
     Ok(())
 }

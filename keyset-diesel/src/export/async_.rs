@@ -92,7 +92,8 @@ impl ExportStore {
     /// [`export::ExportStore::create`](super::ExportStore::create), on a diesel-async
     /// connection: one transaction on a consistent snapshot (the same `BEGIN` as the blocking
     /// form) walks the query with an [`async_::Walk`](crate::async_::Walk) and stores every
-    /// page.
+    /// page. Drive it to the end (see [`async_::with_read_snapshot`](crate::async_::with_read_snapshot)):
+    /// a future dropped half-way leaves its transaction open on the connection.
     ///
     /// # Errors
     /// As the blocking `create`.

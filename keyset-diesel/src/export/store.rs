@@ -75,6 +75,12 @@ impl QueryId for InsertRows<'_> {
 
 impl diesel::query_dsl::RunQueryDslSupport for InsertRows<'_> {}
 
+/// Rows per `INSERT` of [`InsertRows`]: 3 binds each, 999 binds at most (SQLite before 3.32).
+const INSERT_ROWS: usize = 333;
+/// Payload bytes after which an `INSERT` of [`InsertRows`] is sent (plus the row that crossed
+/// it: a row is at most what one page row serializes to).
+const INSERT_BYTES: usize = 4 << 20;
+
 /// An export's header: `(scope, row_count, created_at, expires_at)`.
 pub(crate) type Header = (String, i64, i64, i64);
 
@@ -98,11 +104,24 @@ macro_rules! store_statements {
         });
 
         store_fn!($mode, insert_rows(conn, id: &str, first_seq: i64, payloads: Vec<String>) -> () {
-            if payloads.is_empty() {
-                return Ok(());
+            // One statement per chunk: at most `INSERT_ROWS` rows (3 binds each: under 999,
+            // SQLite's limit before 3.32) and about `INSERT_BYTES` of payload (MariaDB's
+            // default `max_allowed_packet` is 16 MiB).
+            let mut rows = Vec::new();
+            let mut bytes = 0;
+            let mut seqs = first_seq..;
+            let mut payloads = payloads.into_iter().peekable();
+            while let Some(payload) = payloads.next() {
+                bytes += payload.len();
+                rows.push((seqs.next().unwrap_or(i64::MAX), payload));
+                let full = rows.len() >= INSERT_ROWS || bytes >= INSERT_BYTES;
+                if full || payloads.peek().is_none() {
+                    let chunk = std::mem::take(&mut rows);
+                    bytes = 0;
+                    InsertRows { id, rows: chunk }.execute(&mut *conn) $($aw)* ?;
+                }
             }
-            let rows = (first_seq..).zip(payloads).collect();
-            InsertRows { id, rows }.execute(conn) $($aw)* .map(drop)
+            Ok(())
         });
 
         store_fn!($mode, set_row_count(conn, id: &str, count: i64) -> () {

@@ -1289,8 +1289,9 @@ pub fn demo_bearer_tokens_are_random_and_hashed<B: FeedBackend>() {
 
 /// Issue 32 (3): the stored export over HTTP, on the async store. `POST .../exports` stores
 /// W9's six events (201); its pages (page size 4, then the token) are the events in the
-/// model's order, exactly, even after W9 changes (a new event, one deleted); another member's
-/// workspace is 404 for all three routes and a token of one export is refused for another;
+/// model's order, exactly, even after a new W9 event that sorts first; another member's
+/// workspace is 404 for all three routes, an export read or ended under another workspace of
+/// its member is 404, and a token of one export is refused for another;
 /// `DELETE` ends it (204) and a read is then 410 `export_expired`; no bearer is 401.
 pub fn stored_export_over_http<B: FeedBackend>() {
     let server = Server::start::<B>(Settings::default());
@@ -1392,6 +1393,13 @@ pub fn stored_export_over_http<B: FeedBackend>() {
         )
         .await;
         assert_eq!(status, 404, "an export of W9 read as W7's: {body}");
+        let (status, body) = send(
+            reqwest::Method::DELETE,
+            format!("/workspaces/W7/exports/{id}"),
+            Some("member-w9"),
+        )
+        .await;
+        assert_eq!(status, 404, "an export of W9 ended as W7's: {body}");
         let first = send(
             reqwest::Method::GET,
             format!("/workspaces/W9/exports/{id}?page_size=2"),

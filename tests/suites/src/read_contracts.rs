@@ -193,6 +193,8 @@ pub trait Reader<C: SharedDb>: Sized {
     fn purge(&mut self, store: &ExportStore) -> Result<Purged, ExportError>;
     /// Instruments the reading connection.
     fn instrument(&mut self, hook: impl Instrumentation);
+    /// Runs `sql` on the reading connection (a session setting).
+    fn session(&mut self, sql: &str);
 }
 
 impl<C: SharedDb> Reader<C> for C {
@@ -272,6 +274,10 @@ impl<C: SharedDb> Reader<C> for C {
 
     fn instrument(&mut self, hook: impl Instrumentation) {
         self.set_instrumentation(hook);
+    }
+
+    fn session(&mut self, sql: &str) {
+        diesel::connection::SimpleConnection::batch_execute(self, sql).expect("session setting");
     }
 }
 
@@ -483,6 +489,39 @@ pub fn snapshot_export_under_concurrent_writes<C: SharedDb, R: Reader<C>>() {
     );
 }
 
+/// The snapshot on a session whose default isolation is READ COMMITTED (a common server
+/// setting; on MySQL/MariaDB `WITH CONSISTENT SNAPSHOT` alone is then ignored): a writer
+/// inserts ahead of the walk after every page, and the export is still the snapshot's rows.
+pub fn snapshot_holds_on_a_read_committed_session<C: SharedDb, R: Reader<C>>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..30).map(|n| ev("W1", n, i64::from(n))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let reader = &mut R::open(&shared);
+    match C::NAME {
+        "MySQL" => reader.session("SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+        "PostgreSQL" => reader
+            .session("SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED"),
+        _ => {} // SQLite has one isolation: serializable.
+    }
+    let mut writer = shared.connect();
+    let mut n = 0;
+    let (copy, exported) = reader
+        .snapshot("W1", 4, &mut || {
+            n += 1;
+            writer
+                .insert_evs(&[ev("W1", 1_000 + n, 100 + i64::from(n))])
+                .expect("insert ahead of the walk");
+        })
+        .expect("snapshot");
+    assert_eq!(copy.len(), 30);
+    assert!(n >= 7, "a write after every page ({n})");
+    assert_eq!(
+        exported, copy,
+        "the snapshot's rows, none written during the walk"
+    );
+}
+
 fn store(now: &Arc<std::sync::atomic::AtomicU64>) -> ExportStore {
     let codec = CursorCodec::builder()
         .signing_key(SecretKey::new(1, &[7; 32]).expect("key"))
@@ -563,6 +602,24 @@ pub fn stored_export_is_fixed_at_creation<C: SharedDb, R: Reader<C>>() {
     assert_no_duplicates(&exported, "stored export");
     assert_eq!(exported, copy, "membership, order and content at creation");
     assert_ne!(writer.load_evs("W1").expect("live"), copy);
+}
+
+/// A stored export of 1,500 rows at the default creation page size (1,000 rows read per
+/// statement, stored by several multi-row inserts each, within every backend's bind limit):
+/// every position once, in order, read back in pages of 1,000.
+pub fn stored_export_of_many_rows_keeps_every_position<C: SharedDb, R: Reader<C>>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..1_500).map(|n| ev("W1", n, i64::from(n / 5))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(1_800_000_000));
+    let store = store(&now);
+    let export = R::open(&shared)
+        .create(&store, "W1", &mut || C::ev_query("W1"))
+        .expect("create");
+    assert_eq!(export.rows, 1_500);
+    let exported = read_export::<C, R>(&shared, &store, &export.id, "W1", 1_000, |_| {});
+    assert_eq!(exported, conn.load_evs("W1").expect("load"));
 }
 
 /// Creating a stored export while writers move rows across its pages (key updates) and
@@ -1007,6 +1064,14 @@ macro_rules! read_contract_suite {
                 rc::snapshot_export_under_concurrent_writes::<$db, $reader>();
             }
             #[test]
+            fn snapshot_holds_on_a_read_committed_session() {
+                rc::snapshot_holds_on_a_read_committed_session::<$db, $reader>();
+            }
+            #[test]
+            fn stored_export_of_many_rows_keeps_every_position() {
+                rc::stored_export_of_many_rows_keeps_every_position::<$db, $reader>();
+            }
+            #[test]
             fn stored_export_is_fixed_at_creation_across_requests() {
                 rc::stored_export_is_fixed_at_creation::<$db, $reader>();
             }
@@ -1186,6 +1251,12 @@ pub mod async_reader {
 
                 fn instrument(&mut self, hook: impl Instrumentation) {
                     self.conn.set_instrumentation(hook);
+                }
+
+                fn session(&mut self, sql: &str) {
+                    self.runtime
+                        .block_on(self.conn.batch_execute(sql))
+                        .expect("session setting");
                 }
             }
         };
