@@ -1289,12 +1289,18 @@ async fn export_page(
     State(app): State<AppState>,
     Path((workspace, id)): Path<(String, String)>,
     headers: HeaderMap,
-    query: axum::extract::Query<ExportParams>,
+    query: Result<axum::extract::Query<ExportParams>, axum::extract::rejection::QueryRejection>,
 ) -> Response {
     or_internal(async {
+        // Authentication and authorization first: a caller who may not read the workspace
+        // learns nothing of its query string either (401 / 404 before 400).
         let workspace = match authorized(&app, &headers, &workspace).await? {
             Ok(workspace) => workspace,
             Err(response) => return Ok(response),
+        };
+        // A query string that does not parse (`page_size=-1`) is a problem+json 400.
+        let Ok(query) = query else {
+            return Ok(Problem::invalid_query().into_response());
         };
         let scope = export_scope(&workspace);
         let page_size = query

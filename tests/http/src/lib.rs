@@ -1425,6 +1425,13 @@ pub fn stored_export_over_http<B: FeedBackend>() {
         )
         .await;
         assert_eq!(status, 401);
+        // A query string that does not parse: 401 without a bearer, then a problem+json 400.
+        let bad = format!("/workspaces/W9/exports/{id}?page_size=-1");
+        let (status, _) = send(reqwest::Method::GET, bad.clone(), None).await;
+        assert_eq!(status, 401, "authentication before the query string");
+        let (status, body) = send(reqwest::Method::GET, bad, Some("member-w9")).await;
+        assert_eq!(status, 400, "{body}");
+        assert!(body.contains("query_invalid"), "{body}");
 
         // Ended: 204, then 410.
         let (status, body) = send(
