@@ -197,7 +197,45 @@ pub trait LoadPage<'query, Conn, K: Keyset>: PaginateDsl + PageSource<K> {
     ) -> impl Future<Output = QueryResult<Page<K>>> + Send;
 }
 
+// As the blocking form: the query's checks and `Send` are bounds here, each with its own
+// message; the connection is behind `AsyncPageConnection`, whose message names the blocking
+// import when the connection is a blocking one (issue 32, item 4).
 impl<'query, Conn, K, Q> LoadPage<'query, Conn, K> for Q
+where
+    K: Keyset + Send,
+    K::Key: Send,
+    Q: PaginateDsl + PageSource<K> + Send,
+    Conn: AsyncPageConnection<'query, Q, K>,
+{
+    fn load_paginated(
+        paginated: Paginated<Q, K, Async>,
+        conn: &mut Conn,
+    ) -> impl Future<Output = QueryResult<Page<K>>> + Send {
+        Conn::load_pages(paginated, conn)
+    }
+}
+
+/// A diesel-async connection that loads keyset pages of `K` from query `Q`: the bound behind
+/// this module's [`LoadPage`]'s connection. Implemented for every diesel-async connection
+/// (pooled ones included) whose backend this crate's features enable and which loads `Q`'s
+/// page statements as `K` rows.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot load keyset pages of `{K}` with the async `load_page`",
+    label = "not a diesel-async connection that loads `{K}` from this query",
+    note = "a blocking Diesel connection (`PgConnection`, `SqliteConnection`, `MysqlConnection`) pages through the blocking form: `use keyset_diesel::prelude::*;` in place of `keyset_diesel::async_::PaginateDsl`, then `.load_page(conn)` without `.await`",
+    note = "on a diesel-async connection, the query must load `{K}` (e.g. `.select({K}::as_select())`) and the backend's feature of this crate must be enabled"
+)]
+pub trait AsyncPageConnection<'query, Q, K: Keyset>: Sized {
+    /// Builds and runs the page.
+    #[doc(hidden)]
+    fn load_pages(
+        paginated: Paginated<Q, K, Async>,
+        conn: &mut Self,
+    ) -> impl Future<Output = QueryResult<Page<K>>> + Send;
+}
+
+#[diagnostic::do_not_recommend]
+impl<'query, Conn, K, Q> AsyncPageConnection<'query, Q, K> for Conn
 where
     Conn: AsyncConnectionCore,
     Conn::Backend: KeysetBackend,
@@ -215,7 +253,7 @@ where
 {
     // The blocking path's build, split and assembly; only the row loading is diesel-async's.
     #[allow(clippy::manual_async_fn)] // spelled out: the trait promises a `Send` future
-    fn load_paginated(
+    fn load_pages(
         paginated: Paginated<Q, K, Async>,
         conn: &mut Conn,
     ) -> impl Future<Output = QueryResult<Page<K>>> + Send {

@@ -137,7 +137,38 @@ pub trait LoadPage<'query, Conn, K: Keyset>: PaginateDsl + PageSource<K> {
     fn load_paginated(paginated: Paginated<Self, K>, conn: &mut Conn) -> QueryResult<Page<K>>;
 }
 
+// The query's own checks (ORDER BY, LIMIT, OFFSET, the keyset's table: `PageSource`) are
+// bounds here, so each reports its own message; what the connection must do is behind
+// `BlockingPageConnection`, whose message names the async import when the connection is a
+// diesel-async one (issue 32, item 4).
 impl<'query, Conn, K, Q> LoadPage<'query, Conn, K> for Q
+where
+    K: Keyset,
+    Q: PaginateDsl + PageSource<K>,
+    Conn: BlockingPageConnection<'query, Q, K>,
+{
+    fn load_paginated(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
+        Conn::load_pages(paginated, conn)
+    }
+}
+
+/// A blocking Diesel connection that loads keyset pages of `K` from query `Q`: the bound
+/// behind [`LoadPage`]'s connection. Implemented for every [`Connection`] whose backend this
+/// crate's features enable and which loads `Q`'s page statements as `K` rows.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot load keyset pages of `{K}` with the blocking `load_page`",
+    label = "not a blocking Diesel connection that loads `{K}` from this query",
+    note = "a diesel-async connection (`AsyncPgConnection`, `AsyncMysqlConnection`, `SyncConnectionWrapper<SqliteConnection>`, or a pooled one) pages through the async form: `use keyset_diesel::async_::PaginateDsl;` in place of the prelude's `PaginateDsl`, then `.load_page(conn).await`",
+    note = "on a blocking connection (`PgConnection`, `SqliteConnection`, `MysqlConnection`), the query must load `{K}` (e.g. `.select({K}::as_select())`) and the backend's feature of this crate must be enabled"
+)]
+pub trait BlockingPageConnection<'query, Q, K: Keyset>: Sized {
+    /// Builds and runs the page.
+    #[doc(hidden)]
+    fn load_pages(paginated: Paginated<Q, K>, conn: &mut Self) -> QueryResult<Page<K>>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<'query, Conn, K, Q> BlockingPageConnection<'query, Q, K> for Conn
 where
     Conn: Connection,
     Conn::Backend: KeysetBackend,
@@ -152,7 +183,7 @@ where
     WithTotal<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)>,
     WithTotal<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)>,
 {
-    fn load_paginated(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
+    fn load_pages(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
         let (query, assembly) = shape::<Conn::Backend, _, _, _>(paginated)?;
         let loaded = load_page_query!(query, Conn::Backend, assembly.total, |q| q.load(conn)?);
         Ok(loaded.into_page(assembly)?)
