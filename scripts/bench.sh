@@ -8,6 +8,7 @@
 #
 #   bash scripts/bench.sh instructions   # only section 2a (a few minutes, load-independent)
 #   bash scripts/bench.sh concurrency    # only section 4a (concurrent walkers, about 3 minutes)
+#   bash scripts/bench.sh nullable       # only section 2b (a nullable key, deep against first)
 #   bash scripts/bench.sh scale          # only section 4b (10M rows on one tenant; not in the
 #                                        # full run: the first run loads ~3 GB per backend)
 #   bash scripts/bench.sh shards         # only section 4c (a table partitioned across two
@@ -30,6 +31,10 @@ if [ "${1:-}" = "instructions" ]; then
     cargo bench -p keyset-bench --bench instructions
     exit
 fi
+if [ "${1:-}" = "nullable" ]; then
+    cargo bench -p keyset-bench --bench nullable
+    exit
+fi
 if [ "${1:-}" = "concurrency" ]; then
     cargo bench -p keyset-bench --bench concurrency
     exit
@@ -45,4 +50,5 @@ fi
 
 cargo bench -p keyset-bench --bench pagination -- "$@"
 cargo bench -p keyset-bench --bench instructions
+cargo bench -p keyset-bench --bench nullable
 cargo bench -p keyset-bench --bench concurrency

@@ -168,6 +168,7 @@ fn main() {
             .join(" "),
         took: started.elapsed(),
         instructions: section::INSTRUCTIONS.extract(&previous),
+        nullable: section::NULLABLE.extract(&previous),
         concurrency: section::CONCURRENCY.extract(&previous),
         scale: section::SCALE.extract(&previous),
         shards: section::SHARDS.extract(&previous),

@@ -1,5 +1,5 @@
 //! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
-//! (the `instructions` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target)
+//! (the `instructions` target), 2b (the `nullable` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target)
 //! and 4c (the `shards` target). The `pagination` target
 //! rewrites the rest of the file and keeps these sections as it finds them; each target
 //! replaces only its own.
@@ -19,6 +19,14 @@ pub struct Section {
 pub const INSTRUCTIONS: Section = Section {
     start: "<!-- section 2a: written by `bash scripts/bench.sh instructions` -->",
     end: "<!-- end of section 2a -->",
+    next: &["## 3. Tokens"],
+};
+
+/// Section 2b, nullable keys.
+#[allow(dead_code)] // Not every target uses every section.
+pub const NULLABLE: Section = Section {
+    start: "<!-- section 2b: written by `bash scripts/bench.sh nullable` -->",
+    end: "<!-- end of section 2b -->",
     next: &["## 3. Tokens"],
 };
 

@@ -24,7 +24,7 @@ use crate::backend::{dialect, Dialect, KeysetBackend};
 use crate::checks::KeysetTableInQuery;
 use crate::cursor::Direction;
 use crate::key::KeyTuple;
-use crate::keyset::{any_expression, column_index_error, Keyset, KeysetSql};
+use crate::keyset::{any_expression, column_index_error, Keyset, KeysetSql, NullsOrder};
 
 /// The dialect `DB` writes keyset `K` in: [`dialect`], without row values where the backend
 /// does not seek on a row value holding an expression and a key column of `K` is one
@@ -132,6 +132,15 @@ impl<K: Keyset> SeekPredicate<K> {
     /// How many arms (union branches) the seek has.
     pub(crate) fn arms(&self) -> usize {
         self.plan.arms()
+    }
+
+    /// The arm holding the leading column's NULL group, when the arms split its values from
+    /// it: arm 1 when NULLs sort last (values first), arm 0 when they sort first.
+    pub(crate) fn null_arm(&self) -> Option<usize> {
+        (self.plan == SeekPlan::NullSplit).then(|| match self.terms.first().and_then(|t| t.nulls) {
+            Some(NullsOrder::Last) => 1,
+            _ => 0,
+        })
     }
 
     /// Whether this seek's text is the one every seek of `K` in `walk`'s direction has on
@@ -319,11 +328,44 @@ where
     }
 }
 
+/// How [`KeysetOrder`] writes the leading column.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Leading {
+    /// With its NULL placement (when nullable).
+    Placed,
+    /// Without it: every row of the statement has a value there.
+    Plain,
+    /// Not at all: every row of the statement is NULL there.
+    Omitted,
+}
+
+/// An [`Emitter`] over column indexes shifted by `skip`: terms written from the
+/// `skip`-th column on.
+struct Skip<'e> {
+    inner: &'e mut dyn Emitter,
+    skip: usize,
+}
+
+impl Emitter for Skip<'_> {
+    fn sql(&mut self, sql: &str) {
+        self.inner.sql(sql);
+    }
+    fn column(&mut self, index: usize) -> QueryResult<()> {
+        self.inner.column(index + self.skip)
+    }
+    fn value(&mut self, index: usize) -> QueryResult<()> {
+        self.inner.value(index + self.skip)
+    }
+}
+
 /// `ORDER BY` expression for the keyset in a walk direction: every key column with its
 /// direction, and its NULL placement when nullable (`NULLS FIRST/LAST`, or a leading
 /// `col IS NULL` term on MySQL).
 pub struct KeysetOrder<K: Keyset> {
     walk: Direction,
+    /// How the leading column is written: in a branch of a leading NULL split, whose rows are
+    /// all values or all NULL there, without its placement or not at all.
+    leading: Leading,
     _model: PhantomData<fn() -> K>,
 }
 
@@ -332,7 +374,26 @@ impl<K: Keyset> KeysetOrder<K> {
     pub fn new(walk: Direction) -> Self {
         KeysetOrder {
             walk,
+            leading: Leading::Placed,
             _model: PhantomData,
+        }
+    }
+
+    /// The order of one arm of a leading NULL split on MySQL/MariaDB: the rows of the values
+    /// arm all have a value in the leading column, so it is written without its placement
+    /// term (`col IS NULL`); the rows of the NULL arm are all NULL there, so the column is left
+    /// out. The order of the arm's rows is the same, and it is the index's: with the term (or
+    /// with the NULL column) MariaDB sorted every row of the arm before its `LIMIT` (`Using
+    /// filesort`). PostgreSQL and SQLite keep the stated placement, which their indexes serve
+    /// (on PostgreSQL, without the leading column the NULL arm was read by the primary key).
+    pub(crate) fn of_split_arm(self, null_arm: bool) -> Self {
+        KeysetOrder {
+            leading: if null_arm {
+                Leading::Omitted
+            } else {
+                Leading::Plain
+            },
+            ..self
         }
     }
 
@@ -393,10 +454,31 @@ where
             out: &mut out,
             key: None,
         };
-        sql::write_order(
-            &mut pass,
-            sql::each_term(K::COLUMNS, self.walk),
-            dialect::<DB>(),
-        )
+        let terms = sql::each_term(K::COLUMNS, self.walk);
+        // PostgreSQL and SQLite read a stated placement from the index (PostgreSQL needs it
+        // to match an index declared with one); only MySQL's `col IS NULL` term sorts.
+        let leading = match dialect::<DB>().nulls_order_syntax {
+            true => Leading::Placed,
+            false => self.leading,
+        };
+        match leading {
+            Leading::Placed => sql::write_order(&mut pass, terms, dialect::<DB>()),
+            Leading::Plain => sql::write_order(
+                &mut pass,
+                terms.enumerate().map(|(i, t)| match i {
+                    0 => sql::Term { nulls: None, ..t },
+                    _ => t,
+                }),
+                dialect::<DB>(),
+            ),
+            Leading::Omitted => sql::write_order(
+                &mut Skip {
+                    inner: &mut pass,
+                    skip: 1,
+                },
+                terms.skip(1),
+                dialect::<DB>(),
+            ),
+        }
     }
 }

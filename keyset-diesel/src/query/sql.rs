@@ -8,8 +8,10 @@
 //!    own direction: `a >= $1 AND (a > $1 OR (a = $1 AND (b < $2 OR (b = $2 AND c > $3))))`.
 //!    On row-value backends a leading run of same-direction columns is one group, bounded by a
 //!    row value; on MySQL every column is its own group.
-//! 3. NULLs are never bound: a NULL key value becomes `IS NULL` / `IS NOT NULL` arms, and a
-//!    nullable column is never part of a row value.
+//! 3. NULLs are never bound: a NULL key value becomes `IS NULL` / `IS NOT NULL` arms. A
+//!    nullable column joins a row value only where its key value is not NULL and none of its
+//!    NULLs can follow the key in that seek (they sort first, or they are the other arm of a
+//!    leading NULL split), so the comparison's unknown result on a NULL drops exactly them.
 
 use diesel::QueryResult;
 
@@ -135,14 +137,30 @@ impl Group {
     }
 }
 
-fn groups(terms: &[Term], row_values: bool) -> SmallList<Group> {
+/// Splits `terms` into groups compared together. On a row-value backend a run of columns in
+/// one direction is one group, among them a nullable column whose key value is not NULL where no
+/// NULL of it can follow the key in this seek: its NULLs sort before the key (`NULLS FIRST`), or
+/// they are another arm (`values_only`, the leading column of a NULL split). There a row value
+/// drops the NULL rows as they must be dropped (a comparison with NULL is never true), and the
+/// index range starts at the key's full value (docs/DESIGN.md, "The seek predicate").
+fn groups(
+    terms: &[Term],
+    row_values: bool,
+    is_null: &dyn Fn(usize) -> bool,
+    values_only: bool,
+) -> SmallList<Group> {
+    let valued = |i: usize| match terms[i].nulls {
+        None => true,
+        Some(NullsOrder::First) => !is_null(i),
+        Some(NullsOrder::Last) => values_only && i == 0 && !is_null(i),
+    };
     let mut out: SmallList<Group> = SmallList::new();
     for (i, term) in terms.iter().enumerate() {
         let joins_previous = row_values
-            && term.nulls.is_none()
+            && valued(i)
             && out.last().is_some_and(|g| {
-                let prev = terms[g.end - 1];
-                prev.nulls.is_none() && prev.direction == term.direction
+                let prev = g.end - 1;
+                valued(prev) && terms[prev].direction == term.direction
             });
         match out.last_mut() {
             Some(g) if joins_previous => g.end = i + 1,
@@ -155,11 +173,11 @@ fn groups(terms: &[Term], row_values: bool) -> SmallList<Group> {
     out
 }
 
-/// Whether the seek of `terms` on a backend with `dialect` compares a row value (two or more
-/// columns in one group): what [`Paginated::expanded_seek`](crate::Paginated::expanded_seek)
-/// changes.
+/// Whether the seek of `terms` after a key without NULLs, on a backend with `dialect`, compares
+/// a row value (two or more columns in one group): what
+/// [`Paginated::expanded_seek`](crate::Paginated::expanded_seek) changes.
 pub(crate) fn writes_row_value(terms: &[Term], dialect: Dialect) -> bool {
-    groups(terms, dialect.row_values)
+    groups(terms, dialect.row_values, &|_| false, false)
         .iter()
         .any(|g| g.len() > 1)
 }
@@ -209,7 +227,7 @@ impl SeekPlan {
         if needs_null_split(terms, is_null) {
             return SeekPlan::NullSplit;
         }
-        let levels = groups(terms, dialect.row_values).len();
+        let levels = groups(terms, dialect.row_values, is_null, false).len();
         if per_level && levels > 1 {
             SeekPlan::PerLevel { levels }
         } else {
@@ -261,16 +279,21 @@ pub(crate) fn write_part(
     plan: SeekPlan,
     part: Part,
 ) -> QueryResult<()> {
-    let groups = groups(terms, dialect.row_values);
+    let row_values = dialect.row_values;
+    let groups = groups(terms, row_values, is_null, false);
     match (part, plan) {
         (Part::Probe, _) => {
             // At or before the key = the seek of the reversed walk, its last column inclusive.
             let reversed: SmallList<Term> = terms.iter().map(|t| t.reversed()).collect();
-            let groups = self::groups(&reversed, dialect.row_values);
+            // Nullable columns stay out of the probe's row values (grouped as if NULL): an
+            // inclusive seek of one group is `(row < key OR row = key)`, which PostgreSQL does
+            // not read as an index range, while the expanded form keeps its leading bound.
+            let groups = self::groups(&reversed, row_values, &|_| true, false);
             Writer::probe(&reversed, is_null, &groups).write_seek(e)
         }
         (Part::Arm(0), SeekPlan::Single) => Writer::seek(terms, is_null, &groups).write_seek(e),
         (Part::Arm(arm), SeekPlan::NullSplit) if arm < 2 => {
+            let groups = self::groups(terms, row_values, is_null, true);
             let w = Writer::values_only(terms, is_null, &groups);
             match (terms[0].nulls, arm) {
                 // NULLs after a value: first the values after it, then the NULL group.

@@ -50,6 +50,9 @@ pub struct UnionPage<Q, K: Keyset> {
     /// the count row).
     until: Option<FarBound<K>>,
     order: KeysetOrder<K>,
+    /// The `ORDER BY` of each arm: `order`, or when the arms split the leading column's values
+    /// from its NULL group, that of each split arm ([`KeysetOrder::of_split_arm`]).
+    arm_orders: [KeysetOrder<K>; 2],
     probe: bool,
     walk: Direction,
     deferred: bool,
@@ -77,12 +80,17 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
         limit: i64,
         count: bool,
     ) -> Self {
+        let arm_orders = match seek.null_arm() {
+            Some(null_arm) => [0, 1].map(|arm| order.of_split_arm(arm == null_arm)),
+            None => [order; 2],
+        };
         UnionPage {
             query,
             walk: order.walk(),
             seek,
             until: None,
             order,
+            arm_orders,
             probe,
             deferred,
             limit,
@@ -199,7 +207,10 @@ where
                         Some(Part::Arm(_)) => self.until.as_ref(),
                         _ => None,
                     },
-                    order: &self.order,
+                    order: match part {
+                        Some(Part::Arm(arm)) => self.arm_orders.get(arm).unwrap_or(&self.order),
+                        _ => &self.order,
+                    },
                     limit,
                     deferred: self.deferred,
                     index: self.index,

@@ -124,6 +124,56 @@ fn deep_pages_read_a_bounded_number_of_index_entries() {
     deep_page_reads!(&mut db, PlanMixed, mixed, direct);
 }
 
+/// Issue 35: a nullable key (`maybe ASC NULLS LAST, id ASC`) after a value cursor is a union
+/// of the values after it and the NULL group. Each arm orders its rows as the index holds them
+/// (no `maybe IS NULL` sort term in the values arm, no NULL column in the NULL arm), so neither
+/// arm sorts every row after the cursor: the default (deferred join) statement reads both
+/// arms' pages plus the cursor's ties.
+#[test]
+fn nullable_value_cursor_pages_read_a_bounded_number_of_index_entries() {
+    use keyset_test_suites::models::PlanNullable;
+    let mut db = deep_table();
+    let conn: &mut My = &mut db;
+    let order = "maybe IS NULL, maybe ASC, id ASC";
+    let depth = 24_075;
+    let id = plans::id_at(conn, order, depth);
+    let row: PlanNullable = plan_rows::table
+        .find(id)
+        .select(PlanNullable::as_select())
+        .first(conn)
+        .expect("deep row");
+    assert!(row.maybe.is_some(), "a value cursor");
+    let page_size = u64::from(PLAN_PAGE_SIZE);
+    let ties = (ROWS / 2 / SCORES) as u64;
+    for deferred in [None, Some(false)] {
+        let how = Read {
+            deferred,
+            ..Read::forward(PLAN_PAGE_SIZE)
+        };
+        conn.batch_execute("FLUSH STATUS").expect("flush status");
+        let page = <PlanNullable as Walk<My>>::read(conn, &1, Some(Cursor::after(row.key())), how)
+            .expect("page");
+        let (reads, report) = handler_reads(conn);
+        let expected = conn.ids(&format!(
+            "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+            depth + 1
+        ));
+        assert_eq!(
+            page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+            expected
+        );
+        eprintln!("PlanNullable deferred {deferred:?}: index reads {reads} ({report})");
+        // The direct form of a non-covering select is the planner's choice (see above):
+        // printed, asserted for the default only.
+        if deferred.is_none() {
+            assert!(
+                reads <= 2 * (page_size + 1) + ties + 10,
+                "{reads} index reads ({report})"
+            );
+        }
+    }
+}
+
 /// The page after the row at `DEPTH` of `$model` read in the direct form with
 /// `.force_index($index)` (with `declared`: no call, the model declares the index; a select
 /// list the index does not cover): checks its rows against the oracle, its SQL (the hint

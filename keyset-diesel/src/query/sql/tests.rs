@@ -149,9 +149,12 @@ fn mysql_never_gets_a_row_value() {
 fn null_key_values_become_is_null_arms_and_are_never_bound() {
     // docs/CASES.md C09: ASC NULLS LAST, cursor name = NULL: one arm, `IS NULL` is indexable.
     assert_eq!(seek("a/last a", &[0], PG), "(c0 IS NULL AND c1 > $1)");
-    // NULLS FIRST, value cursor: the NULLs are behind, the bound holds.
+    // NULLS FIRST, value cursor: the NULLs are behind it, so the column joins the row value
+    // (a comparison with NULL is never true: the NULL group stays out, as it must).
+    assert_eq!(seek("a/first a", &[], PG), "(c0, c1) > ($0, $1)");
+    // On MySQL (no row values) the bound holds.
     assert_eq!(
-        seek("a/first a", &[], PG),
+        seek("a/first a", &[], MYSQL),
         "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND c1 > $1))"
     );
     // A nullable column after the leading one stays inside its equality branch.
@@ -170,8 +173,25 @@ fn a_leading_null_group_on_the_far_side_is_its_own_arm() {
     let n = |spec: &str, nulls: &[usize]| plan(spec, nulls, PG, false).arms();
     // C10: non-null cursor, NULLs after it: the values after it, then the NULL group.
     assert_eq!(n("a/last a", &[]), 2);
+    // Issue 35, item 2: the values arm holds no NULL of the leading column, so where the
+    // directions agree it is one row value, an index range that starts at the key (PostgreSQL
+    // filtered the key's tie group column by column before).
     assert_eq!(
         part("a/last a", &[], PG, Part::Arm(0)),
+        "(c0, c1) > ($0, $1)"
+    );
+    assert_eq!(
+        part("d/last d", &[], PG, Part::Arm(0)),
+        "(c0, c1) < ($0, $1)"
+    );
+    // Directions that differ keep the factored form with its leading bound.
+    assert_eq!(
+        part("a/last d", &[], PG, Part::Arm(0)),
+        "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND c1 < $1))"
+    );
+    // No row values on MySQL.
+    assert_eq!(
+        part("a/last a", &[], MYSQL, Part::Arm(0)),
         "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND c1 > $1))"
     );
     assert_eq!(part("a/last a", &[], PG, Part::Arm(1)), "c0 IS NULL");
@@ -191,6 +211,36 @@ fn a_leading_null_group_on_the_far_side_is_its_own_arm() {
     assert_eq!(n("a/last a", &[0]), 1);
     assert_eq!(n("a/first a", &[]), 1);
     assert_eq!(n("a d/last a", &[]), 1);
+}
+
+#[test]
+fn a_nullable_column_joins_the_row_value_only_where_no_null_can_follow_the_key() {
+    // Inside: NULLS FIRST with a value is after every NULL, so `(c0, c1, c2)` is exact.
+    assert_eq!(seek("a a/first a", &[], PG), "(c0, c1, c2) > ($0, $1, $2)");
+    // A NULL key value is never bound: its column stays on its own, as `IS NULL` arms.
+    assert_eq!(
+        seek("a a/first a", &[1], PG),
+        "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND (c1 IS NOT NULL OR (c1 IS NULL AND c2 > $2))))"
+    );
+    // NULLS LAST after the leading column: the NULL group follows the key inside its tie
+    // group, so the column keeps `OR c1 IS NULL` and no row value holds it.
+    assert_eq!(
+        seek("a a/last a", &[], PG),
+        "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND ((c1 > $1 OR c1 IS NULL) OR (c1 = $1 AND c2 > $2))))"
+    );
+    // The probe (inclusive) keeps a nullable column out of its row values: one inclusive
+    // group would be `(row < key OR row = key)`, no index range on PostgreSQL; the expanded
+    // form keeps its leading bound.
+    assert_eq!(
+        part("a/last a", &[], PG, Part::Probe),
+        "c0 <= $0 AND (c0 < $0 OR (c0 = $0 AND (c1 < $1 OR (c1 = $1))))"
+    );
+    // The levels of a per-level seek follow the same groups: one level, one seek.
+    assert_eq!(plan("a/first a", &[], PG, true), SeekPlan::Single);
+    assert_eq!(
+        plan("a/first a", &[], MYSQL, true),
+        SeekPlan::PerLevel { levels: 2 }
+    );
 }
 
 #[test]
@@ -365,7 +415,7 @@ fn short_lists_keep_every_item_past_the_inline_ones() {
     ));
     assert_eq!(short.to_vec(), many);
     // Alternating directions: one group per column.
-    let groups = super::groups(&many, true);
+    let groups = super::groups(&many, true, &|_| false, false);
     assert_eq!(groups.len(), many.len());
     assert_eq!(groups.last().map(|g| g.start), Some(many.len() - 1));
     let few: super::super::small_list::SmallList<Term> = many[..3].iter().copied().collect();

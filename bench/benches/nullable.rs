@@ -1,0 +1,290 @@
+//! Section 2b of `docs/PERFORMANCE.md`: a nullable key column paged deep against its first
+//! page, on PostgreSQL, SQLite and MariaDB.
+//!
+//! One table per backend, `nullable_rows (id, score NULL, payload)`, 200,000 rows: `score` is
+//! NULL on every tenth row and otherwise `id * 7919 % 200` (900 rows per value), indexed
+//! `(score, id)`. The keyset is `score ASC NULLS LAST, id ASC`. The deep page follows the row
+//! at depth 90,450, half-way into the tie group of its score (450 rows of the group before the
+//! cursor), so a seek that bounds only `score` reads and drops those 450 rows. Three reads are
+//! timed, interleaved (one of each per round, 300 rounds after 20 uncounted ones), medians:
+//! the first page, the deep page in the default form, and the deep page with
+//! `.expanded_seek(true)`, which writes the values arm column by column as the crate did before
+//! (`score >= $1 AND (score > $1 OR (score = $1 AND id > $2))`). Every page is checked equal to
+//! the rows `ORDER BY .. LIMIT 20 OFFSET ..` reads first.
+//!
+//! `cargo bench -p keyset-bench --bench nullable` (or `bash scripts/bench.sh nullable`;
+//! `KEYSET_BENCH_BACKENDS=postgres,sqlite` for a subset). Rewrites section 2b in place.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use diesel::connection::SimpleConnection;
+use diesel::prelude::*;
+use keyset_diesel::{Cursor, PaginateDsl};
+
+#[path = "pagination/section.rs"]
+mod section;
+
+const ROWS: i64 = 200_000;
+const PAGE: u32 = 20;
+const DEPTH: i64 = 90_450;
+const ROUNDS: usize = 300;
+const WARM_UP: usize = 20;
+/// Issue 35's goal for a nullable key: deep page / first page.
+const TARGET: f64 = 1.2;
+
+diesel::table! {
+    nullable_rows (id) {
+        id -> BigInt,
+        score -> Nullable<Integer>,
+        payload -> Text,
+    }
+}
+
+#[derive(Debug, Clone, Queryable, Selectable, keyset_diesel::Keyset)]
+#[diesel(table_name = nullable_rows)]
+struct Nullable {
+    #[keyset(asc, nulls_last)]
+    score: Option<i32>,
+    #[keyset(asc, unique)]
+    id: i64,
+    #[allow(dead_code)] // read, as a page's rows are
+    payload: String,
+}
+
+fn wanted(backend: &str) -> bool {
+    std::env::var("KEYSET_BENCH_BACKENDS").map_or(true, |v| v.split(',').any(|b| b == backend))
+}
+
+/// `CREATE TABLE`, the rows and the index, as one script for `batch_execute`.
+fn load_script(bigint: &str, analyze: &str) -> String {
+    let mut sql = format!(
+        "DROP TABLE IF EXISTS nullable_rows; \
+         CREATE TABLE nullable_rows (id {bigint} PRIMARY KEY, score INTEGER NULL, payload TEXT NOT NULL);"
+    );
+    for chunk in (1..=ROWS).collect::<Vec<_>>().chunks(2_000) {
+        sql.push_str("INSERT INTO nullable_rows (id, score, payload) VALUES ");
+        let values: Vec<String> = chunk
+            .iter()
+            .map(|id| {
+                let score = if id % 10 == 0 {
+                    "NULL".to_string()
+                } else {
+                    ((id * 7919) % 200).to_string()
+                };
+                format!("({id}, {score}, 'row {id} of the nullable benchmark, about eighty characters long')")
+            })
+            .collect();
+        sql.push_str(&values.join(", "));
+        sql.push(';');
+    }
+    sql.push_str("CREATE INDEX nullable_rows_score_id ON nullable_rows (score, id);");
+    sql.push_str(analyze);
+    sql
+}
+
+/// Medians of one backend's three reads, in seconds.
+struct Measured {
+    backend: &'static str,
+    first: f64,
+    deep: f64,
+    deep_expanded: f64,
+}
+
+fn median(mut v: Vec<Duration>) -> f64 {
+    v.sort();
+    v[v.len() / 2].as_secs_f64()
+}
+
+macro_rules! measure {
+    ($backend:expr, $conn:expr, $order_sql:expr) => {{
+        let conn = $conn;
+        let ids = |conn: &mut _, offset: i64| -> Vec<i64> {
+            #[derive(QueryableByName)]
+            struct Id {
+                #[diesel(sql_type = diesel::sql_types::BigInt)]
+                id: i64,
+            }
+            diesel::sql_query(format!(
+                "SELECT id FROM nullable_rows ORDER BY {} LIMIT {PAGE} OFFSET {offset}",
+                $order_sql
+            ))
+            .load::<Id>(conn)
+            .expect("oracle")
+            .into_iter()
+            .map(|r| r.id)
+            .collect()
+        };
+        let cursor_id = ids(conn, DEPTH)[0];
+        let row: Nullable = nullable_rows::table
+            .find(cursor_id)
+            .select(Nullable::as_select())
+            .first(conn)
+            .expect("cursor row");
+        assert!(row.score.is_some(), "a value cursor");
+        let cursor = Cursor::after_row(&row);
+        let query = || nullable_rows::table.select(Nullable::as_select());
+        let first = |conn: &mut _| query().paginate_after(None).page_size(PAGE).load_page(conn);
+        let deep = |conn: &mut _| {
+            query()
+                .paginate_after(Some(cursor.clone()))
+                .page_size(PAGE)
+                .load_page(conn)
+        };
+        let deep_expanded = |conn: &mut _| {
+            query()
+                .paginate_after(Some(cursor.clone()))
+                .page_size(PAGE)
+                .expanded_seek(true)
+                .load_page(conn)
+        };
+        let got = |page: diesel::QueryResult<keyset_diesel::Page<Nullable>>| -> Vec<i64> {
+            page.expect("page").items.iter().map(|r| r.id).collect()
+        };
+        assert_eq!(got(first(conn)), ids(conn, 0), "first page");
+        assert_eq!(got(deep(conn)), ids(conn, DEPTH + 1), "deep page");
+        assert_eq!(
+            got(deep_expanded(conn)),
+            ids(conn, DEPTH + 1),
+            "deep page, expanded"
+        );
+        let (mut t_first, mut t_deep, mut t_expanded) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..WARM_UP + ROUNDS {
+            let t = Instant::now();
+            std::hint::black_box(first(conn).expect("first"));
+            let a = t.elapsed();
+            let t = Instant::now();
+            std::hint::black_box(deep(conn).expect("deep"));
+            let b = t.elapsed();
+            let t = Instant::now();
+            std::hint::black_box(deep_expanded(conn).expect("deep expanded"));
+            let c = t.elapsed();
+            if round >= WARM_UP {
+                t_first.push(a);
+                t_deep.push(b);
+                t_expanded.push(c);
+            }
+        }
+        let m = Measured {
+            backend: $backend,
+            first: median(t_first),
+            deep: median(t_deep),
+            deep_expanded: median(t_expanded),
+        };
+        eprintln!(
+            "[nullable] {}: first {:.3} ms, deep {:.3} ms ({:.2}), deep expanded {:.3} ms ({:.2})",
+            m.backend,
+            m.first * 1e3,
+            m.deep * 1e3,
+            m.deep / m.first,
+            m.deep_expanded * 1e3,
+            m.deep_expanded / m.first
+        );
+        m
+    }};
+}
+
+fn render(rows: &[Measured], took: Duration) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "{}", section::NULLABLE.start);
+    let _ = writeln!(s, "## 2b. Nullable keys: deep page against first page\n");
+    let _ = writeln!(
+        s,
+        "Written by `bash scripts/bench.sh nullable` (`cargo bench -p keyset-bench --bench \
+         nullable`) on {} UTC in {:.1} minutes. One table per backend, `nullable_rows (id, score, \
+         payload)`, {ROWS} rows: `score` is NULL on every tenth row and otherwise `id * 7919 % 200` \
+         (900 rows per value), indexed `(score, id)`; keyset `score ASC NULLS LAST, id ASC`, pages \
+         of {PAGE}. The deep page follows the row at depth {DEPTH}, a value half-way into its tie \
+         group (450 rows of the group before it). A page after a value is two arms in one \
+         statement, the values after the cursor and the NULL group ([SQL.md](SQL.md), \"Nullable \
+         key columns\"). \"default\" writes the values arm as one row value on PostgreSQL and \
+         SQLite, `(score, id) > ($1, $2)`, an index range from the cursor; \"column by column\" is \
+         the same page with `.expanded_seek(true)`, `score >= $1 AND (score > $1 OR (score = $1 \
+         AND id > $2))`, the form every backend had before, whose index range starts at the \
+         cursor's score and filters the 450 rows of its group before the cursor (MariaDB writes \
+         that form either way: it has no row-value seek). Medians of {ROUNDS} interleaved rounds \
+         (one read of each per round, after {WARM_UP} uncounted rounds); every page was first \
+         checked equal to `ORDER BY .. LIMIT {PAGE} OFFSET ..`. Target: deep / first ≤ {TARGET} \
+         in the default form.\n",
+        chrono::Utc::now().format("%Y-%m-%d %H:%M"),
+        took.as_secs_f64() / 60.0
+    );
+    let _ = writeln!(
+        s,
+        "| backend | first page | deep page, default | deep / first | | deep page, column by column | deep / first |"
+    );
+    let _ = writeln!(s, "|---|---:|---:|---:|---|---:|---:|");
+    for m in rows {
+        let ratio = m.deep / m.first;
+        let _ = writeln!(
+            s,
+            "| {} | {:.3} ms | {:.3} ms | {ratio:.2} | {} | {:.3} ms | {:.2} |",
+            m.backend,
+            m.first * 1e3,
+            m.deep * 1e3,
+            if ratio <= TARGET { "met" } else { "**missed**" },
+            m.deep_expanded * 1e3,
+            m.deep_expanded / m.first
+        );
+    }
+    let _ = write!(s, "\n{}", section::NULLABLE.end);
+    s
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing here takes arguments.
+    let started = Instant::now();
+    let mut rows = Vec::new();
+    if wanted("postgres") {
+        let url = std::env::var("KEYSET_PG_URL")
+            .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
+        let mut conn = PgConnection::establish(&url).expect("PostgreSQL");
+        conn.batch_execute(&load_script("BIGINT", "VACUUM ANALYZE nullable_rows;"))
+            .expect("load");
+        rows.push(measure!(
+            "PostgreSQL",
+            &mut conn,
+            "score ASC NULLS LAST, id ASC"
+        ));
+        conn.batch_execute("DROP TABLE nullable_rows")
+            .expect("drop");
+    }
+    if wanted("sqlite") {
+        let path = std::env::temp_dir().join(format!(
+            "keyset_nullable_bench_{}.sqlite",
+            std::process::id()
+        ));
+        let mut conn = SqliteConnection::establish(&path.display().to_string()).expect("SQLite");
+        conn.batch_execute(&load_script("INTEGER", "ANALYZE;"))
+            .expect("load");
+        rows.push(measure!(
+            "SQLite",
+            &mut conn,
+            "score ASC NULLS LAST, id ASC"
+        ));
+        drop(conn);
+        let _ = std::fs::remove_file(path);
+    }
+    if wanted("mysql") {
+        let url = std::env::var("KEYSET_MYSQL_URL")
+            .map(|u| format!("{}/test", u.trim_end_matches('/')))
+            .unwrap_or_else(|_| "mysql://root@127.0.0.1:3306/test".to_string());
+        let mut conn = MysqlConnection::establish(&url).expect("MariaDB");
+        conn.batch_execute(&load_script("BIGINT", "ANALYZE TABLE nullable_rows;"))
+            .expect("load");
+        rows.push(measure!(
+            "MariaDB",
+            &mut conn,
+            "score IS NULL, score ASC, id ASC"
+        ));
+        conn.batch_execute("DROP TABLE nullable_rows")
+            .expect("drop");
+    }
+    let text = render(&rows, started.elapsed());
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let doc = std::fs::read_to_string(&path).unwrap_or_default();
+    std::fs::write(&path, section::NULLABLE.replace(&doc, &text))
+        .expect("write docs/PERFORMANCE.md");
+    eprintln!("[nullable] wrote section 2b of {}", path.display());
+}
