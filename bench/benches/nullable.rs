@@ -228,6 +228,16 @@ fn render(rows: &[Measured], took: Duration) -> String {
             m.deep_expanded / m.first
         );
     }
+    let _ = writeln!(
+        s,
+        "\nReading the table: on MariaDB the first page of a `NULLS LAST` keyset is sorted whole \
+         (its placement is a leading `score IS NULL` sort term, which no index serves: `Using \
+         filesort` over every row), so its ratio is met only because its first page is slow; \
+         later pages are two arms each read in index order. On SQLite the deep page costs the \
+         same in both forms, so the row value is not what it pays for: the rest is the two-arm \
+         statement itself (two co-routines merged), not yet explained by a count; open in \
+         issue 35."
+    );
     let _ = write!(s, "\n{}", section::NULLABLE.end);
     s
 }
@@ -240,8 +250,11 @@ fn main() {
         let url = std::env::var("KEYSET_PG_URL")
             .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/test".to_string());
         let mut conn = PgConnection::establish(&url).expect("PostgreSQL");
-        conn.batch_execute(&load_script("BIGINT", "VACUUM ANALYZE nullable_rows;"))
+        conn.batch_execute(&load_script("BIGINT", ""))
             .expect("load");
+        // Not inside the implicit transaction of a multi-statement batch.
+        conn.batch_execute("VACUUM ANALYZE nullable_rows")
+            .expect("analyze");
         rows.push(measure!(
             "PostgreSQL",
             &mut conn,
