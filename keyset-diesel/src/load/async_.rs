@@ -92,6 +92,7 @@ use crate::paginate::Paginated;
 use crate::query::shape::shape;
 use crate::query::typing::{
     TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
+    SPLIT_BACKWARD, SPLIT_FORWARD,
 };
 use crate::query::{PageSource, PageStatement, UnionPage};
 
@@ -248,6 +249,8 @@ where
     TypeKeyed<PageStatement<Q, K>, AFTER_FORWARD>: LoadQuery<'query, Conn, K> + 'query,
     TypeKeyed<PageStatement<Q, K>, AFTER_BACKWARD>: LoadQuery<'query, Conn, K> + 'query,
     UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)> + 'query,
+    TypeKeyed<UnionPage<Q, K>, SPLIT_FORWARD>: LoadQuery<'query, Conn, (K, K::Key, i32)> + 'query,
+    TypeKeyed<UnionPage<Q, K>, SPLIT_BACKWARD>: LoadQuery<'query, Conn, (K, K::Key, i32)> + 'query,
     WithTotal<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)> + 'query,
     WithTotal<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)> + 'query,
 {

@@ -13,6 +13,7 @@ use crate::paginate::{PaginateDsl, Paginated};
 use crate::query::shape::shape;
 use crate::query::typing::{
     TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
+    SPLIT_BACKWARD, SPLIT_FORWARD,
 };
 use crate::query::{PageSource, PageStatement, UnionPage};
 
@@ -31,6 +32,7 @@ macro_rules! load_page_query {
     ($query:expr, $db:ty, $total:expr, |$q:ident| $load:expr) => {{
         use $crate::query::typing::{
             TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
+            SPLIT_BACKWARD, SPLIT_FORWARD,
         };
         use $crate::query::{PageQuery, StaticShape};
         match ($query, $total) {
@@ -56,6 +58,11 @@ macro_rules! load_page_query {
                         let $q = TypeKeyed::<_, AFTER_BACKWARD>(statement);
                         $load
                     }
+                    // A statement is never split: no statement has these shapes.
+                    Some(StaticShape::SplitForward | StaticShape::SplitBackward) => {
+                        let $q = statement;
+                        $load
+                    }
                 })
             }
             (PageQuery::Statement(statement), true) => {
@@ -63,8 +70,20 @@ macro_rules! load_page_query {
                 $crate::load::Loaded::CountedRows($load)
             }
             (PageQuery::Union(union), false) => {
-                let $q = union;
-                $crate::load::Loaded::Union($load)
+                $crate::load::Loaded::Union(match union.static_shape::<$db>() {
+                    Some(StaticShape::SplitForward) => {
+                        let $q = TypeKeyed::<_, SPLIT_FORWARD>(union);
+                        $load
+                    }
+                    Some(StaticShape::SplitBackward) => {
+                        let $q = TypeKeyed::<_, SPLIT_BACKWARD>(union);
+                        $load
+                    }
+                    _ => {
+                        let $q = union;
+                        $load
+                    }
+                })
             }
             (PageQuery::Union(union), true) => {
                 let $q = WithTotal(union);
@@ -180,6 +199,8 @@ where
     TypeKeyed<PageStatement<Q, K>, AFTER_FORWARD>: LoadQuery<'query, Conn, K>,
     TypeKeyed<PageStatement<Q, K>, AFTER_BACKWARD>: LoadQuery<'query, Conn, K>,
     UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
+    TypeKeyed<UnionPage<Q, K>, SPLIT_FORWARD>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
+    TypeKeyed<UnionPage<Q, K>, SPLIT_BACKWARD>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
     WithTotal<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)>,
     WithTotal<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)>,
 {

@@ -157,6 +157,15 @@ impl<K: Keyset> SeekPredicate<K> {
             && (0..K::COLUMNS.len()).all(|i| !KeyTuple::is_null(&self.key, i))
     }
 
+    /// Whether this seek is a leading NULL split whose text is the one every such seek of `K`
+    /// in `walk`'s direction has on `DB`: the backend's own dialect, and no NULL in the key
+    /// (then the split is the values after the key and the NULL group).
+    pub(crate) fn split_text_is_fixed<DB: KeysetBackend>(&self) -> bool {
+        self.plan == SeekPlan::NullSplit
+            && self.dialect::<DB>() == keyset_dialect::<DB, K>()
+            && (0..K::COLUMNS.len()).all(|i| !KeyTuple::is_null(&self.key, i))
+    }
+
     /// Writes `part` of the seek: an arm of its plan, or the probe of the other side.
     pub(crate) fn walk_part<'b, DB>(
         &'b self,

@@ -80,6 +80,11 @@ pub(crate) enum StaticShape {
     AfterForward,
     /// A later page backward: the seek before the cursor.
     AfterBackward,
+    /// A later page forward whose seek splits the leading column's values from its NULL group
+    /// (a union of two arms, [`UnionPage::static_shape`](super::UnionPage::static_shape)).
+    SplitForward,
+    /// The same, backward.
+    SplitBackward,
 }
 
 impl<Q, K: Keyset> PageStatement<Q, K> {

@@ -57,6 +57,17 @@ struct Maybe {
     id: i64,
 }
 
+/// `m DESC NULLS FIRST, id DESC`: a nullable leading column whose NULLs come first, so a page
+/// backward after a value has the NULL group on the far side (a split union).
+#[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
+#[diesel(table_name = maybes)]
+struct MaybeFirst {
+    #[keyset(desc, nulls_first)]
+    m: Option<i32>,
+    #[keyset(desc, unique)]
+    id: i64,
+}
+
 /// `a ASC, m ASC NULLS FIRST, id ASC`: a nullable column after the leading one.
 #[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
 #[diesel(table_name = mids)]
@@ -94,7 +105,7 @@ where
 {
     match shape::<DB, _, _, _>(paginated).expect("a page query").0 {
         PageQuery::Statement(s) => s.static_shape::<DB>(),
-        PageQuery::Union(_) => None,
+        PageQuery::Union(u) => u.static_shape::<DB>(),
     }
 }
 
@@ -212,16 +223,49 @@ fn pages_in_the_default_form_have_a_static_shape_and_every_other_page_none() {
         ),
         Some(StaticShape::AfterForward)
     );
-    // A nullable leading column: the first page is fixed; a later page is a union around the
-    // NULL group, or (NULL cursor, NULLs last) writes `IS NULL` arms.
+    // A nullable leading column: the first page is fixed; a later page after a value is a
+    // union around the NULL group whose text the types fix too (issue 35: cached by type, as a
+    // one-statement page is); a NULL cursor (NULLs last) writes `IS NULL` arms.
     let maybes = || maybes::table.select(maybes::id);
     let maybe = |p: Paginated<_, Maybe>| fixed::<Sqlite, Maybe, _>(p);
+    let value = || Some(Cursor::<Maybe>::after((Some(1), 2)));
     assert_eq!(
         maybe(maybes().paginate_after(None)),
         Some(StaticShape::FirstForward)
     );
     assert_eq!(
-        maybe(maybes().paginate_after(Some(Cursor::after((Some(1), 2))))),
+        maybe(maybes().paginate_after(value())),
+        Some(StaticShape::SplitForward)
+    );
+    // Backward from a NULL (the reversed order has NULLs first): a split after a NULL key,
+    // whose text has one bind fewer.
+    assert_eq!(
+        maybe(maybes().paginate_before(Some(Cursor::before((None, 2))))),
+        None
+    );
+    // The split union with anything that changes its text is found by its text.
+    assert_eq!(
+        maybe(maybes().paginate_after(value()).expanded_seek(true)),
+        None
+    );
+    assert_eq!(
+        maybe(maybes().paginate_after(value()).exact_flags(true)),
+        None
+    );
+    assert_eq!(
+        maybe(maybes().paginate_after(value()).with_total_count()),
+        None
+    );
+    assert_eq!(
+        maybe(maybes().paginate_after(value()).force_index(None)),
+        None
+    );
+    assert_eq!(
+        maybe(
+            maybes()
+                .paginate_after(value())
+                .until(Some(Cursor::after((Some(9), 9))))
+        ),
         None
     );
     assert_eq!(
@@ -519,10 +563,11 @@ where
     let mut keyed = 0;
     for paginated in every_option::<Q, K>(&query, cursors) {
         let (query, _) = shape::<DB, _, _, _>(paginated.clone()).expect("a page query");
-        let PageQuery::Statement(statement) = &query else {
-            continue;
+        let shape = match &query {
+            PageQuery::Statement(statement) => statement.static_shape::<DB>(),
+            PageQuery::Union(union) => union.static_shape::<DB>(),
         };
-        let Some(shape) = statement.static_shape::<DB>() else {
+        let Some(shape) = shape else {
             continue;
         };
         keyed += 1;
@@ -555,6 +600,7 @@ fn a_static_id_never_names_two_texts() {
         Pair: KeysetSql<DB>,
         Ascending: KeysetSql<DB>,
         Maybe: KeysetSql<DB>,
+        MaybeFirst: KeysetSql<DB>,
         Mid: KeysetSql<DB>,
         diesel::dsl::Select<rows::table, rows::id>: SelectParts<DB>,
         diesel::dsl::Select<pairs::table, pairs::id>: SelectParts<DB>,
@@ -567,6 +613,8 @@ fn a_static_id_never_names_two_texts() {
         PageQuery<diesel::dsl::Select<pairs::table, pairs::id>, Ascending>:
             diesel::query_builder::QueryFragment<DB>,
         PageQuery<diesel::dsl::Select<maybes::table, maybes::id>, Maybe>:
+            diesel::query_builder::QueryFragment<DB>,
+        PageQuery<diesel::dsl::Select<maybes::table, maybes::id>, MaybeFirst>:
             diesel::query_builder::QueryFragment<DB>,
         PageQuery<diesel::dsl::Select<mids::table, mids::id>, Mid>:
             diesel::query_builder::QueryFragment<DB>,
@@ -584,8 +632,13 @@ fn a_static_id_never_names_two_texts() {
                 pairs::table.select(pairs::id),
                 &[None, Some((5, 3))],
             ),
-            // Forward after a value, a NULL group follows (a union): never a static shape.
+            // Forward after a value, a NULL group follows (a split union, `SplitForward`).
             static_shapes_name_one_text::<DB, Maybe, _>(
+                maybes::table.select(maybes::id),
+                &[None, Some((Some(1), 2)), Some((None, 2))],
+            ),
+            // Backward after a value, the NULL group is beyond it (`SplitBackward`).
+            static_shapes_name_one_text::<DB, MaybeFirst, _>(
                 maybes::table.select(maybes::id),
                 &[None, Some((Some(1), 2)), Some((None, 2))],
             ),
@@ -605,10 +658,10 @@ fn a_static_id_never_names_two_texts() {
     results.push(on::<diesel::sqlite::Sqlite>());
     #[cfg(feature = "mysql")]
     results.push(on::<diesel::mysql::Mysql>());
-    // The rule keys many pages by type, of every shape on every backend: the test is not
-    // vacuous.
+    // The rule keys many pages by type, of every shape on every backend (the split unions
+    // included): the test is not vacuous.
     for (keyed, shapes) in results {
         assert!(keyed > 300, "{keyed}");
-        assert_eq!(shapes.len(), 4, "{shapes:?}");
+        assert_eq!(shapes.len(), 6, "{shapes:?}");
     }
 }

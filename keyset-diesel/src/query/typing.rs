@@ -6,7 +6,10 @@
 //!   are one of four [`StaticShape`]s whose SQL their types fix
 //!   ([`PageStatement::static_shape`]); such a page loads as `TypeKeyed<PageStatement<Q, K>,
 //!   SHAPE>`, whose id is `(Q's id, K, SHAPE)`, and a cached page costs no SQL writing
-//!   (docs/PERFORMANCE.md, section 2a). Every other page keeps the SQL-text key.
+//!   (docs/PERFORMANCE.md, section 2a). A later page whose seek splits a leading nullable
+//!   column's values from its NULL group is a union of two arms whose SQL its types fix too
+//!   ([`UnionPage::static_shape`]): it loads as `TypeKeyed<UnionPage<Q, K>, SPLIT_..>`. Every
+//!   other page keeps the SQL-text key.
 //! * [`WithTotal`]: a page statement built with the total count, typed with its
 //!   `__keyset_total` column (`BigInt`) last.
 
@@ -28,6 +31,10 @@ pub(crate) const FIRST_BACKWARD: u8 = StaticShape::FirstBackward as u8;
 pub(crate) const AFTER_FORWARD: u8 = StaticShape::AfterForward as u8;
 /// [`StaticShape::AfterBackward`] as `TypeKeyed`'s parameter.
 pub(crate) const AFTER_BACKWARD: u8 = StaticShape::AfterBackward as u8;
+/// [`StaticShape::SplitForward`] as `TypeKeyed`'s parameter.
+pub(crate) const SPLIT_FORWARD: u8 = StaticShape::SplitForward as u8;
+/// [`StaticShape::SplitBackward`] as `TypeKeyed`'s parameter.
+pub(crate) const SPLIT_BACKWARD: u8 = StaticShape::SplitBackward as u8;
 
 /// A page statement loaded with a static query id: the same SQL and binds as the statement it
 /// wraps, identified by `(Q::QueryId, K, SHAPE)`, so Diesel's statement cache finds it by type.
@@ -49,6 +56,20 @@ impl<Q: QueryId, K: Keyset + 'static, const SHAPE: u8> QueryId
 
 impl<Q: Query, K: Keyset, const SHAPE: u8> Query for TypeKeyed<PageStatement<Q, K>, SHAPE> {
     type SqlType = Q::SqlType;
+}
+
+impl<Q: QueryId, K: Keyset + 'static, const SHAPE: u8> QueryId
+    for TypeKeyed<UnionPage<Q, K>, SHAPE>
+{
+    type QueryId = (Q::QueryId, K, ShapeId<SHAPE>);
+    const HAS_STATIC_QUERY_ID: bool = Q::HAS_STATIC_QUERY_ID;
+}
+
+impl<Q: Query, K: Keyset, const SHAPE: u8> Query for TypeKeyed<UnionPage<Q, K>, SHAPE>
+where
+    UnionPage<Q, K>: Query,
+{
+    type SqlType = <UnionPage<Q, K> as Query>::SqlType;
 }
 
 impl<S, const SHAPE: u8> RunQueryDslSupport for TypeKeyed<S, SHAPE> {}

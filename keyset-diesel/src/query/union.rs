@@ -31,10 +31,10 @@ use diesel::sql_types::{BigInt, HasSqlType, Integer};
 use diesel::QueryResult;
 
 use super::seek::{FarBound, KeysetOrder, SeekPredicate};
-use super::source::SelectParts;
+use super::source::{PageSource, SelectParts};
 use super::sql::{self, Emitter, Part};
 use super::statement::{
-    key_alias, walk_limit, walk_statement, RowKind, Statement, Total, KIND_ALIAS,
+    key_alias, walk_limit, walk_statement, RowKind, Statement, StaticShape, Total, KIND_ALIAS,
 };
 use crate::backend::{dialect, KeysetBackend};
 use crate::cursor::Direction;
@@ -111,6 +111,45 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
     pub(crate) fn until(mut self, until: Option<FarBound<K>>) -> Self {
         self.until = until;
         self
+    }
+
+    /// The shape whose SQL text this union's types fix on `DB`, if its text is that one (as
+    /// [`PageStatement::static_shape`](super::PageStatement::static_shape)): a leading NULL
+    /// split after a key without NULLs in the backend's own dialect, with no probe, count row
+    /// or far bound, and the index and deferred join the keyset and backend choose by default.
+    /// Decided from every field the writer reads, named one by one.
+    pub(crate) fn static_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
+    where
+        Q: PageSource<K>,
+    {
+        let UnionPage {
+            query,
+            seek,
+            until,
+            order: _,
+            arm_orders: _,
+            probe,
+            walk,
+            deferred,
+            limit: _,
+            probe_limit: _,
+            outer_limit: _,
+            count,
+            index,
+        } = self;
+        // `order` and `arm_orders` follow from `walk` and the seek's plan.
+        let default_index = query.default_index();
+        let default_deferred = DB::DEFERRED_JOIN && default_index.is_none();
+        let fixed = until.is_none()
+            && !*probe
+            && !*count
+            && *index == default_index
+            && *deferred == default_deferred
+            && seek.split_text_is_fixed::<DB>();
+        fixed.then_some(match walk {
+            Direction::Forward => StaticShape::SplitForward,
+            Direction::Backward => StaticShape::SplitBackward,
+        })
     }
 
     /// The branches, in order: every arm of the seek, then the probe, then the count row
