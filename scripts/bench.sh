@@ -9,6 +9,8 @@
 #   bash scripts/bench.sh instructions   # only section 2a (a few minutes, load-independent)
 #   bash scripts/bench.sh concurrency    # only section 4a (concurrent walkers, about 3 minutes)
 #   bash scripts/bench.sh nullable       # only section 2b (a nullable key, deep against first)
+#   bash scripts/bench.sh compile        # only section 5 (what the derive costs to compile;
+#                                        # not in the full run)
 #   bash scripts/bench.sh scale          # only section 4b (10M rows on one tenant; not in the
 #                                        # full run: the first run loads ~3 GB per backend)
 #   bash scripts/bench.sh shards         # only section 4c (a table partitioned across two
@@ -29,6 +31,10 @@ fi
 
 if [ "${1:-}" = "instructions" ]; then
     cargo bench -p keyset-bench --bench instructions
+    exit
+fi
+if [ "${1:-}" = "compile" ]; then
+    cargo bench -p keyset-bench --bench compile
     exit
 fi
 if [ "${1:-}" = "nullable" ]; then

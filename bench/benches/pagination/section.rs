@@ -1,5 +1,5 @@
 //! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
-//! (the `instructions` target), 2b (the `nullable` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target)
+//! (the `instructions` target), 2b (the `nullable` target), 5 (the `compile` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target)
 //! and 4c (the `shards` target). The `pagination` target
 //! rewrites the rest of the file and keeps these sections as it finds them; each target
 //! replaces only its own.
@@ -28,6 +28,14 @@ pub const NULLABLE: Section = Section {
     start: "<!-- section 2b: written by `bash scripts/bench.sh nullable` -->",
     end: "<!-- end of section 2b -->",
     next: &["## 3. Tokens"],
+};
+
+/// Section 5, what the derive costs to compile.
+#[allow(dead_code)] // Not every target uses every section.
+pub const COMPILE: Section = Section {
+    start: "<!-- section 5: written by `bash scripts/bench.sh compile` -->",
+    end: "<!-- end of section 5 -->",
+    next: &["## Run notes", "## SQL and plans"],
 };
 
 /// Section 4a, concurrent walkers.
