@@ -222,7 +222,7 @@ where
 /// page statements as `K` rows.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot load keyset pages of `{K}` with the async `load_page`",
-    label = "not a diesel-async connection that loads `{K}` from this query",
+    label = "not a diesel-async connection, or this query does not load `{K}` on it",
     note = "a blocking Diesel connection (`PgConnection`, `SqliteConnection`, `MysqlConnection`) pages through the blocking form: `use keyset_diesel::prelude::*;` in place of `keyset_diesel::async_::PaginateDsl`, then `.load_page(conn)` without `.await`",
     note = "on a diesel-async connection, the query must load `{K}` (e.g. `.select({K}::as_select())`) and the backend's feature of this crate must be enabled"
 )]

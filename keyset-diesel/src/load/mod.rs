@@ -176,7 +176,7 @@ where
 /// crate's features enable and which loads `Q`'s page statements as `K` rows.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot load keyset pages of `{K}` with the blocking `load_page`",
-    label = "not a blocking Diesel connection that loads `{K}` from this query",
+    label = "not a blocking Diesel connection, or this query does not load `{K}` on it",
     note = "a diesel-async connection (`AsyncPgConnection`, `AsyncMysqlConnection`, `SyncConnectionWrapper<SqliteConnection>`, or a pooled one) pages through the async form: `use keyset_diesel::async_::PaginateDsl;` in place of the prelude's `PaginateDsl`, then `.load_page(conn).await`",
     note = "on a blocking connection (`PgConnection`, `SqliteConnection`, `MysqlConnection`), the query must load `{K}` (e.g. `.select({K}::as_select())`) and the backend's feature of this crate must be enabled"
 )]

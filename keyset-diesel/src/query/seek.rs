@@ -181,17 +181,9 @@ impl<K: Keyset> SeekPredicate<K> {
             out: &mut out,
             key: Some(key),
         };
-        // Only where the page check can see a row read again: every key column exactly
-        // ordered in Rust (a text column between would let a re-read row pass as "after"),
-        // and never an expression key (its value is 0 or 1 already).
-        let unrepresented = |i: usize| match K::COLUMNS.get(i) {
-            Some(c) if !c.expression => <K::Key as KeyTuple>::unrepresented_sql(i, DB::KIND),
-            _ => None,
-        };
-        let admit = self.admit_unrepresented
-            && part == Part::Arm(0)
-            && <K::Key as KeyTuple>::exact_order()
-            && (0..K::COLUMNS.len()).any(|i| unrepresented(i).is_some());
+        let unrepresented = |i: usize| unrepresented_sql::<DB, K>(i);
+        let admit =
+            self.admit_unrepresented && part == Part::Arm(0) && admits_unrepresented::<DB, K>();
         if admit {
             pass.sql("((");
         }
@@ -219,6 +211,25 @@ impl<K: Keyset> SeekPredicate<K> {
         }
         Ok(())
     }
+}
+
+/// The `unrepresented_sql` of key column `i` on `DB`
+/// ([`KeyValue::unrepresented_sql`](crate::query::KeyValue::unrepresented_sql)); never for an
+/// expression key (its value is 0 or 1 already).
+fn unrepresented_sql<DB: KeysetBackend, K: Keyset>(i: usize) -> Option<&'static str> {
+    match K::COLUMNS.get(i) {
+        Some(c) if !c.expression => <K::Key as KeyTuple>::unrepresented_sql(i, DB::KIND),
+        _ => None,
+    }
+}
+
+/// Whether a page seek of `K` on `DB` admits the stored values a key type does not represent
+/// (docs/CASES.md C31): only where the page check can see a row read again, every key column
+/// exactly ordered in Rust (a text column between would let a re-read row pass as "after").
+/// Such rows come from anywhere in the table, NULL group included.
+fn admits_unrepresented<DB: KeysetBackend, K: Keyset>() -> bool {
+    <K::Key as KeyTuple>::exact_order()
+        && (0..K::COLUMNS.len()).any(|i| unrepresented_sql::<DB, K>(i).is_some())
 }
 
 /// The far end of a page's window: the rows strictly before a key in the walk's order
@@ -466,7 +477,9 @@ where
         let terms = sql::each_term(K::COLUMNS, self.walk);
         // PostgreSQL and SQLite read a stated placement from the index (PostgreSQL needs it
         // to match an index declared with one); only MySQL's `col IS NULL` term sorts.
-        let leading = match dialect::<DB>().nulls_order_syntax {
+        // An arm that admits unrepresented values (C31) may hold rows of the other side of the
+        // split: it keeps the placement that sorts them last.
+        let leading = match dialect::<DB>().nulls_order_syntax || admits_unrepresented::<DB, K>() {
             true => Leading::Placed,
             false => self.leading,
         };

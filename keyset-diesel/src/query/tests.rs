@@ -16,6 +16,7 @@ diesel::table! { rows (id) { id -> BigInt } }
 diesel::table! { pairs (id) { id -> BigInt, score -> Integer } }
 diesel::table! { maybes (id) { id -> BigInt, m -> Nullable<Integer> } }
 diesel::table! { mids (id) { id -> BigInt, a -> Integer, m -> Nullable<Integer> } }
+diesel::table! { flags (id) { id -> BigInt, m -> Nullable<Integer>, f -> Bool } }
 
 /// `id ASC`.
 #[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
@@ -65,6 +66,19 @@ struct MaybeFirst {
     #[keyset(desc, nulls_first)]
     m: Option<i32>,
     #[keyset(desc, unique)]
+    id: i64,
+}
+
+/// `m ASC NULLS LAST, f ASC, id ASC`: a nullable leading column and a `bool` key, whose
+/// seek admits the values `bool` does not represent on MySQL and SQLite (docs/CASES.md C31).
+#[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
+#[diesel(table_name = flags)]
+struct Flag {
+    #[keyset(asc, nulls_last)]
+    m: Option<i32>,
+    #[keyset(asc)]
+    f: bool,
+    #[keyset(asc, unique)]
     id: i64,
 }
 
@@ -664,4 +678,44 @@ fn a_static_id_never_names_two_texts() {
         assert!(keyed > 300, "{keyed}");
         assert_eq!(shapes.len(), 6, "{shapes:?}");
     }
+}
+
+/// On MySQL the arms of a leading NULL split order their rows as the index holds them (no
+/// `m IS NULL` term: MariaDB filesorted the arm with it), except where an arm admits the rows
+/// a key type does not represent (C31): those come from anywhere, NULL group included, and the
+/// placement term sorts them after the arm's own rows.
+#[cfg(feature = "mysql")]
+#[test]
+fn split_arms_on_mysql_keep_the_placement_only_where_they_admit_unrepresented_values() {
+    use diesel::mysql::Mysql;
+    fn text<K: KeysetSql<Mysql>, Q>(paginated: Paginated<Q, K>) -> String
+    where
+        Q: PageSource<K> + SelectParts<Mysql>,
+        PageQuery<Q, K>: diesel::query_builder::QueryFragment<Mysql>,
+    {
+        let (query, _) = shape::<Mysql, _, _, _>(paginated).expect("a page query");
+        diesel::debug_query::<Mysql, _>(&query).to_string()
+    }
+    let plain = text(
+        maybes::table
+            .select(maybes::id)
+            .paginate_after(Some(Cursor::<Maybe>::after((Some(1), 2)))),
+    );
+    assert_eq!(
+        plain.matches("IS NULL ASC").count(),
+        1,
+        "the outer order only: {plain}"
+    );
+    let admitting = text(
+        flags::table
+            .select(flags::id)
+            .paginate_after(Some(Cursor::<Flag>::after((Some(1), true, 2)))),
+    );
+    assert!(admitting.contains("NOT IN (0, 1)"), "{admitting}");
+    // Each arm orders twice (the deferred join's key read and its rows), then the union.
+    assert_eq!(
+        admitting.matches("IS NULL ASC").count(),
+        5,
+        "every arm: {admitting}"
+    );
 }
