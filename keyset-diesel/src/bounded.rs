@@ -280,8 +280,43 @@ pub trait AsyncLoadBudgetedPage<'query, Conn, K: Keyset>:
     ) -> impl std::future::Future<Output = QueryResult<Page<K>>> + Send;
 }
 
+// As the blocking form: the connection's bounds behind `AsyncBudgetConnection`.
 #[cfg(feature = "diesel-async")]
 impl<'query, Conn, K, Q> AsyncLoadBudgetedPage<'query, Conn, K> for Q
+where
+    K: Keyset,
+    Q: crate::async_::LoadPage<'query, Conn, K> + Clone,
+    Conn: AsyncBudgetConnection<'query, Q, K>,
+{
+    fn load_budgeted(
+        budgeted: BytesBudgeted<Q, K, crate::async_::Async>,
+        conn: &mut Conn,
+    ) -> impl std::future::Future<Output = QueryResult<Page<K>>> + Send {
+        Conn::load_budgeted_pages(budgeted, conn)
+    }
+}
+
+/// A diesel-async connection that loads byte-budgeted keyset pages of `K` from query `Q`: the
+/// bound behind [`AsyncLoadBudgetedPage`]'s connection (its size probe and count).
+#[cfg(feature = "diesel-async")]
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot load keyset pages of `{K}` with the async `load_page`",
+    label = "not a diesel-async connection, or this query does not load `{K}` on it",
+    note = "a blocking Diesel connection (`PgConnection`, `SqliteConnection`, `MysqlConnection`) pages through the blocking form: `use keyset_diesel::prelude::*;` in place of `keyset_diesel::async_::PaginateDsl`, then `.load_page(conn)` without `.await`",
+    note = "on a diesel-async connection, the query must load `{K}` (e.g. `.select({K}::as_select())`) and the backend's feature of this crate must be enabled"
+)]
+pub trait AsyncBudgetConnection<'query, Q, K: Keyset>: Sized {
+    /// Runs the budgeted page.
+    #[doc(hidden)]
+    fn load_budgeted_pages(
+        budgeted: BytesBudgeted<Q, K, crate::async_::Async>,
+        conn: &mut Self,
+    ) -> impl std::future::Future<Output = QueryResult<Page<K>>> + Send;
+}
+
+#[cfg(feature = "diesel-async")]
+#[diagnostic::do_not_recommend]
+impl<'query, Conn, K, Q> AsyncBudgetConnection<'query, Q, K> for Conn
 where
     Conn: diesel_async::AsyncConnectionCore + Send,
     Conn::Backend: KeysetBackend,
@@ -292,7 +327,7 @@ where
     CountQuery<Q>: diesel_async::methods::LoadQuery<'query, Conn, i64> + 'query,
 {
     #[allow(clippy::manual_async_fn)] // spelled out: the trait promises a `Send` future
-    fn load_budgeted(
+    fn load_budgeted_pages(
         budgeted: BytesBudgeted<Q, K, crate::async_::Async>,
         conn: &mut Conn,
     ) -> impl std::future::Future<Output = QueryResult<Page<K>>> + Send {
@@ -426,7 +461,43 @@ pub trait LoadBudgetedPage<'query, Conn, K: Keyset>: LoadPage<'query, Conn, K> +
     ) -> QueryResult<Page<K>>;
 }
 
+// The connection's bounds are behind `BlockingBudgetConnection` (its impl is not recommended),
+// so a diesel-async connection here gets the crate's message naming the async import, as an
+// unbudgeted page does (issue 32, item 4), not the size probe's `LoadConnection` bound.
 impl<'query, Conn, K, Q> LoadBudgetedPage<'query, Conn, K> for Q
+where
+    K: Keyset,
+    Q: LoadPage<'query, Conn, K> + Clone,
+    Conn: BlockingBudgetConnection<'query, Q, K>,
+{
+    fn load_budgeted(
+        budgeted: BytesBudgeted<Q, K, Blocking>,
+        conn: &mut Conn,
+    ) -> QueryResult<Page<K>> {
+        Conn::load_budgeted_pages(budgeted, conn)
+    }
+}
+
+/// A blocking Diesel connection that loads byte-budgeted keyset pages of `K` from query `Q`:
+/// the bound behind [`LoadBudgetedPage`]'s connection (its size probe and count), as
+/// [`BlockingPageConnection`](crate::__private::BlockingPageConnection) is behind `LoadPage`'s.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot load keyset pages of `{K}` with the blocking `load_page`",
+    label = "not a blocking Diesel connection, or this query does not load `{K}` on it",
+    note = "a diesel-async connection (`AsyncPgConnection`, `AsyncMysqlConnection`, `SyncConnectionWrapper<SqliteConnection>`, or a pooled one) pages through the async form: `use keyset_diesel::async_::PaginateDsl;` in place of the prelude's `PaginateDsl`, then `.load_page(conn).await`",
+    note = "on a blocking connection (`PgConnection`, `SqliteConnection`, `MysqlConnection`), the query must load `{K}` (e.g. `.select({K}::as_select())`) and the backend's feature of this crate must be enabled"
+)]
+pub trait BlockingBudgetConnection<'query, Q, K: Keyset>: Sized {
+    /// Runs the budgeted page.
+    #[doc(hidden)]
+    fn load_budgeted_pages(
+        budgeted: BytesBudgeted<Q, K, Blocking>,
+        conn: &mut Self,
+    ) -> QueryResult<Page<K>>;
+}
+
+#[diagnostic::do_not_recommend]
+impl<'query, Conn, K, Q> BlockingBudgetConnection<'query, Q, K> for Conn
 where
     Conn: Connection,
     Conn::Backend: KeysetBackend,
@@ -435,7 +506,7 @@ where
     SizeProbe<Q, K>: LoadQuery<'query, Conn, (K::Key, i64)>,
     CountQuery<Q>: LoadQuery<'query, Conn, i64>,
 {
-    fn load_budgeted(
+    fn load_budgeted_pages(
         budgeted: BytesBudgeted<Q, K, Blocking>,
         conn: &mut Conn,
     ) -> QueryResult<Page<K>> {

@@ -196,6 +196,9 @@ pub mod prelude {
 
 #[doc(hidden)]
 pub mod __private {
+    #[cfg(feature = "diesel-async")]
+    pub use crate::bounded::AsyncBudgetConnection;
+    pub use crate::bounded::BlockingBudgetConnection;
     pub use crate::checks::*;
     pub use crate::keyset::column_index_error as __index_error;
     #[cfg(feature = "diesel-async")]
