@@ -24,6 +24,7 @@ pub enum BackendKind {
 /// | [`EXPRESSION_ROW_VALUES`](Self::EXPRESSION_ROW_VALUES) | yes | no | no |
 /// | [`NULLS_ORDER_SYNTAX`](Self::NULLS_ORDER_SYNTAX) | yes | yes | no (`col IS NULL` term) |
 /// | [`DEFERRED_JOIN`](Self::DEFERRED_JOIN) | no | no | yes |
+/// | [`LEARNS_INDEX`](Self::LEARNS_INDEX) | no | no | yes |
 /// | [`PARENTHESIZED_UNION`](Self::PARENTHESIZED_UNION) | yes | no (`SELECT * FROM (..)`) | yes |
 /// | [`BEGIN_READ_SNAPSHOT`](Self::BEGIN_READ_SNAPSHOT) | `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY` | `BEGIN DEFERRED` | `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY` |
 /// | [`BEGIN_WRITE_SNAPSHOT`](Self::BEGIN_WRITE_SNAPSHOT) | `BEGIN ISOLATION LEVEL REPEATABLE READ` | `BEGIN IMMEDIATE` | `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; START TRANSACTION WITH CONSISTENT SNAPSHOT` |
@@ -46,6 +47,14 @@ pub trait KeysetBackend: Backend + private::Sealed {
     /// Later pages run as a deferred join by default (see
     /// [`PageStatement`](crate::query::PageStatement)): true for MySQL/MariaDB.
     const DEFERRED_JOIN: bool;
+    /// A later page that names no index (no [`Paginated::force_index`](crate::Paginated::force_index),
+    /// no declared [`Keyset::INDEX`](crate::Keyset::INDEX), no
+    /// [`Paginated::deferred_join`](crate::Paginated::deferred_join)) of a query on the
+    /// keyset's table alone names the table's index that serves its seek, looked up in
+    /// `information_schema.STATISTICS` at most once a minute per table and process: true for
+    /// MySQL/MariaDB, whose optimizer otherwise often reads from the start of your filtered
+    /// range (docs/SQL.md, "The index a page names by itself").
+    const LEARNS_INDEX: bool;
     /// A member of `UNION ALL` may be parenthesized to carry its own `ORDER BY` and `LIMIT`
     /// (PostgreSQL, MySQL); SQLite needs `SELECT * FROM (..)` instead.
     const PARENTHESIZED_UNION: bool;
@@ -90,6 +99,7 @@ impl KeysetBackend for diesel::pg::Pg {
     const EXPRESSION_ROW_VALUES: bool = true;
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
+    const LEARNS_INDEX: bool = false;
     const PARENTHESIZED_UNION: bool = true;
     const KIND: BackendKind = BackendKind::Postgres;
     const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
@@ -104,6 +114,7 @@ impl KeysetBackend for diesel::sqlite::Sqlite {
     const EXPRESSION_ROW_VALUES: bool = false;
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
+    const LEARNS_INDEX: bool = false;
     const PARENTHESIZED_UNION: bool = false;
     const KIND: BackendKind = BackendKind::Sqlite;
     const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN DEFERRED";
@@ -118,6 +129,7 @@ impl KeysetBackend for diesel::mysql::Mysql {
     const EXPRESSION_ROW_VALUES: bool = false;
     const NULLS_ORDER_SYNTAX: bool = false;
     const DEFERRED_JOIN: bool = true;
+    const LEARNS_INDEX: bool = true;
     const PARENTHESIZED_UNION: bool = true;
     const KIND: BackendKind = BackendKind::Mysql;
     // `WITH CONSISTENT SNAPSHOT` takes a snapshot only at REPEATABLE READ (InnoDB ignores it

@@ -203,6 +203,7 @@ pub mod __private {
     pub use crate::keyset::column_index_error as __index_error;
     #[cfg(feature = "diesel-async")]
     pub use crate::load::async_::AsyncPageConnection;
+    pub use crate::load::learn::IndexPart;
     pub use crate::load::BlockingPageConnection;
     pub use crate::query::InvalidKeyValue;
     pub use crate::query::{

@@ -94,7 +94,8 @@ use crate::query::typing::{
     TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
     SPLIT_BACKWARD, SPLIT_FORWARD,
 };
-use crate::query::{PageSource, PageStatement, UnionPage};
+use super::learn::{self, IndexPart};
+use crate::query::{PageSource, PageStatement, SelectParts, UnionPage};
 
 /// The mode of a [`Paginated`] made by this module's [`PaginateDsl`]: `load_page` runs on a
 /// diesel-async connection and returns a future.
@@ -239,10 +240,12 @@ pub trait AsyncPageConnection<'query, Q, K: Keyset>: Sized {
 impl<'query, Conn, K, Q> AsyncPageConnection<'query, Q, K> for Conn
 where
     Conn: AsyncConnectionCore,
-    Conn::Backend: KeysetBackend,
+    Conn::Backend: KeysetBackend + Default,
+    <Conn::Backend as diesel::backend::Backend>::QueryBuilder: Default,
     K: KeysetSql<Conn::Backend> + Send,
     K::Key: Send,
-    Q: PaginateDsl + PageSource<K> + Send,
+    Q: PaginateDsl + PageSource<K> + SelectParts<Conn::Backend> + Send,
+    diesel::query_builder::SqlQuery: LoadQuery<'query, Conn, IndexPart> + 'query,
     PageStatement<Q, K>: LoadQuery<'query, Conn, K> + 'query,
     TypeKeyed<PageStatement<Q, K>, FIRST_FORWARD>: LoadQuery<'query, Conn, K> + 'query,
     TypeKeyed<PageStatement<Q, K>, FIRST_BACKWARD>: LoadQuery<'query, Conn, K> + 'query,
@@ -261,10 +264,27 @@ where
         conn: &mut Conn,
     ) -> impl Future<Output = QueryResult<Page<K>>> + Send {
         async move {
+            let mut paginated = paginated;
+            // MySQL/MariaDB: the index that serves the seek, when the page names none.
+            let named = match learn::lookup::<Conn::Backend, _, _, _>(&paginated) {
+                Some(lookup) => {
+                    let index = match lookup.known() {
+                        Some(index) => index,
+                        None => lookup.learn(
+                            diesel::sql_query(lookup.catalog_sql())
+                                .load::<IndexPart>(conn)
+                                .await,
+                        ),
+                    };
+                    lookup.name(index, &mut paginated)
+                }
+                None => None,
+            };
             let (query, assembly) = shape::<Conn::Backend, _, _, _>(paginated)?;
             let loaded = load_page_query!(query, Conn::Backend, assembly.total, |q| q
                 .load(conn)
-                .await?);
+                .await
+                .map_err(|e| learn::refused(named.as_ref(), e))?);
             Ok(loaded.into_page(assembly)?)
         }
     }

@@ -15,12 +15,14 @@ use crate::query::typing::{
     TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
     SPLIT_BACKWARD, SPLIT_FORWARD,
 };
-use crate::query::{PageSource, PageStatement, UnionPage};
+use crate::query::{PageSource, PageStatement, SelectParts, UnionPage};
+use self::learn::IndexPart;
 
 mod assemble;
 #[cfg(feature = "diesel-async")]
 pub mod async_;
 mod check;
+pub(crate) mod learn;
 
 pub(crate) use self::assemble::Loaded;
 
@@ -190,9 +192,11 @@ pub trait BlockingPageConnection<'query, Q, K: Keyset>: Sized {
 impl<'query, Conn, K, Q> BlockingPageConnection<'query, Q, K> for Conn
 where
     Conn: Connection,
-    Conn::Backend: KeysetBackend,
+    Conn::Backend: KeysetBackend + Default,
+    <Conn::Backend as diesel::backend::Backend>::QueryBuilder: Default,
     K: KeysetSql<Conn::Backend>,
-    Q: PaginateDsl + PageSource<K>,
+    Q: PaginateDsl + PageSource<K> + SelectParts<Conn::Backend>,
+    diesel::query_builder::SqlQuery: LoadQuery<'query, Conn, IndexPart>,
     PageStatement<Q, K>: LoadQuery<'query, Conn, K>,
     TypeKeyed<PageStatement<Q, K>, FIRST_FORWARD>: LoadQuery<'query, Conn, K>,
     TypeKeyed<PageStatement<Q, K>, FIRST_BACKWARD>: LoadQuery<'query, Conn, K>,
@@ -204,9 +208,18 @@ where
     WithTotal<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)>,
     WithTotal<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)>,
 {
-    fn load_pages(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
+    fn load_pages(mut paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
+        // MySQL/MariaDB: the index that serves the seek, when the page names none (`learn.rs`).
+        let named = learn::lookup::<Conn::Backend, _, _, _>(&paginated).and_then(|lookup| {
+            let index = lookup.known().unwrap_or_else(|| {
+                lookup.learn(diesel::sql_query(lookup.catalog_sql()).load::<IndexPart>(conn))
+            });
+            lookup.name(index, &mut paginated)
+        });
         let (query, assembly) = shape::<Conn::Backend, _, _, _>(paginated)?;
-        let loaded = load_page_query!(query, Conn::Backend, assembly.total, |q| q.load(conn)?);
+        let loaded = load_page_query!(query, Conn::Backend, assembly.total, |q| q
+            .load(conn)
+            .map_err(|e| learn::refused(named.as_ref(), e))?);
         Ok(loaded.into_page(assembly)?)
     }
 }

@@ -86,7 +86,7 @@
 
 use diesel::backend::Backend;
 use diesel::connection::Connection;
-use diesel::query_builder::{AstPass, Query, QueryBuilder, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::query_dsl::methods::LoadQuery;
 use diesel::query_dsl::{RunQueryDsl, RunQueryDslSupport};
 use diesel::QueryResult;
@@ -97,6 +97,7 @@ pub use self::report::{HandlerReads, NotASeek, PlanError, PlanReport, StatusRow,
 use crate::backend::KeysetBackend;
 use crate::keyset::{KeyColumn, Keyset};
 use crate::paginate::Paginated;
+use crate::query::filters::filters_sql;
 use crate::query::{PageQuery, PageSource, SelectParts};
 
 #[cfg(feature = "mysql")]
@@ -235,28 +236,6 @@ pub trait PlanBackend: KeysetBackend + Default {
     fn partitions_sql(_table: &str) -> Option<String> {
         None
     }
-}
-
-/// The caller's `WHERE` clause alone, as Diesel writes it (the equality filters of the index
-/// recipe are read from it, not from the page statement).
-struct Filters<'a, Q>(&'a Q);
-
-impl<Q: SelectParts<DB>, DB: Backend> QueryFragment<DB> for Filters<'_, Q> {
-    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
-        self.0.walk_where(out)
-    }
-}
-
-/// The SQL text of `query`'s `WHERE` clause on `DB` (` WHERE ..`, or empty).
-fn filters_sql<DB, Q>(query: &Q) -> QueryResult<String>
-where
-    DB: Backend + Default,
-    DB::QueryBuilder: Default,
-    Q: SelectParts<DB>,
-{
-    let mut out = DB::QueryBuilder::default();
-    Filters(query).to_sql(&mut out, &DB::default())?;
-    Ok(out.finish())
 }
 
 /// The page's plan: builds the statement `paginated` would run on `conn`'s backend and runs
@@ -441,7 +420,7 @@ where
         report.index_recipe = index_recipe(
             &self.table,
             &shape,
-            &equality_columns(&self.filters, &shape),
+            &equality_columns(&self.filters, &shape.relation, shape.columns),
             DB::INDEX_STYLE,
             DB::IDENT_QUOTE,
         );

@@ -4,6 +4,8 @@
 
 use super::KeysetShape;
 use crate::keyset::{KeyColumn, Keyset, NullsOrder, SortDirection};
+pub(super) use crate::query::filters::{equality_columns, quoted_table};
+use crate::query::filters::table_parts;
 
 /// Whether a plan's `condition` names key column `name`: the column itself, or for a key on an
 /// expression (`lower(users::name)`, named by its Rust text) a column the expression reads
@@ -28,26 +30,9 @@ pub(super) fn names_column(condition: &str, column: &KeyColumn) -> bool {
 
 /// The keyset's table as plans name it (its last part) and in full, unquoted.
 pub(super) fn table_names<K: Keyset>() -> (String, String) {
-    let parts: Vec<String> = quoted_table::<K>()
-        .split("\".\"")
-        .map(|p| p.trim_matches('"').replace("\"\"", "\""))
-        .collect();
+    let parts = table_parts::<K>();
     let last = parts.last().cloned().unwrap_or_default();
     (last, parts.join("."))
-}
-
-/// The keyset's table quoted as Diesel writes it (`"archive"."events"`).
-pub(super) fn quoted_table<K: Keyset>() -> String {
-    let quoted = K::sql_table_name();
-    if quoted.is_empty() {
-        K::TABLE_NAME
-            .split("::")
-            .map(|p| format!("\"{}\"", p.replace('"', "\"\"")))
-            .collect::<Vec<_>>()
-            .join(".")
-    } else {
-        quoted
-    }
 }
 
 /// Whether `text` names `column` as a whole word (not inside a longer identifier).
@@ -58,45 +43,6 @@ fn mentions(text: &str, column: &str) -> bool {
         let after = text[at + column.len()..].chars().next();
         !before.is_some_and(ident) && !after.is_some_and(ident)
     })
-}
-
-/// The columns of the keyset's table that your query's `WHERE` clause (as Diesel writes it,
-/// [`filters_sql`](super::filters_sql)) compares with `=` to a bound value (`"t"."c" = $1`,
-/// `` `t`.`c` = ? ``), in order, without the key columns.
-pub(super) fn equality_columns(sql: &str, shape: &KeysetShape) -> Vec<String> {
-    let mut found: Vec<String> = Vec::new();
-    for (at, _) in sql.match_indices(" = ") {
-        let right = sql[at + 3..].trim_start();
-        if !(right.starts_with('?') || right.starts_with('$')) {
-            continue;
-        }
-        let Some((column, rest)) = quoted_before(&sql[..at]) else {
-            continue;
-        };
-        // A qualified column must belong to the keyset's table.
-        if let Some(qualifier) = rest.strip_suffix('.') {
-            match quoted_before(qualifier) {
-                Some((table, _)) if table == shape.relation => {}
-                _ => continue,
-            }
-        }
-        if shape.columns.iter().all(|c| c.name != column) && !found.contains(&column) {
-            found.push(column);
-        }
-    }
-    found
-}
-
-/// The quoted identifier that ends `text` (`"name"` or `` `name` ``), unquoted, and the text
-/// before it.
-fn quoted_before(text: &str) -> Option<(String, &str)> {
-    let quote = text
-        .chars()
-        .next_back()
-        .filter(|q| *q == '"' || *q == '`')?;
-    let inner = &text[..text.len() - 1];
-    let start = inner.rfind(quote)?;
-    Some((inner[start + 1..].to_string(), &inner[..start]))
 }
 
 /// How a recipe writes the key columns' order.
@@ -294,9 +240,9 @@ mod tests {
     #[test]
     fn equality_columns_are_the_tables_columns_compared_to_a_bind() {
         let pg = r#" WHERE (("events"."workspace_id" = $1) AND ("events"."kind" = $2)) AND ("other"."x" = $3) AND ("events"."n" > $4) AND ("events"."occurred_at" = $5)"#;
-        assert_eq!(equality_columns(pg, &shape()), ["workspace_id", "kind"]);
+        assert_eq!(equality_columns(pg, "events", shape().columns), ["workspace_id", "kind"]);
         let my = " WHERE (`events`.`workspace_id` = ?) AND `workspace_id` = ?";
-        assert_eq!(equality_columns(my, &shape()), ["workspace_id"]);
+        assert_eq!(equality_columns(my, "events", shape().columns), ["workspace_id"]);
     }
 
     #[test]

@@ -14,6 +14,7 @@ use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::QueryResult;
 
+pub(crate) mod filters;
 pub(crate) mod measure;
 mod seek;
 pub(crate) mod shape;
