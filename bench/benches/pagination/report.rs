@@ -75,9 +75,9 @@ fn bytes(b: u64) -> String {
 
 fn walk_form(backend: &str, form: WalkForm) -> &'static str {
     match (backend, form) {
-        ("mysql", WalkForm::Keyset) => "keyset (deferred join)",
+        ("mysql", WalkForm::Keyset) => "keyset (default: the index it learned)",
         (_, WalkForm::Keyset) => "keyset",
-        (_, WalkForm::Direct) => "keyset, direct",
+        (_, WalkForm::Direct) => "keyset, deferred join",
         (_, WalkForm::Forced) => "keyset, `.force_index(..)`",
         (_, WalkForm::Offset) => "OFFSET",
     }
@@ -234,17 +234,17 @@ pub fn render(i: &Inputs<'_>) -> String {
         if mysql {
             let _ = writeln!(
                 body,
-                "`keyset` is the library's default here: later pages run as a deferred join \
-                 ([SQL.md](SQL.md#mysql-and-mariadb)); `direct` is `.deferred_join(false)`; \
-                 `forced` is the direct form with the keyset's index named \
-                 (`.force_index(\"bench_rows_tenant_at_id\")`, `FORCE INDEX`; \
-                 `bench_rows_tenant_score_id` and `bench_rows_tenant_grade_id` for the `score` \
-                 and `grade` shapes), which is also the default form, the same statement, of \
-                 a model that declares its index (`#[keyset(index = \"..\")]`). The first page is the same query in `keyset` and \
-                 `direct`; `forced` at depth 0 is the first page with the hint, and every \
+                "`keyset` is the library's default here: a later page names the table's index that \
+                 serves its seek, looked up once a minute ([SQL.md](SQL.md#the-index-a-page-names-by-itself)), \
+                 `bench_rows_tenant_at_id` (`bench_rows_tenant_score_id` and \
+                 `bench_rows_tenant_grade_id` for the `score` and `grade` shapes); `deferred` is \
+                 `.deferred_join(true)`, the default before (and still when no index serves the \
+                 seek); `forced` names the index itself (`.force_index(..)`, the statement of a \
+                 model that declares its index). The first page is the same query in `keyset` and \
+                 `deferred`; `forced` at depth 0 is the first page with the hint, and every \
                  \"vs first page\" divides by the default first page.\n"
             );
-            let _ = writeln!(body, "| shape | depth | keyset | vs first page | direct | vs first page | forced | vs first page | OFFSET | OFFSET / keyset | ties up to the cursor |");
+            let _ = writeln!(body, "| shape | depth | keyset | vs first page | deferred | vs first page | forced | vs first page | OFFSET | OFFSET / keyset | ties up to the cursor |");
             let _ = writeln!(
                 body,
                 "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -380,7 +380,7 @@ pub fn render(i: &Inputs<'_>) -> String {
         PAGE + 1,
         group(DEEP)
     );
-    let _ = writeln!(body, "| backend | shape | ids read | floor | keyset page | keyset / floor | direct | direct / floor | forced | forced / floor |");
+    let _ = writeln!(body, "| backend | shape | ids read | floor | keyset page | keyset / floor | deferred | deferred / floor | forced | forced / floor |");
     let _ = writeln!(body, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|");
     for run in i.runs {
         for f in &run.floors {
@@ -477,8 +477,8 @@ pub fn render(i: &Inputs<'_>) -> String {
             let r_p = l.zip(p).map(|(l, p)| l / p);
             let t = |v: Option<f64>| v.map_or("—".to_string(), time);
             let form = match (run.name, o.variant) {
-                ("mysql", "default") => "deferred join (default)",
-                ("mysql", _) => "direct",
+                ("mysql", "default") => "default (the index it learned)",
+                ("mysql", _) => "deferred join",
                 _ => "default",
             };
             let _ = writeln!(
@@ -568,9 +568,9 @@ pub fn render(i: &Inputs<'_>) -> String {
          resident set high-water mark (`VmHWM`, reset through `/proc/self/clear_refs`), \
          which counts them too. A walk still running after {} s is stopped and marked \
          (so the run stays bounded); its rows per second are those of the part it walked. \
-         On MariaDB, whose default is the deferred join, the big tenant is also walked at \
-         page size 20 with the index named (`.force_index(..)`), in the direct form \
-         (`.deferred_join(false)`) and as OFFSET pages \
+         On MariaDB, whose default names the index it learned, the big tenant is also walked at \
+         page size 20 with the index named (`.force_index(..)`), as a deferred join \
+         (`.deferred_join(true)`) and as OFFSET pages \
          (`ORDER BY at, id LIMIT 21 OFFSET <rows read so far>`), and every walk counts the \
          InnoDB buffer pool's pages read from storage (`Innodb_buffer_pool_reads`) and page \
          requests (`Innodb_buffer_pool_read_requests`), server-wide status counters read \
@@ -647,8 +647,8 @@ pub fn render(i: &Inputs<'_>) -> String {
     let _ = writeln!(body, "## SQL and plans\n");
     let _ = writeln!(
         body,
-        "For each shape: the first page, the page at depth {} (on MariaDB the deferred \
-         join, the direct form and the direct form with the index named) and OFFSET {}, as `diesel::debug_query` prints them (the \
+        "For each shape: the first page, the page at depth {} (on MariaDB the default, \
+         which names the index it learned, the deferred join and the direct form with no index named) and OFFSET {}, as `diesel::debug_query` prints them (the \
          SQL, then its binds), with the plan: PostgreSQL `EXPLAIN (ANALYZE, BUFFERS)`, SQLite \
          `EXPLAIN QUERY PLAN`, MariaDB `EXPLAIN` and the `Handler_*` counters of one run \
          of the statement (`FLUSH STATUS` first; counters that stayed 0 are left out).\n",

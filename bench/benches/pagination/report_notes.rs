@@ -22,18 +22,18 @@ pub fn text() -> String {
   key level (`grade < ?`, `grade = ? AND id > ?`), each starting at the cursor: its rows show
   what that costs and saves. Neither has a target; they are here so that nobody reads the
   short-tie figures as a promise for long ties.
-* **MariaDB.** Later pages run as a deferred join by default: a covering seek on the index
-  that returns the page's ids, then the rows by id, a larger statement than the first page
-  with a fixed cost (derived table, semi-join, second sort of 21 rows) at every depth. The
-  direct form (`.deferred_join(false)`) selects a column no index covers, and MariaDB then
-  chooses, from its row estimates, between the range that starts at the cursor and `ref`
-  access on the tenant with the seek pushed into the index condition, which reads every
-  index entry from the start of the tenant to the cursor (its time grows with depth). The
-  estimates can tip the deferred join's inner seek to `ref` as well (a walk whose page
-  requests per page grow shows it). `forced` names the keyset's index
-  (`.force_index(..)`, `FORCE INDEX`): MariaDB then reads the range from the cursor in one
-  statement, with no derived table, at every depth. The Handler counters under the plans
-  show the index entries each form read.
+* **MariaDB.** A later page names the index that serves its seek, which the library looks
+  up in `information_schema.STATISTICS` (once a minute per table): MariaDB then reads the
+  range from the cursor in one statement at every depth (`keyset`, the same statement as
+  `forced`, `.force_index(..)`). Before, the default was the deferred join (`deferred`,
+  still the form when no index serves the seek): a covering seek on the index that returns
+  the page's ids, then the rows by id, a larger statement than the first page with a fixed
+  cost (derived table, semi-join, second sort of 21 rows) at every depth. The direct form
+  with no index named (`.deferred_join(false)`, plans only) selects a column no index
+  covers, and MariaDB then chooses, from its row estimates, between the range that starts
+  at the cursor and `ref` access on the tenant with the seek pushed into the index
+  condition, which reads every index entry from the start of the tenant to the cursor. The
+  Handler counters under the plans show the index entries each form read.
 * **Hand-written SQL.** Diesel prepares and caches the library's page statements (by SQL
   text) and never caches a `sql_query`, which is prepared and planned again on every call:
   on MariaDB (server-side prepared statements) and SQLite that costs extra round trips or

@@ -22,7 +22,9 @@
 //! * The page: the same [`Page`](crate::Page) as the blocking path, from the same statement:
 //!   the SQL text is the blocking path's, and what [`Paginated::into_query`] shows, for every
 //!   page shape (first page, seek, deferred join, union arms, exact flags, one seek per key
-//!   level). Exactly one SQL statement per page.
+//!   level). Exactly one SQL statement per page, but on MySQL/MariaDB the first later page of a
+//!   table in a minute, which first looks the table's indexes up
+//!   ([`KeysetBackend::LEARNS_INDEX`](crate::KeysetBackend::LEARNS_INDEX)).
 //! * Errors: as the blocking [`Paginated::load_page`](crate::Paginated::load_page): Diesel's
 //!   errors from running the query, and the [`KeysetError`](crate::KeysetError)s of
 //!   [`Paginated::into_query`] inside `diesel::result::Error::QueryBuilderError` (read them
@@ -83,6 +85,7 @@ use diesel::QueryResult;
 use diesel_async::methods::LoadQuery;
 use diesel_async::{AsyncConnectionCore, RunQueryDsl};
 
+use super::learn::{self, IndexPart};
 use super::load_page_query;
 use crate::backend::KeysetBackend;
 use crate::cursor::{Cursor, Direction};
@@ -94,7 +97,6 @@ use crate::query::typing::{
     TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
     SPLIT_BACKWARD, SPLIT_FORWARD,
 };
-use super::learn::{self, IndexPart};
 use crate::query::{PageSource, PageStatement, SelectParts, UnionPage};
 
 /// The mode of a [`Paginated`] made by this module's [`PaginateDsl`]: `load_page` runs on a

@@ -119,6 +119,23 @@ where
     })
 }
 
+/// Names on `paginated` the index its page would name from what this process has learned,
+/// without running a statement: what [`Paginated::debug_sql`] and the plan check show, so they
+/// show the statement `load_page` runs.
+pub(crate) fn name_known<DB, Q, K, M>(paginated: &mut Paginated<Q, K, M>)
+where
+    DB: KeysetBackend + Default,
+    DB::QueryBuilder: Default,
+    K: Keyset,
+    Q: PageSource<K> + SelectParts<DB>,
+{
+    if let Some(lookup) = lookup::<DB, _, _, _>(paginated) {
+        if let Some(index) = lookup.known() {
+            lookup.name(index, paginated);
+        }
+    }
+}
+
 /// The statement listing the indexes of the table `parts` (`[schema,] table`), or `None` when a
 /// part is not a plain identifier (it is written into the statement as a literal).
 fn catalog_sql(parts: &[String]) -> Option<String> {
@@ -158,7 +175,10 @@ impl Lookup {
 
     /// Keeps the table's indexes as `listed` gives them (nothing when the statement failed: no
     /// index is named until the next look-up) and returns the index to name.
-    pub(crate) fn learn(&self, listed: diesel::QueryResult<Vec<IndexPart>>) -> Option<&'static str> {
+    pub(crate) fn learn(
+        &self,
+        listed: diesel::QueryResult<Vec<IndexPart>>,
+    ) -> Option<&'static str> {
         let mut catalog = catalog();
         let indexes = learned_indexes(&mut catalog.names, listed.unwrap_or_default());
         let choice = self.choose(&catalog, &indexes);
@@ -214,45 +234,60 @@ pub(crate) fn refused(
 /// secondary ones with the primary key's columns appended (InnoDB's secondary index entries
 /// end with the primary key, and MariaDB reads them in that order).
 fn learned_indexes(names: &mut HashSet<&'static str>, parts: Vec<IndexPart>) -> Vec<LearnedIndex> {
-    let mut indexes: Vec<(String, Vec<(String, bool)>, bool)> = Vec::new();
+    /// One index as listed: its name, its columns up to a prefix part, and whether it had one.
+    struct Listed {
+        name: String,
+        columns: Vec<(String, bool)>,
+        cut: bool,
+    }
+    let mut listed: Vec<Listed> = Vec::new();
     for part in parts {
-        if indexes.last().is_none_or(|(name, _, _)| *name != part.index_name) {
-            indexes.push((part.index_name.clone(), Vec::new(), false));
+        if listed.last().is_none_or(|l| l.name != part.index_name) {
+            listed.push(Listed {
+                name: part.index_name.clone(),
+                columns: Vec::new(),
+                cut: false,
+            });
         }
-        let Some((_, columns, cut)) = indexes.last_mut() else {
+        let Some(index) = listed.last_mut() else {
             continue;
         };
         match part.column_name {
-            Some(column) if !*cut => {
-                columns.push((column, part.collation.as_deref() == Some("D")));
+            Some(column) if !index.cut => {
+                index
+                    .columns
+                    .push((column, part.collation.as_deref() == Some("D")));
             }
-            _ => *cut = true,
+            _ => index.cut = true,
         }
     }
-    let primary: Vec<(String, bool)> = indexes
+    let primary: Vec<(String, bool)> = listed
         .iter()
-        .find(|(name, _, cut)| name == "PRIMARY" && !cut)
-        .map(|(_, columns, _)| columns.clone())
+        .find(|l| l.name == "PRIMARY" && !l.cut)
+        .map(|l| l.columns.clone())
         .unwrap_or_default();
-    indexes
+    listed
         .into_iter()
-        .map(|(name, mut columns, cut)| {
-            if name != "PRIMARY" && !cut {
+        .map(|mut l| {
+            if l.name != "PRIMARY" && !l.cut {
                 for (column, _) in &primary {
-                    if columns.iter().all(|(c, _)| c != column) {
-                        columns.push((column.clone(), false));
+                    if l.columns.iter().all(|(c, _)| c != column) {
+                        l.columns.push((column.clone(), false));
                     }
                 }
             }
-            let name = match names.get(name.as_str()) {
+            let name = match names.get(l.name.as_str()) {
                 Some(kept) => *kept,
                 None => {
-                    let kept: &'static str = Box::leak(name.into_boxed_str());
+                    let kept: &'static str = Box::leak(l.name.into_boxed_str());
                     names.insert(kept);
                     kept
                 }
             };
-            LearnedIndex { name, columns }
+            LearnedIndex {
+                name,
+                columns: l.columns,
+            }
         })
         .collect()
 }
@@ -323,10 +358,7 @@ mod tests {
         }
     }
 
-    const ASC: &[KeyColumn] = &[
-        col("at", SortDirection::Asc),
-        col("id", SortDirection::Asc),
-    ];
+    const ASC: &[KeyColumn] = &[col("at", SortDirection::Asc), col("id", SortDirection::Asc)];
     const DESC: &[KeyColumn] = &[
         col("at", SortDirection::Desc),
         col("id", SortDirection::Desc),
@@ -340,7 +372,11 @@ mod tests {
         learned_indexes(&mut HashSet::new(), parts)
     }
 
-    fn choose(indexes: &[LearnedIndex], key: &[KeyColumn], equality: &[&str]) -> Option<&'static str> {
+    fn choose(
+        indexes: &[LearnedIndex],
+        key: &[KeyColumn],
+        equality: &[&str],
+    ) -> Option<&'static str> {
         let equality: Vec<String> = equality.iter().map(|s| s.to_string()).collect();
         serving_index(indexes.iter(), key, &equality)
     }
@@ -374,7 +410,10 @@ mod tests {
         };
         assert_eq!(learned.len(), 3);
         assert_eq!(columns(0), ["id"]);
-        assert!(columns(1).is_empty(), "a prefix part ends what the index can order");
+        assert!(
+            columns(1).is_empty(),
+            "a prefix part ends what the index can order"
+        );
         assert_eq!(columns(2), ["tenant", "id"]);
     }
 
@@ -387,7 +426,10 @@ mod tests {
         // Without the tenant filter, `(at)` + the primary key serves the keyset.
         assert_eq!(choose(&learned, ASC, &[]), Some("by_at"));
         // Mixed directions need an index whose directions match (score DESC + id ASC).
-        assert_eq!(choose(&learned, MIXED, &["tenant"]), Some("by_tenant_score"));
+        assert_eq!(
+            choose(&learned, MIXED, &["tenant"]),
+            Some("by_tenant_score")
+        );
         // A column before the key that no filter pins: not served.
         let learned = indexes(vec![
             part("PRIMARY", Some("id"), "A"),
@@ -395,7 +437,10 @@ mod tests {
             part("by_tenant_at", Some("at"), "A"),
         ]);
         assert_eq!(choose(&learned, ASC, &["kind"]), None);
-        assert_eq!(choose(&learned, ASC, &["tenant", "kind"]), Some("by_tenant_at"));
+        assert_eq!(
+            choose(&learned, ASC, &["tenant", "kind"]),
+            Some("by_tenant_at")
+        );
     }
 
     #[test]
@@ -409,7 +454,14 @@ mod tests {
         assert_eq!(choose(&learned, MIXED, &["tenant"]), None);
         // A key column missing from the index.
         assert_eq!(
-            choose(&learned, &[col("grade", SortDirection::Asc), col("id", SortDirection::Asc)], &["tenant"]),
+            choose(
+                &learned,
+                &[
+                    col("grade", SortDirection::Asc),
+                    col("id", SortDirection::Asc)
+                ],
+                &["tenant"]
+            ),
             None
         );
     }
@@ -417,9 +469,15 @@ mod tests {
     #[test]
     fn the_catalog_statement_takes_only_plain_names() {
         let sql = catalog_sql(&["events".into()]).expect("plain");
-        assert!(sql.contains("TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'events'"), "{sql}");
+        assert!(
+            sql.contains("TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'events'"),
+            "{sql}"
+        );
         let sql = catalog_sql(&["archive".into(), "events".into()]).expect("plain");
-        assert!(sql.contains("TABLE_SCHEMA = 'archive' AND TABLE_NAME = 'events'"), "{sql}");
+        assert!(
+            sql.contains("TABLE_SCHEMA = 'archive' AND TABLE_NAME = 'events'"),
+            "{sql}"
+        );
         assert_eq!(catalog_sql(&["ev'ents".into()]), None);
         assert_eq!(catalog_sql(&["a".into(), "b".into(), "c".into()]), None);
     }

@@ -6,6 +6,7 @@ use diesel::connection::Connection;
 use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::QueryResult;
 
+use self::learn::IndexPart;
 use crate::backend::KeysetBackend;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::page::Page;
@@ -16,7 +17,6 @@ use crate::query::typing::{
     SPLIT_BACKWARD, SPLIT_FORWARD,
 };
 use crate::query::{PageSource, PageStatement, SelectParts, UnionPage};
-use self::learn::IndexPart;
 
 mod assemble;
 #[cfg(feature = "diesel-async")]
@@ -98,7 +98,10 @@ macro_rules! load_page_query {
 pub(crate) use load_page_query;
 
 impl<Q, K: Keyset> Paginated<Q, K> {
-    /// Runs the page: exactly one SQL statement.
+    /// Runs the page: exactly one SQL statement. On MySQL/MariaDB, a later page that names no
+    /// index first looks the table's indexes up when this process has not in the last minute
+    /// (one more statement), and names the one that serves its seek
+    /// ([`KeysetBackend::LEARNS_INDEX`](crate::KeysetBackend::LEARNS_INDEX)).
     ///
     /// # Errors
     /// Diesel's errors from running the query; the [`KeysetError`](crate::KeysetError)s of
@@ -108,7 +111,9 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// [`CursorRowReturned`](crate::KeysetError::CursorRowReturned),
     /// [`KeyOutOfOrder`](crate::KeysetError::KeyOutOfOrder),
     /// [`InvalidRowKey`](crate::KeysetError::InvalidRowKey).
-    /// [`KeysetError::from_diesel`](crate::KeysetError::from_diesel) reads either.
+    /// [`KeysetError::from_diesel`](crate::KeysetError::from_diesel) reads either. On
+    /// MySQL/MariaDB, the server's error 1176 when the index this process learned for the
+    /// table was dropped since; that index is not named again, so the next page runs.
     pub fn load_page<'query, Conn>(self, conn: &mut Conn) -> QueryResult<Page<K>>
     where
         Q: LoadPage<'query, Conn, K>,

@@ -352,7 +352,7 @@ where
 {
     /// The page's statement and the plan check's state.
     pub(crate) fn prepare<Q, K, M>(
-        paginated: Paginated<Q, K, M>,
+        mut paginated: Paginated<Q, K, M>,
         analyze: bool,
     ) -> Result<(PageQuery<Q, K>, Self), PlanError>
     where
@@ -364,6 +364,8 @@ where
         let page_size = paginated.page_size;
         let counted = paginated.total;
         let filters = filters_sql::<DB, Q>(&paginated.query)?;
+        // The index a MySQL page names by itself, once this process has learned it.
+        crate::load::learn::name_known::<DB, _, _, _>(&mut paginated);
         let query = paginated.into_query::<DB>()?;
         let sql = diesel::debug_query::<DB, _>(&query).to_string();
         let (relation, table) = table_names::<K>();

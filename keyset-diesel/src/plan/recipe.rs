@@ -4,8 +4,8 @@
 
 use super::KeysetShape;
 use crate::keyset::{KeyColumn, Keyset, NullsOrder, SortDirection};
-pub(super) use crate::query::filters::{equality_columns, quoted_table};
 use crate::query::filters::table_parts;
+pub(super) use crate::query::filters::{equality_columns, quoted_table};
 
 /// Whether a plan's `condition` names key column `name`: the column itself, or for a key on an
 /// expression (`lower(users::name)`, named by its Rust text) a column the expression reads
@@ -240,9 +240,15 @@ mod tests {
     #[test]
     fn equality_columns_are_the_tables_columns_compared_to_a_bind() {
         let pg = r#" WHERE (("events"."workspace_id" = $1) AND ("events"."kind" = $2)) AND ("other"."x" = $3) AND ("events"."n" > $4) AND ("events"."occurred_at" = $5)"#;
-        assert_eq!(equality_columns(pg, "events", shape().columns), ["workspace_id", "kind"]);
+        assert_eq!(
+            equality_columns(pg, "events", shape().columns),
+            ["workspace_id", "kind"]
+        );
         let my = " WHERE (`events`.`workspace_id` = ?) AND `workspace_id` = ?";
-        assert_eq!(equality_columns(my, "events", shape().columns), ["workspace_id"]);
+        assert_eq!(
+            equality_columns(my, "events", shape().columns),
+            ["workspace_id"]
+        );
     }
 
     #[test]

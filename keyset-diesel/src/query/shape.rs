@@ -230,7 +230,10 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
 
     /// The page's SQL and binds on the backend of connection `conn`, as `diesel::debug_query`
     /// prints them: [`into_query`](Self::into_query) and `debug_query` without spelling the
-    /// backend. Runs nothing.
+    /// backend. Runs nothing. On MySQL/MariaDB it also names the index a later page names by
+    /// itself ([`KeysetBackend::LEARNS_INDEX`]) once this process has looked the table's
+    /// indexes up (the first later page of the table does), so it shows the statement
+    /// `load_page` runs; `into_query` never names a learned index.
     ///
     /// ```
     /// # include!("../doctest_setup.rs");
@@ -255,11 +258,13 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         C: diesel::Connection,
         C::Backend: KeysetBackend + Default,
         <C::Backend as diesel::backend::Backend>::QueryBuilder: Default,
-        Q: PageSource<K>,
+        Q: PageSource<K> + super::SelectParts<C::Backend>,
         PageQuery<Q, K>: diesel::query_builder::QueryFragment<C::Backend>,
     {
         let _ = conn;
-        let query = self.into_query::<C::Backend>()?;
+        let mut paginated = self;
+        crate::load::learn::name_known::<C::Backend, _, _, _>(&mut paginated);
+        let query = paginated.into_query::<C::Backend>()?;
         Ok(diesel::debug_query::<C::Backend, _>(&query).to_string())
     }
 }
