@@ -13,6 +13,8 @@
 #                                        # not in the full run)
 #   bash scripts/bench.sh scale          # only section 4b (10M rows on one tenant; not in the
 #                                        # full run: the first run loads ~3 GB per backend)
+#   bash scripts/bench.sh http           # only section 4e (the feed server against a
+#                                        # hand-written handler, wrk; about 2 minutes)
 #   bash scripts/bench.sh shards         # only section 4c (a table partitioned across two
 #                                        # PostgreSQL servers; not in the full run)
 set -euo pipefail
@@ -29,6 +31,15 @@ if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/nul
         || { sudo_if apt-get update >/dev/null && sudo_if apt-get install -y --no-install-recommends valgrind >/dev/null; }
 fi
 
+# wrk loads the HTTP path of section 4e.
+if ! command -v wrk >/dev/null; then
+    echo "[bench] installing wrk" >&2
+    sudo_if() { if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi; }
+    export DEBIAN_FRONTEND=noninteractive
+    sudo_if apt-get install -y --no-install-recommends wrk >/dev/null \
+        || { sudo_if apt-get update >/dev/null && sudo_if apt-get install -y --no-install-recommends wrk >/dev/null; }
+fi
+
 if [ "${1:-}" = "instructions" ]; then
     cargo bench -p keyset-bench --bench instructions
     exit
@@ -43,10 +54,15 @@ if [ "${1:-}" = "nullable" ]; then
 fi
 if [ "${1:-}" = "concurrency" ]; then
     cargo bench -p keyset-bench --bench concurrency
+cargo bench -p keyset-bench --bench http
     exit
 fi
 if [ "${1:-}" = "scale" ]; then
     cargo bench -p keyset-bench --bench scale
+    exit
+fi
+if [ "${1:-}" = "http" ]; then
+    cargo bench -p keyset-bench --bench http
     exit
 fi
 if [ "${1:-}" = "shards" ]; then
@@ -58,3 +74,4 @@ cargo bench -p keyset-bench --bench pagination -- "$@"
 cargo bench -p keyset-bench --bench instructions
 cargo bench -p keyset-bench --bench nullable
 cargo bench -p keyset-bench --bench concurrency
+cargo bench -p keyset-bench --bench http

@@ -173,6 +173,7 @@ fn main() {
         scale: section::SCALE.extract(&previous),
         shards: section::SHARDS.extract(&previous),
         partitioned: section::PARTITIONED.extract(&previous),
+        http: section::HTTP.extract(&previous),
         compile: section::COMPILE.extract(&previous),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");

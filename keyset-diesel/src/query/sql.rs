@@ -285,9 +285,8 @@ pub(crate) fn write_part(
         (Part::Probe, _) => {
             // At or before the key = the seek of the reversed walk, its last column inclusive.
             let reversed: SmallList<Term> = terms.iter().map(|t| t.reversed()).collect();
-            // Nullable columns stay out of the probe's row values (grouped as if NULL): an
-            // inclusive seek of one group is `(row < key OR row = key)`, which PostgreSQL does
-            // not read as an index range, while the expanded form keeps its leading bound.
+            // Nullable columns stay out of the probe's row values (grouped as if NULL): the
+            // expanded form keeps its leading bound whatever the key's NULLs.
             let groups = self::groups(&reversed, row_values, &|_| true, false);
             Writer::probe(&reversed, is_null, &groups).write_seek(e)
         }
@@ -400,6 +399,17 @@ impl Writer<'_> {
             // After or equal.
             if !self.has_after(g) {
                 return self.write_equal(e, g);
+            }
+            // A row value (its columns hold no NULL) or a column that cannot be NULL: one
+            // `>=` / `<=`, which an index reads as the end of its range. `(after OR equal)`
+            // is not: PostgreSQL then reads and filters every row to the end of the range
+            // when the window holds fewer rows than the limit (a byte-budgeted page's).
+            let term = self.terms[g.start];
+            if g.len() > 1 {
+                return self.write_row_compare(e, g, term.inclusive_op());
+            }
+            if term.nulls.is_none() {
+                return self.write_compare(e, g.start, term.inclusive_op());
             }
             e.sql("(");
             self.write_after(e, g)?;

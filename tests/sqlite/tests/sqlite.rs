@@ -541,3 +541,86 @@ fn force_index_walks_equal_order_by() {
         "{missing:?}"
     );
 }
+
+#[derive(QueryableByName)]
+struct QueryPlanLine {
+    #[diesel(sql_type = diesel::sql_types::Text)]
+    detail: String,
+}
+
+/// Issue 35, item 5 (found by the HTTP bench): a byte-budgeted page's second statement ends its
+/// window with the last row that fits, inclusive, and still asks for page size + 1 rows. Its
+/// bound is one `<=` (here the row value `(at, id) <= (?, ?)`), the end of the index range:
+/// written as `(row < key OR row = key)` it was a filter, and the scan read every row to the
+/// end of the tenant looking for the row past the window.
+#[test]
+fn budgeted_page_window_end_is_the_end_of_its_index_search() {
+    use std::sync::{Arc, Mutex};
+    let mut db = diesel::SqliteConnection::open();
+    plans::load_plan_rows(&mut *db);
+    db.exec("ANALYZE");
+    let log = Arc::new(Mutex::new(Vec::<String>::new()));
+    let seen = Arc::clone(&log);
+    db.set_instrumentation(move |event: diesel::connection::InstrumentationEvent<'_>| {
+        if let diesel::connection::InstrumentationEvent::StartQuery { query, .. } = event {
+            seen.lock().expect("log").push(query.to_string());
+        }
+    });
+    let conn: &mut diesel::SqliteConnection = &mut db;
+    let order = "at ASC, id ASC";
+    let id = plans::deep_id(conn, order);
+    let row: PlanAsc = plan_rows::table
+        .find(id)
+        .select(PlanAsc::as_select())
+        .first(conn)
+        .expect("deep row");
+    log.lock().expect("log").clear();
+    let page = plan_rows::table
+        .filter(plan_rows::tenant.eq(1))
+        .select(PlanAsc::as_select())
+        .paginate_after(Some(Cursor::after_row(&row)))
+        .page_size(PLAN_PAGE_SIZE)
+        .max_bytes_in_sql(1 << 20, plan_rows::payload)
+        .load_page(conn)
+        .expect("budgeted page");
+    // The statements as Diesel's instrumentation shows them, without the binds.
+    let statements: Vec<String> = log
+        .lock()
+        .expect("log")
+        .iter()
+        .map(|s| s.split(" -- binds:").next().unwrap_or(s).to_string())
+        .collect();
+    let expected = conn.ids(&format!(
+        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+        plans::PLAN_DEPTH + 1
+    ));
+    assert_eq!(
+        page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+        expected
+    );
+    assert_eq!(
+        statements.len(),
+        2,
+        "the size probe, then the page: {statements:?}"
+    );
+    use diesel::sql_types::{BigInt, Integer, Timestamp};
+    let last = page.items.last().expect("a full page");
+    let lines: Vec<QueryPlanLine> =
+        diesel::sql_query(format!("EXPLAIN QUERY PLAN {}", statements[1]))
+            .bind::<Integer, _>(1)
+            .bind::<Timestamp, _>(row.at)
+            .bind::<BigInt, _>(row.id)
+            .bind::<Timestamp, _>(last.at)
+            .bind::<BigInt, _>(last.id)
+            .bind::<BigInt, _>(i64::from(PLAN_PAGE_SIZE) + 1)
+            .load(conn)
+            .expect("query plan");
+    let details: Vec<&str> = lines.iter().map(|l| l.detail.as_str()).collect();
+    assert!(
+        details.iter().any(|d| d.contains(
+            "USING INDEX plan_rows_tenant_at_id (tenant=? AND (at,id)>(?,?) AND (at,id)<(?,?))"
+        )),
+        "the window's end bounds the index search: {details:?}\n{}",
+        statements[1]
+    );
+}
