@@ -13,6 +13,8 @@
 #                                        # not in the full run)
 #   bash scripts/bench.sh scale          # only section 4b (10M rows on one tenant; not in the
 #                                        # full run: the first run loads ~3 GB per backend)
+#   bash scripts/bench.sh peers          # only section 2c (i-love-jesus against this crate
+#                                        # and OFFSET on PostgreSQL; about 2 minutes)
 #   bash scripts/bench.sh http           # only section 4e (the feed server against a
 #                                        # hand-written handler, wrk; about 2 minutes)
 #   bash scripts/bench.sh shards         # only section 4c (a table partitioned across two
@@ -61,6 +63,10 @@ if [ "${1:-}" = "scale" ]; then
     cargo bench -p keyset-bench --bench scale
     exit
 fi
+if [ "${1:-}" = "peers" ]; then
+    cargo bench -p keyset-bench --bench peers
+    exit
+fi
 if [ "${1:-}" = "http" ]; then
     cargo bench -p keyset-bench --bench http
     exit
@@ -73,5 +79,6 @@ fi
 cargo bench -p keyset-bench --bench pagination -- "$@"
 cargo bench -p keyset-bench --bench instructions
 cargo bench -p keyset-bench --bench nullable
+cargo bench -p keyset-bench --bench peers
 cargo bench -p keyset-bench --bench concurrency
 cargo bench -p keyset-bench --bench http

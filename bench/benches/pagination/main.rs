@@ -169,6 +169,7 @@ fn main() {
         took: started.elapsed(),
         instructions: section::INSTRUCTIONS.extract(&previous),
         nullable: section::NULLABLE.extract(&previous),
+        peers: section::PEERS.extract(&previous),
         concurrency: section::CONCURRENCY.extract(&previous),
         scale: section::SCALE.extract(&previous),
         shards: section::SHARDS.extract(&previous),

@@ -32,6 +32,9 @@ pub struct Inputs<'a> {
     /// Section 2b (nullable keys) as the file had it: kept, since only
     /// `bash scripts/bench.sh nullable` writes it (the full run does, after this part).
     pub nullable: Option<&'a str>,
+    /// Section 2c (peers) as the file had it: kept, since only `bash scripts/bench.sh peers`
+    /// writes it (the full run does, after this part).
+    pub peers: Option<&'a str>,
     /// Section 4e (the HTTP path) as the file had it: kept, since only `bash scripts/bench.sh
     /// http` writes it (the full run does, after this part).
     pub http: Option<&'a str>,
@@ -519,6 +522,9 @@ pub fn render(i: &Inputs<'_>) -> String {
     if let Some(section) = i.nullable {
         let _ = writeln!(body, "{section}\n");
     }
+    if let Some(section) = i.peers {
+        let _ = writeln!(body, "{section}\n");
+    }
 
     // ---- 3. tokens --------------------------------------------------------------------
     let _ = writeln!(body, "## 3. Tokens\n");
@@ -693,6 +699,7 @@ pub fn render(i: &Inputs<'_>) -> String {
          medians of this same run on the same machine, except section 2a (instruction \
          counts), which `bash scripts/bench.sh instructions` writes, section 2b (nullable \
          keys, interleaved medians of its own), which `bash scripts/bench.sh nullable` writes, \
+         section 2c (peers, interleaved medians of its own), which `bash scripts/bench.sh peers` writes, \
          section 4a (concurrent walkers), which `bash scripts/bench.sh concurrency` writes (the \
          full run does all three, after this part), sections 4b and 4d (ten million rows, on one table and \
          in monthly partitions), which only `bash scripts/bench.sh scale` writes, and section 4c (a table partitioned across servers), \

@@ -1,5 +1,5 @@
 //! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
-//! (the `instructions` target), 2b (the `nullable` target), 5 (the `compile` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target),
+//! (the `instructions` target), 2b (the `nullable` target), 2c (the `peers` target), 5 (the `compile` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target),
 //! 4c (the `shards` target) and 4e (the `http` target). The `pagination` target
 //! rewrites the rest of the file and keeps these sections as it finds them; each target
 //! replaces only its own.
@@ -27,6 +27,14 @@ pub const INSTRUCTIONS: Section = Section {
 pub const NULLABLE: Section = Section {
     start: "<!-- section 2b: written by `bash scripts/bench.sh nullable` -->",
     end: "<!-- end of section 2b -->",
+    next: &["## 3. Tokens"],
+};
+
+/// Section 2c, peers in the same run.
+#[allow(dead_code)] // Not every target uses every section.
+pub const PEERS: Section = Section {
+    start: "<!-- section 2c: written by `bash scripts/bench.sh peers` -->",
+    end: "<!-- end of section 2c -->",
     next: &["## 3. Tokens"],
 };
 
