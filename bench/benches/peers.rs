@@ -38,7 +38,7 @@ use schema::bench_rows;
 const DEPTHS: [i64; 5] = [0, 1_000, 10_000, 100_000, 1_000_000];
 const PAGE: u32 = 20;
 /// Rounds of keyset and peer pages; OFFSET is timed in the first `OFFSET_ROUNDS` only.
-const ROUNDS: usize = 200;
+const ROUNDS: usize = 600;
 const OFFSET_ROUNDS: usize = 5;
 
 /// The peer's model: the same columns, with its derive (a module of cursor keys).
