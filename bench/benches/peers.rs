@@ -25,8 +25,8 @@ use std::time::{Duration, Instant};
 
 use chrono::NaiveDateTime;
 use diesel::connection::SimpleConnection;
-use diesel::prelude::*;
 use diesel::pg::Pg;
+use diesel::prelude::*;
 use diesel::query_builder::{AsQuery, AstPass, Query, QueryFragment, QueryId};
 use diesel_async::{AsyncConnection, AsyncPgConnection, RunQueryDsl, SimpleAsyncConnection};
 use i_love_jesus::{CursorKeysModule, PaginatedQueryBuilder, SortDirection};
@@ -239,7 +239,10 @@ struct NullRow {
 
 /// Rows of `peer_nulls` (1,000, a NULL score on every 10th) each form's walk delivers
 /// (pages of 7, `score ASC NULLS LAST, id ASC`): (this crate, i-love-jesus, rows).
-fn nullable_walks(conn: &mut AsyncPgConnection, runtime: &tokio::runtime::Runtime) -> (usize, usize, i64) {
+fn nullable_walks(
+    conn: &mut AsyncPgConnection,
+    runtime: &tokio::runtime::Runtime,
+) -> (usize, usize, i64) {
     runtime
         .block_on(conn.batch_execute(
             "DROP TABLE IF EXISTS peer_nulls;
@@ -342,8 +345,7 @@ fn main() {
     let text = render(&runs, nulls, started.elapsed());
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, section::PEERS.replace(&doc, &text))
-        .expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, section::PEERS.replace(&doc, &text)).expect("write docs/PERFORMANCE.md");
     eprintln!("[peers] wrote section 2c of {}", path.display());
 }
 
