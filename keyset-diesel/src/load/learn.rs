@@ -136,8 +136,9 @@ where
     }
 }
 
-/// The statement listing the indexes of the table `parts` (`[schema,] table`), or `None` when a
-/// part is not a plain identifier (it is written into the statement as a literal).
+/// The statement listing the B-tree indexes of the table `parts` (`[schema,] table`; FULLTEXT,
+/// SPATIAL and HASH indexes hold no key order), or `None` when a part is not a plain
+/// identifier (it is written into the statement as a literal).
 fn catalog_sql(parts: &[String]) -> Option<String> {
     let plain = |s: &String| {
         !s.is_empty() && s.len() <= 64 && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
@@ -154,7 +155,7 @@ fn catalog_sql(parts: &[String]) -> Option<String> {
         "SELECT INDEX_NAME AS index_name, \
          CASE WHEN SUB_PART IS NULL THEN COLUMN_NAME END AS column_name, \
          COLLATION AS collation FROM information_schema.STATISTICS \
-         WHERE TABLE_SCHEMA = {schema} AND TABLE_NAME = '{table}' \
+         WHERE TABLE_SCHEMA = {schema} AND TABLE_NAME = '{table}' AND INDEX_TYPE = 'BTREE' \
          ORDER BY INDEX_NAME, SEQ_IN_INDEX"
     ))
 }
@@ -473,6 +474,8 @@ mod tests {
             sql.contains("TABLE_SCHEMA = DATABASE() AND TABLE_NAME = 'events'"),
             "{sql}"
         );
+        // Only B-tree indexes keep their rows in key order (not FULLTEXT, SPATIAL or HASH).
+        assert!(sql.contains("AND INDEX_TYPE = 'BTREE'"), "{sql}");
         let sql = catalog_sql(&["archive".into(), "events".into()]).expect("plain");
         assert!(
             sql.contains("TABLE_SCHEMA = 'archive' AND TABLE_NAME = 'events'"),
