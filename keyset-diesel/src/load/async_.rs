@@ -270,13 +270,19 @@ where
             // MySQL/MariaDB: the index that serves the seek, when the page names none.
             let named = match learn::lookup::<Conn::Backend, _, _, _>(&paginated) {
                 Some(lookup) => {
-                    let index = match lookup.known() {
+                    let index = match lookup.known(true) {
                         Some(index) => index,
-                        None => lookup.learn(
-                            diesel::sql_query(lookup.catalog_sql())
-                                .load::<IndexPart>(conn)
-                                .await,
-                        ),
+                        None => {
+                            let mut listed = (0, Err(diesel::result::Error::NotFound));
+                            for (form, sql) in lookup.catalog_statements() {
+                                listed =
+                                    (form, diesel::sql_query(sql).load::<IndexPart>(conn).await);
+                                if listed.1.is_ok() {
+                                    break;
+                                }
+                            }
+                            lookup.learn(listed.0, listed.1)
+                        }
                     };
                     lookup.name(index, &mut paginated)
                 }

@@ -216,8 +216,15 @@ where
     fn load_pages(mut paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
         // MySQL/MariaDB: the index that serves the seek, when the page names none (`learn.rs`).
         let named = learn::lookup::<Conn::Backend, _, _, _>(&paginated).and_then(|lookup| {
-            let index = lookup.known().unwrap_or_else(|| {
-                lookup.learn(diesel::sql_query(lookup.catalog_sql()).load::<IndexPart>(conn))
+            let index = lookup.known(true).unwrap_or_else(|| {
+                let mut listed = (0, Err(diesel::result::Error::NotFound));
+                for (form, sql) in lookup.catalog_statements() {
+                    listed = (form, diesel::sql_query(sql).load::<IndexPart>(conn));
+                    if listed.1.is_ok() {
+                        break;
+                    }
+                }
+                lookup.learn(listed.0, listed.1)
             });
             lookup.name(index, &mut paginated)
         });
