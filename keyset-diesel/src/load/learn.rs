@@ -27,6 +27,7 @@ use crate::backend::KeysetBackend;
 use crate::keyset::{KeyColumn, Keyset, SortDirection};
 use crate::paginate::{IndexHint, Paginated};
 use crate::query::filters::{filters_sql, pinned_columns, table_parts};
+use crate::query::union::splits_first_page;
 use crate::query::{PageSource, SelectParts};
 
 /// How long a table's learned indexes are used before they are looked up again (a new index
@@ -92,7 +93,9 @@ pub(crate) struct Lookup {
 }
 
 /// The lookup for `paginated` on backend `DB`, or `None` when the page names no learned index:
-/// not MySQL/MariaDB, a first page, an index or form chosen (`force_index`, `deferred_join`, a
+/// not MySQL/MariaDB, a first page (but one split around the leading column's NULL group,
+/// `UnionPage::first_split`, whose values arm MariaDB otherwise reads from the start of
+/// the NULL group), an index or form chosen (`force_index`, `deferred_join`, a
 /// declared [`Keyset::INDEX`]), a query on more than the keyset's table, a key on an
 /// expression, a table name that is not a plain identifier, or a `WHERE` clause that is more
 /// than `column = value` pins joined by `AND` (an `OR`, `NOT`, `IN`, range or SQL text: the
@@ -106,7 +109,7 @@ where
 {
     let p = paginated;
     if !DB::LEARNS_INDEX
-        || p.cursor.is_none()
+        || (p.cursor.is_none() && !splits_first_page::<DB, K>(p.walk))
         || p.index != IndexHint::Declared
         || p.deferred.is_some()
         || K::INDEX.is_some()

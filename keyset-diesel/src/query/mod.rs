@@ -23,7 +23,7 @@ mod source;
 mod sql;
 mod statement;
 pub(crate) mod typing;
-mod union;
+pub(crate) mod union;
 
 pub use self::measure::{CountQuery, SizeProbe};
 pub use self::seek::{KeysetOrder, SeekPredicate};

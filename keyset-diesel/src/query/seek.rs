@@ -143,6 +143,21 @@ impl<K: Keyset> SeekPredicate<K> {
         })
     }
 
+    /// Which side of the leading column's NULL group every row this one-arm seek admits is
+    /// on: `Some(true)` when all are in it (NULLs last, a NULL cursor), `Some(false)` when
+    /// none is (NULLs first, a value cursor), `None` otherwise (a split, or a leading column
+    /// that is not nullable).
+    pub(crate) fn one_side(&self) -> Option<bool> {
+        if self.plan != SeekPlan::Single || self.terms.len() < 2 {
+            return None;
+        }
+        match (self.terms.first()?.nulls?, KeyTuple::is_null(&self.key, 0)) {
+            (NullsOrder::Last, true) => Some(true),
+            (NullsOrder::First, false) => Some(false),
+            _ => None,
+        }
+    }
+
     /// Whether this seek's text is the one every seek of `K` in `walk`'s direction has on
     /// `DB` in the default form: one arm, the backend's own dialect (or a keyset that writes
     /// no row value either way), and no NULL in the key (a NULL is written as `IS NULL` /
@@ -227,7 +242,7 @@ fn unrepresented_sql<DB: KeysetBackend, K: Keyset>(i: usize) -> Option<&'static 
 /// (docs/CASES.md C31): only where the page check can see a row read again, every key column
 /// exactly ordered in Rust (a text column between would let a re-read row pass as "after").
 /// Such rows come from anywhere in the table, NULL group included.
-fn admits_unrepresented<DB: KeysetBackend, K: Keyset>() -> bool {
+pub(crate) fn admits_unrepresented<DB: KeysetBackend, K: Keyset>() -> bool {
     <K::Key as KeyTuple>::exact_order()
         && (0..K::COLUMNS.len()).any(|i| unrepresented_sql::<DB, K>(i).is_some())
 }

@@ -87,6 +87,18 @@ where
         total,
     };
     let seek = cursor.map(|key| SeekPredicate::planned(key, walk, dialect, per_level));
+    // MySQL: a first page whose placement term would sort every row reads the values and the
+    // NULL group as two arms, each in index order.
+    let (query, seek) = match seek {
+        None => match UnionPage::first_split::<DB>(query, order, deferred, limit, total) {
+            Ok(union) => {
+                let union = union.until(until).index(index);
+                return Ok((PageQuery::Union(union), assembly));
+            }
+            Err(query) => (query, None),
+        },
+        seek => (query, seek),
+    };
     let query = match seek {
         // A later page with the total count is a union: its count row carries the count even
         // when the page after the cursor is empty.
@@ -98,9 +110,14 @@ where
         seek => PageQuery::Statement(PageStatement {
             query,
             deferred: deferred && seek.is_some(),
+            // Rows all on one side of the leading column's NULL group: MySQL orders them
+            // without the placement term, in the index's order (`KeysetOrder::of_split_arm`).
+            order: match seek.as_ref().and_then(SeekPredicate::one_side) {
+                Some(null_group) => order.of_split_arm(null_group),
+                None => order,
+            },
             seek,
             until,
-            order,
             limit,
             total,
             index,

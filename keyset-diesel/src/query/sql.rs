@@ -83,6 +83,20 @@ impl Term {
     }
 }
 
+/// Whether `term` is ordered with a `col IS NULL` placement term before the column (which no
+/// index serves: MySQL sorts every row it orders with one): a nullable column on a backend
+/// without `NULLS FIRST/LAST`, placed where that backend does not put NULLs by itself. MySQL
+/// sorts NULL below every value, so `ASC` already puts NULLs first and `DESC` last.
+pub(crate) fn sorts_placement(term: Term, dialect: Dialect) -> bool {
+    match term.nulls {
+        Some(nulls) if !dialect.nulls_order_syntax => !matches!(
+            (nulls, term.direction),
+            (NullsOrder::First, SortDirection::Asc) | (NullsOrder::Last, SortDirection::Desc)
+        ),
+        _ => false,
+    }
+}
+
 /// Writes `ORDER BY` terms (without the keyword) for the walk.
 pub(crate) fn write_order(
     e: &mut dyn Emitter,
@@ -94,7 +108,7 @@ pub(crate) fn write_order(
             e.sql(", ");
         }
         match term.nulls {
-            Some(nulls) if !dialect.nulls_order_syntax => {
+            Some(nulls) if sorts_placement(term, dialect) => {
                 // MySQL: `col IS NULL` is 0 for values and 1 for NULLs.
                 e.column(i)?;
                 e.sql(match nulls {
@@ -105,7 +119,7 @@ pub(crate) fn write_order(
                 e.sql(" ");
                 e.sql(term.direction.keyword());
             }
-            Some(nulls) => {
+            Some(nulls) if dialect.nulls_order_syntax => {
                 e.column(i)?;
                 e.sql(" ");
                 e.sql(term.direction.keyword());
@@ -114,7 +128,7 @@ pub(crate) fn write_order(
                     NullsOrder::First => " NULLS FIRST",
                 });
             }
-            None => {
+            _ => {
                 e.column(i)?;
                 e.sql(" ");
                 e.sql(term.direction.keyword());

@@ -162,7 +162,7 @@ where
         walk_statement(
             Statement {
                 query: &self.query,
-                seek: self.seek.as_ref().map(|seek| (seek, Part::Arm(0))),
+                seek: self.seek.as_ref().map(|seek| Arm::Seek(seek, Part::Arm(0))),
                 until: self.until.as_ref(),
                 order: &self.order,
                 limit: &self.limit,
@@ -180,11 +180,21 @@ where
     }
 }
 
+/// The rows a statement keeps besides your filters.
+pub(crate) enum Arm<'b, K: Keyset> {
+    /// A part of the seek predicate after a cursor.
+    Seek(&'b SeekPredicate<K>, Part),
+    /// One side of the leading column's NULL group, on a first page split around it
+    /// (`UnionPage::first_split`): the group (`col IS NULL`, `true`) or the values.
+    NullGroup(bool),
+}
+
 /// One page statement, written from the parts of the caller's query.
 pub(crate) struct Statement<'b, Q, K: Keyset> {
     pub query: &'b Q,
-    /// The seek predicate and the part of it to write; `None` on a first page.
-    pub seek: Option<(&'b SeekPredicate<K>, Part)>,
+    /// The seek predicate and the part of it to write (or a first page's side of the NULL
+    /// group); `None` on a first page.
+    pub seek: Option<Arm<'b, K>>,
     /// The window's far end, written next to the seek (`AND (<until>)`); `None` for none
     /// (and for the probe and count branches, which it does not bound).
     pub until: Option<&'b FarBound<K>>,
@@ -284,8 +294,14 @@ where
             out.push_sql(and_or_where);
         }
         out.push_sql("(");
-        if let Some((seek, part)) = s.seek {
-            seek.walk_part(part, out.reborrow())?;
+        if let Some(arm) = s.seek {
+            match arm {
+                Arm::Seek(seek, part) => seek.walk_part(part, out.reborrow())?,
+                Arm::NullGroup(null) => {
+                    K::walk_column(0, out.reborrow())?;
+                    out.push_sql(if null { " IS NULL" } else { " IS NOT NULL" });
+                }
+            }
             if s.until.is_some() {
                 out.push_sql(") AND (");
             }

@@ -56,6 +56,16 @@ struct Maybe {
     id: i64,
 }
 
+/// `m ASC NULLS FIRST, id ASC`: MySQL's own placement of NULLs (below every value).
+#[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
+#[diesel(table_name = maybes)]
+struct MaybeNullsFirstAsc {
+    #[keyset(asc, nulls_first)]
+    m: Option<i32>,
+    #[keyset(asc, unique)]
+    id: i64,
+}
+
 /// `m DESC NULLS FIRST, id DESC`: a nullable leading column whose NULLs come first, so a page
 /// backward after a value has the NULL group on the far side (a split union).
 #[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
@@ -403,20 +413,45 @@ fn on_mysql_the_deferred_join_is_the_default_form_with_a_static_shape() {
         shape(rows().paginate_after(after()).force_index("ix")),
         None
     );
-    // A declared index: the direct form naming it is the default; the deferred join is not
-    // (a first page has no join either way).
+    // A declared index: the direct form naming it is the default; the deferred join is not.
     let maybes = || maybes::table.select(maybes::id);
     let maybe = |p: Paginated<_, Maybe>| fixed::<Mysql, Maybe, _>(p);
     let later = || Some(Cursor::<Maybe>::after((None, 2)));
-    assert_eq!(
-        maybe(maybes().paginate_after(None)),
-        Some(StaticShape::FirstForward)
-    );
-    assert_eq!(
-        maybe(maybes().paginate_after(None).deferred_join(true)),
-        Some(StaticShape::FirstForward)
-    );
     assert_eq!(maybe(maybes().paginate_before(later())), None);
+    // The first page of `m ASC NULLS LAST` is a union split around the NULL group on MySQL
+    // (no index serves a `m IS NULL` sort term): no static shape, cached as text.
+    assert_eq!(maybe(maybes().paginate_after(None)), None);
+    let (query, _) =
+        super::shape::shape::<Mysql, _, _, _>(maybes().paginate_after(None::<Cursor<Maybe>>))
+            .expect("shape");
+    let sql = diesel::debug_query::<Mysql, _>(&query).to_string();
+    assert!(
+        sql.contains("`maybes`.`m` IS NOT NULL")
+            && sql.contains("`maybes`.`m` IS NULL)")
+            && sql.contains("ORDER BY `maybes`.`m` ASC, `maybes`.`id` ASC LIMIT")
+            && sql.contains("ORDER BY `maybes`.`id` ASC LIMIT")
+            && sql.contains("ORDER BY `__keyset_k0` IS NULL ASC, `__keyset_k0` ASC"),
+        "{sql}"
+    );
+    // A first page of a keyset MySQL orders without the term (`m ASC NULLS FIRST` is its
+    // own placement) keeps one statement and its static shape.
+    let first = |p: Paginated<_, MaybeNullsFirstAsc>| fixed::<Mysql, MaybeNullsFirstAsc, _>(p);
+    assert_eq!(
+        first(maybes().paginate_after(None)),
+        Some(StaticShape::FirstForward)
+    );
+    let (query, _) = super::shape::shape::<Mysql, _, _, _>(
+        maybes()
+            .paginate_after(None::<Cursor<MaybeNullsFirstAsc>>)
+            .page_size(5),
+    )
+    .expect("shape");
+    let sql = diesel::debug_query::<Mysql, _>(&query).to_string();
+    assert!(
+        sql.contains("ORDER BY `maybes`.`m` ASC, `maybes`.`id` ASC LIMIT")
+            && !sql.contains("IS NULL"),
+        "{sql}"
+    );
 }
 
 #[test]

@@ -30,22 +30,26 @@ use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, HasSqlType, Integer};
 use diesel::QueryResult;
 
-use super::seek::{FarBound, KeysetOrder, SeekPredicate};
+use super::seek::{admits_unrepresented, FarBound, KeysetOrder, SeekPredicate};
 use super::source::{PageSource, SelectParts};
 use super::sql::{self, Emitter, Part};
 use super::statement::{
-    key_alias, walk_limit, walk_statement, RowKind, Statement, StaticShape, Total, KIND_ALIAS,
+    key_alias, walk_limit, walk_statement, Arm, RowKind, Statement, StaticShape, Total, KIND_ALIAS,
 };
 use crate::backend::{dialect, KeysetBackend};
 use crate::cursor::Direction;
-use crate::keyset::{column_index_error, Keyset, KeysetSql};
+use crate::keyset::{column_index_error, Keyset, KeysetSql, NullsOrder};
 
 /// A union page query: one branch per arm of the seek's plan, plus the probe for exact flags
 /// and the count row for the total count; loads `(row, key, kind)` where `kind` says which of
 /// the three a row is (0 for page rows, 1 for the probe row, 2 for the count row).
 pub struct UnionPage<Q, K: Keyset> {
     query: Q,
-    seek: SeekPredicate<K>,
+    /// The seek after the cursor; `None` on a first page split around the leading column's
+    /// NULL group ([`UnionPage::first_split`]).
+    seek: Option<SeekPredicate<K>>,
+    /// The arm holding the leading column's NULL group, when the arms split its values from it.
+    null_arm: Option<usize>,
     /// The window's far end ([`crate::Paginated::until`]), on every arm (not the probe or
     /// the count row).
     until: Option<FarBound<K>>,
@@ -80,7 +84,69 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
         limit: i64,
         count: bool,
     ) -> Self {
-        let arm_orders = match seek.null_arm() {
+        let null_arm = seek.null_arm();
+        Self::of_arms(
+            query,
+            Some(seek),
+            null_arm,
+            order,
+            probe,
+            deferred,
+            limit,
+            count,
+        )
+    }
+
+    /// The first page of a keyset whose leading column is nullable and placed where MySQL
+    /// sorts it only with a `col IS NULL` term ([`sql::sorts_placement`]): the values and the
+    /// NULL group as two arms, each read in its index's order (`WHERE col IS NOT NULL ORDER
+    /// BY col, ..` and `WHERE col IS NULL ORDER BY ..`), where one statement ordered by the
+    /// term sorts every row of your query (`Using filesort`). As a deferred join when
+    /// `deferred` (its inner, index-only query ranges over the values where the direct form's
+    /// `ref` access reads the NULL group first). `Err(query)` for any other
+    /// keyset or backend (and for a keyset whose seek admits values its key type does not
+    /// represent: its arms keep the term).
+    pub(crate) fn first_split<DB: KeysetBackend>(
+        query: Q,
+        order: KeysetOrder<K>,
+        deferred: bool,
+        limit: i64,
+        count: bool,
+    ) -> Result<Self, Q> {
+        if !splits_first_page::<DB, K>(order.walk()) {
+            return Err(query);
+        }
+        let null_arm = match sql::terms(K::COLUMNS, order.walk())
+            .first()
+            .and_then(|t| t.nulls)
+        {
+            Some(NullsOrder::Last) => 1,
+            _ => 0,
+        };
+        Ok(Self::of_arms(
+            query,
+            None,
+            Some(null_arm),
+            order,
+            false,
+            deferred,
+            limit,
+            count,
+        ))
+    }
+
+    #[allow(clippy::too_many_arguments)] // the union's parts, each named at the two callers
+    fn of_arms(
+        query: Q,
+        seek: Option<SeekPredicate<K>>,
+        null_arm: Option<usize>,
+        order: KeysetOrder<K>,
+        probe: bool,
+        deferred: bool,
+        limit: i64,
+        count: bool,
+    ) -> Self {
+        let arm_orders = match null_arm {
             Some(null_arm) => [0, 1].map(|arm| order.of_split_arm(arm == null_arm)),
             None => [order; 2],
         };
@@ -88,6 +154,7 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             query,
             walk: order.walk(),
             seek,
+            null_arm,
             until: None,
             order,
             arm_orders,
@@ -125,6 +192,7 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
         let UnionPage {
             query,
             seek,
+            null_arm: _,
             until,
             order: _,
             arm_orders: _,
@@ -137,7 +205,9 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             count,
             index,
         } = self;
-        // `order` and `arm_orders` follow from `walk` and the seek's plan.
+        // `order`, `arm_orders` and `null_arm` follow from `walk` and the seek's plan. A first
+        // page split has no type-keyed shape: its text is cached by Diesel as text.
+        let seek = seek.as_ref()?;
         let default_index = query.default_index();
         let default_deferred = DB::DEFERRED_JOIN && default_index.is_none();
         let fixed = until.is_none()
@@ -157,18 +227,36 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
     fn branches(&self) -> impl Iterator<Item = Option<Part>> {
         let probe = self.probe.then_some(Some(Part::Probe));
         let count = self.count.then_some(None);
-        (0..self.seek.arms())
+        (0..self.seek.as_ref().map_or(2, SeekPredicate::arms))
             .map(|i| Some(Part::Arm(i)))
             .chain(probe)
             .chain(count)
     }
 }
 
+/// Whether the first page of `K` walking `walk` on `DB` is a union of the leading column's
+/// values and its NULL group ([`UnionPage::first_split`]): a leading nullable column that
+/// `DB` orders only with a `col IS NULL` term, and a seek that admits no values the key type
+/// does not represent.
+pub(crate) fn splits_first_page<DB: KeysetBackend, K: Keyset>(walk: Direction) -> bool {
+    let terms = sql::terms(K::COLUMNS, walk);
+    terms.len() > 1
+        && terms
+            .first()
+            .is_some_and(|t| sql::sorts_placement(*t, dialect::<DB>()))
+        && !admits_unrepresented::<DB, K>()
+}
+
 impl<Q: std::fmt::Debug, K: Keyset> std::fmt::Debug for UnionPage<Q, K> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("UnionPage")
-            .field("query", &self.query)
-            .field("seek", &self.seek)
+        let mut debug = f.debug_struct("UnionPage");
+        debug.field("query", &self.query);
+        match &self.seek {
+            Some(seek) => debug.field("seek", seek),
+            // A first page split around the leading column's NULL group.
+            None => debug.field("null_arm", &self.null_arm),
+        };
+        debug
             .field("until", &self.until)
             .field("probe", &self.probe)
             .field("walk", &self.walk)
@@ -241,7 +329,13 @@ where
             walk_statement(
                 Statement {
                     query: &self.query,
-                    seek: part.map(|part| (&self.seek, part)),
+                    seek: match (&self.seek, part) {
+                        (Some(seek), Some(part)) => Some(Arm::Seek(seek, part)),
+                        (None, Some(Part::Arm(arm))) => {
+                            Some(Arm::NullGroup(self.null_arm == Some(arm)))
+                        }
+                        _ => None,
+                    },
                     until: match part {
                         Some(Part::Arm(_)) => self.until.as_ref(),
                         _ => None,

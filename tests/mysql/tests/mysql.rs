@@ -190,6 +190,67 @@ fn nullable_value_cursor_pages_read_a_bounded_number_of_index_entries() {
     }
 }
 
+/// A nullable key placed where MySQL sorts NULLs only with a `maybe IS NULL` term (`maybe ASC
+/// NULLS LAST`): its first page reads the values and the NULL group as two arms in index order
+/// (one statement ordered by the term sorted every row of the tenant: `Using filesort`), and a
+/// page after a NULL cursor, whose rows are all in the NULL group, is ordered without the
+/// term, so it reads from the cursor in index order too: the default (the index named) and
+/// the deferred join.
+#[test]
+fn nullable_first_page_and_null_group_pages_read_a_bounded_number_of_index_entries() {
+    use keyset_test_suites::models::PlanNullable;
+    let mut db = deep_table();
+    let conn: &mut My = &mut db;
+    let order = "maybe IS NULL, maybe ASC, id ASC";
+    let rows = conn.ids("SELECT id FROM plan_rows WHERE tenant = 1").len();
+    let depth = i64::try_from(rows).expect("rows") - 2 * i64::from(PLAN_PAGE_SIZE) - 5;
+    let row: PlanNullable = plan_rows::table
+        .find(plans::id_at(conn, order, depth))
+        .select(PlanNullable::as_select())
+        .first(conn)
+        .expect("deep row");
+    assert!(row.maybe.is_none(), "a cursor in the NULL group");
+    let page_size = u64::from(PLAN_PAGE_SIZE);
+    for deferred in [None, Some(true), Some(false)] {
+        let how = Read {
+            deferred,
+            ..Read::forward(PLAN_PAGE_SIZE)
+        };
+        for (cursor, offset, bound) in [
+            (None, 0, 2 * (page_size + 1) + 10),
+            (
+                Some(Cursor::after(row.key())),
+                depth + 1,
+                page_size + 1 + 10,
+            ),
+        ] {
+            let first = cursor.is_none();
+            conn.batch_execute("FLUSH STATUS").expect("flush status");
+            let page = <PlanNullable as Walk<My>>::read(conn, &1, cursor, how).expect("page");
+            let (reads, report) = handler_reads(conn);
+            let expected = conn.ids(&format!(
+                "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {offset}"
+            ));
+            assert_eq!(
+                page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+                expected,
+                "first {first}, deferred {deferred:?}"
+            );
+            eprintln!(
+                "PlanNullable first {first} deferred {deferred:?}: index reads {reads} ({report})"
+            );
+            // The direct form unnamed is the planner's choice (`ref` access on the tenant
+            // reads its NULL group before the values): printed, not asserted.
+            if deferred != Some(false) {
+                assert!(
+                    reads <= bound,
+                    "first {first}, deferred {deferred:?}: {reads} index reads ({report})"
+                );
+            }
+        }
+    }
+}
+
 /// The page after the row at `DEPTH` of `$model` read in the direct form with
 /// `.force_index($index)` (with `declared`: no call, the model declares the index; a select
 /// list the index does not cover): checks its rows against the oracle, its SQL (the hint
