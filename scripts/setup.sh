@@ -15,9 +15,10 @@ as_root() {
 
 # --- system packages -------------------------------------------------------------------------
 # libpq-dev: the PostgreSQL client library (diesel/postgres); libmariadb-dev: the MySQL client
-# library (diesel/mysql); pkg-config: how mysqlclient-sys finds it.
+# library (diesel/mysql); pkg-config: how mysqlclient-sys finds it;
 missing=()
-for pkg in libpq-dev libmariadb-dev pkg-config; do
+# mariadb-plugin-spider: the Spider storage engine (a MariaDB table sharded across servers).
+for pkg in libpq-dev libmariadb-dev pkg-config mariadb-plugin-spider; do
     dpkg -s "$pkg" >/dev/null 2>&1 || missing+=("$pkg")
 done
 if [ "${#missing[@]}" -gt 0 ]; then
@@ -91,5 +92,41 @@ if ! maria_ready; then
     maria_ready || { log "MariaDB did not start"; exit 1; }
 fi
 mariadb --protocol=tcp -h 127.0.0.1 -P 3306 -uroot -e 'CREATE DATABASE IF NOT EXISTS test'
+# Spider, for the sharded-table test and bench (tests/mysql: spider.rs): loaded at run time, so
+# the running server need not restart.
+if ! mariadb --protocol=tcp -h 127.0.0.1 -P 3306 -uroot -N -e 'SHOW ENGINES' | grep -q '^SPIDER'; then
+    log "loading the Spider storage engine"
+    mariadb --protocol=tcp -h 127.0.0.1 -P 3306 -uroot -e "INSTALL SONAME 'ha_spider'"
+fi
+
+# --- Two MariaDB shards: 127.0.0.1:3307 and 127.0.0.1:3308 ------------------------------------
+# The servers a Spider table's partitions live on, each with its own data directory, root
+# without password and database test; no configuration file (--no-defaults), so they load no
+# plugin and listen on loopback only.
+as_root mkdir -p /run/mysqld /var/log/mysql
+as_root chown mysql:mysql /run/mysqld /var/log/mysql
+for n in 1 2; do
+    port=$((3306 + n))
+    dir="/var/lib/mysql-keyset-shard$n"
+    shard_ready() { mariadb-admin --protocol=tcp -h 127.0.0.1 -P "$port" -uroot status >/dev/null 2>&1; }
+    if [ ! -d "$dir/mysql" ]; then
+        log "creating MariaDB shard $n in $dir"
+        as_root mkdir -p "$dir"
+        as_root chown mysql:mysql "$dir"
+        as_root mariadb-install-db --no-defaults --user=mysql --datadir="$dir" \
+            --auth-root-authentication-method=normal >/dev/null
+    fi
+    if ! shard_ready; then
+        log "starting MariaDB shard $n on port $port"
+        as_root start-stop-daemon --start --oknodo --background \
+            --pidfile "/run/mysqld/keyset-shard$n.pid" --make-pidfile \
+            --exec /usr/sbin/mariadbd -- --no-defaults --user=mysql --datadir="$dir" \
+            --port="$port" --bind-address=127.0.0.1 --socket="/run/mysqld/keyset-shard$n.sock" \
+            --log-error="/var/log/mysql/keyset-shard$n.err"
+        for _ in $(seq 1 60); do shard_ready && break; sleep 0.5; done
+        shard_ready || { log "MariaDB shard $n did not start"; exit 1; }
+    fi
+    mariadb --protocol=tcp -h 127.0.0.1 -P "$port" -uroot -e 'CREATE DATABASE IF NOT EXISTS test'
+done
 
 log "ready"

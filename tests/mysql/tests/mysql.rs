@@ -27,6 +27,8 @@ type My = diesel::MysqlConnection;
 
 #[path = "mysql/learned.rs"]
 mod learned;
+#[path = "mysql/spider.rs"]
+mod spider;
 
 /// Rows in `plan_rows` for the counter tests: 60,000 per tenant.
 const ROWS: i64 = 120_000;
