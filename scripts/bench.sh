@@ -19,6 +19,8 @@
 #                                        # hand-written handler, wrk; about 2 minutes)
 #   bash scripts/bench.sh shards         # only section 4c (a table partitioned across two
 #                                        # PostgreSQL servers; not in the full run)
+#   bash scripts/bench.sh spider         # only section 4f (a MariaDB Spider table over two
+#                                        # MariaDB servers; not in the full run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -73,6 +75,10 @@ if [ "${1:-}" = "http" ]; then
 fi
 if [ "${1:-}" = "shards" ]; then
     cargo bench -p keyset-bench --bench shards
+    exit
+fi
+if [ "${1:-}" = "spider" ]; then
+    cargo bench -p keyset-bench --bench spider
     exit
 fi
 

@@ -175,6 +175,7 @@ fn main() {
         shards: section::SHARDS.extract(&previous),
         partitioned: section::PARTITIONED.extract(&previous),
         http: section::HTTP.extract(&previous),
+        spider: section::SPIDER.extract(&previous),
         compile: section::COMPILE.extract(&previous),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");

@@ -1,6 +1,6 @@
 //! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
 //! (the `instructions` target), 2b (the `nullable` target), 2c (the `peers` target), 5 (the `compile` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target),
-//! 4c (the `shards` target) and 4e (the `http` target). The `pagination` target
+//! 4c (the `shards` target), 4e (the `http` target) and 4f (the `spider` target). The `pagination` target
 //! rewrites the rest of the file and keeps these sections as it finds them; each target
 //! replaces only its own.
 
@@ -68,6 +68,14 @@ pub const PARTITIONED: Section = Section {
     start: "<!-- section 4d: written by `bash scripts/bench.sh scale` -->",
     end: "<!-- end of section 4d -->",
     next: &["## Run notes", "## SQL and plans"],
+};
+
+/// Section 4f, a table sharded across MariaDB servers with Spider.
+#[allow(dead_code)] // Not every target uses every section.
+pub const SPIDER: Section = Section {
+    start: "<!-- section 4f: written by `bash scripts/bench.sh spider` -->",
+    end: "<!-- end of section 4f -->",
+    next: &["<!-- section 5:", "## Run notes", "## SQL and plans"],
 };
 
 /// Section 4e, the HTTP path (the feed server against a hand-written handler).
