@@ -230,10 +230,11 @@ fn render(rows: &[Measured], took: Duration) -> String {
     }
     let _ = writeln!(
         s,
-        "\nReading the table: on MariaDB the first page of a `NULLS LAST` keyset is sorted whole \
-         (its placement is a leading `score IS NULL` sort term, which no index serves: `Using \
-         filesort` over every row), so its ratio is met only because its first page is slow; \
-         later pages are two arms each read in index order. On SQLite the deep page costs about \
+        "\nReading the table: on MariaDB the first page of a `NULLS LAST` keyset is the same \
+         two arms as a later page, the values and the NULL group, each read in index order \
+         through the index the page names ([SQL.md](SQL.md), \"Nullable key columns\"): one \
+         statement ordered by the placement term `score IS NULL`, which no index serves, \
+         sorted every row of the table before its `LIMIT`. On SQLite the deep page costs about \
          the same in both forms, so the row value is not what it pays for. Its file was \
          analyzed, and with `sqlite_stat4` rows SQLite plans a statement for the values bound \
          to parameters compared with indexed columns, again at every page ([SQL.md](SQL.md), \
@@ -242,7 +243,10 @@ fn render(rows: &[Measured], took: Duration) -> String {
          \"SQLite, no `sqlite_stat4`\" reads the same file after deleting those rows; what \
          remains is the two-arm statement itself, which SQLite merges by sorting each arm's \
          rows into a temporary B-tree (`USE TEMP B-TREE FOR ORDER BY` under each arm in \
-         `EXPLAIN QUERY PLAN`), work a one-statement first page does not do. On PostgreSQL the \
+         `EXPLAIN QUERY PLAN`: SQLite does not carry a member's `ORDER BY` into the compound's), \
+         work a one-statement first page does not do (without the outer `ORDER BY` there is \
+         no such sort, but SQLite does not promise a compound's order without one, so the page \
+         keeps it). On PostgreSQL the \
          later page reads the values arm's rows and one index entry of the NULL arm (`Merge \
          Append`), and loads its key columns twice (the union's aliases)."
     );
