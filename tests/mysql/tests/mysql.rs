@@ -253,6 +253,36 @@ fn nullable_first_page_and_null_group_pages_read_a_bounded_number_of_index_entri
     }
 }
 
+/// The plan check reads a first page split around the NULL group (two arms) as what it is: each
+/// arm an index read in key order, no sort of the tenant's rows (the page names the index it
+/// learned on the page before).
+#[test]
+fn plan_check_of_a_split_nullable_first_page_reports_index_reads() {
+    use keyset_test_suites::models::PlanNullable;
+    let mut db = deep_table();
+    let conn: &mut My = &mut db;
+    let page = || {
+        plan_rows::table
+            .filter(plan_rows::tenant.eq(1))
+            .select(PlanNullable::as_select())
+            .paginate_after(None)
+            .page_size(PLAN_PAGE_SIZE)
+    };
+    page().load_page(conn).expect("first page");
+    let report = keyset_diesel::plan::explain(conn, page()).expect("plan");
+    eprintln!("{report:#?}");
+    report.assert_seeks();
+    assert!(
+        report
+            .reads
+            .iter()
+            .filter(|r| r.index.as_deref() == Some("plan_rows_tenant_maybe_id"))
+            .count()
+            >= 2,
+        "{report:#?}"
+    );
+}
+
 /// The page after the row at `DEPTH` of `$model` read in the direct form with
 /// `.force_index($index)` (with `declared`: no call, the model declares the index; a select
 /// list the index does not cover): checks its rows against the oracle, its SQL (the hint
