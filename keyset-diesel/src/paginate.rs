@@ -392,7 +392,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     ///     .expanded_seek(true)
     ///     .into_query::<diesel::sqlite::Sqlite>()?;
     /// let sql = diesel::debug_query::<diesel::sqlite::Sqlite, _>(&page).to_string();
-    /// assert!(sql.contains("`events`.`occurred_at` >= ? AND (`events`.`occurred_at` > ? OR"), "{sql}");
+    /// assert!(sql.contains("`events`.`occurred_at` >= +? AND (`events`.`occurred_at` > +? OR"), "{sql}");
     /// # Ok(())
     /// # }
     /// ```

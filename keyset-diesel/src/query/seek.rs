@@ -20,7 +20,7 @@ use diesel::QueryResult;
 
 use super::small_list::SmallList;
 use super::sql::{self, Emitter, Part, SeekPlan, Term};
-use crate::backend::{dialect, Dialect, KeysetBackend};
+use crate::backend::{dialect, BackendKind, Dialect, KeysetBackend};
 use crate::checks::KeysetTableInQuery;
 use crate::cursor::Direction;
 use crate::key::KeyTuple;
@@ -43,18 +43,27 @@ struct Pass<'p, 'a, 'b, DB: Backend, K: Keyset> {
     key: Option<&'b K::Key>,
 }
 
-impl<DB: Backend, K: KeysetSql<DB>> Emitter for Pass<'_, '_, '_, DB, K> {
+impl<DB: KeysetBackend, K: KeysetSql<DB>> Emitter for Pass<'_, '_, '_, DB, K> {
     fn sql(&mut self, sql: &str) {
         self.out.push_sql(sql);
     }
     fn column(&mut self, index: usize) -> QueryResult<()> {
         K::walk_column(index, self.out.reborrow())
     }
+    /// A cursor value, written `+?` on SQLite: SQLite plans a statement for the value bound to a
+    /// bare parameter compared with an indexed column (once `ANALYZE` has written
+    /// `sqlite_stat4` rows) and then plans it again at every page, since every page binds it
+    /// anew; it does not read the value behind `+?` (a no-op on any value, which keeps the
+    /// column's affinity and collation in the comparison) and still ranges the index on it.
+    /// docs/SQL.md, "SQLite: a cached statement that is planned again".
     fn value(&mut self, index: usize) -> QueryResult<()> {
-        match self.key {
-            Some(key) => K::walk_value(key, index, self.out.reborrow()),
-            None => Err(column_index_error(index)),
+        let Some(key) = self.key else {
+            return Err(column_index_error(index));
+        };
+        if matches!(DB::KIND, BackendKind::Sqlite) {
+            self.out.push_sql("+");
         }
+        K::walk_value(key, index, self.out.reborrow())
     }
 }
 

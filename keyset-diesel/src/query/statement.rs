@@ -165,7 +165,7 @@ where
                 seek: self.seek.as_ref().map(|seek| Arm::Seek(seek, Part::Arm(0))),
                 until: self.until.as_ref(),
                 order: &self.order,
-                limit: &self.limit,
+                limit: Some(&self.limit),
                 deferred: self.deferred,
                 index: self.index,
                 kind: None,
@@ -199,7 +199,10 @@ pub(crate) struct Statement<'b, Q, K: Keyset> {
     /// (and for the probe and count branches, which it does not bound).
     pub until: Option<&'b FarBound<K>>,
     pub order: &'b KeysetOrder<K>,
-    pub limit: &'b i64,
+    /// `LIMIT` (page size + 1, or 1 for a probe); `None` for a member of an SQLite compound
+    /// that the compound orders and limits as a whole (`UnionPage`): no `ORDER BY` and no
+    /// `LIMIT` of its own.
+    pub limit: Option<&'b i64>,
     /// As a deferred join (when there is a seek, unless the query is `DISTINCT` or locks
     /// rows).
     pub deferred: bool,
@@ -314,9 +317,10 @@ where
     // ` GROUP BY .. ORDER BY <keyset> LIMIT ?`: of the seek, and again of the outer query.
     let tail = |mut out: AstPass<'_, 'b, DB>| -> QueryResult<()> {
         q.walk_group(out.reborrow())?;
+        let Some(limit) = s.limit else { return Ok(()) };
         out.push_sql(" ORDER BY ");
         s.order.walk_ast(out.reborrow())?;
-        walk_limit(s.limit, out)
+        walk_limit(limit, out)
     };
     tail(out.reborrow())?;
     if deferred {

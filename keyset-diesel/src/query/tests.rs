@@ -344,13 +344,13 @@ fn expanded_seek_writes_the_expanded_form_instead_of_a_row_value() {
     };
     let row_value = page(false, false);
     assert!(
-        row_value.contains("(`pairs`.`score`, `pairs`.`id`) > (?, ?)"),
+        row_value.contains("(`pairs`.`score`, `pairs`.`id`) > (+?, +?)"),
         "{row_value}"
     );
     let expanded = page(true, false);
     assert!(
         expanded.contains(
-            "`pairs`.`score` >= ? AND (`pairs`.`score` > ? OR (`pairs`.`score` = ? AND `pairs`.`id` > ?))"
+            "`pairs`.`score` >= +? AND (`pairs`.`score` > +? OR (`pairs`.`score` = +? AND `pairs`.`id` > +?))"
         ),
         "{expanded}"
     );
@@ -361,7 +361,7 @@ fn expanded_seek_writes_the_expanded_form_instead_of_a_row_value() {
         !window.contains(") > (") && !window.contains(") < ("),
         "{window}"
     );
-    assert!(window.contains("`pairs`.`score` <= ?"), "{window}");
+    assert!(window.contains("`pairs`.`score` <= +?"), "{window}");
 
     let ascending = || pairs::table.select(pairs::id);
     let shape = |p: Paginated<_, Ascending>| fixed::<Sqlite, Ascending, _>(p);

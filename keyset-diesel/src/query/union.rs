@@ -11,8 +11,11 @@
 //! ORDER BY "__keyset_kind" DESC, "__keyset_k0" ASC NULLS LAST, "__keyset_k1" ASC LIMIT $m
 //! ```
 //!
-//! (SQLite writes each branch as `SELECT * FROM (<branch>)`, its way of ordering and limiting
-//! a compound member.) With [`crate::Paginated::with_total_count`] one more branch, the count
+//! SQLite writes the arms as plain members, `SELECT .. WHERE <seek, arm 0> UNION ALL SELECT ..
+//! WHERE <seek, arm 1> ORDER BY "__keyset_k0" .. LIMIT $m`: it merges them in the compound's
+//! order, which each arm's index range delivers, and stops at the `LIMIT`. With a probe or a
+//! count row (which read in another order) it writes each branch as `SELECT * FROM
+//! (<branch>)`, its way of ordering and limiting a compound member. With [`crate::Paginated::with_total_count`] one more branch, the count
 //! row, reads the first row of your query without the seek (`LIMIT 1`, `2 AS
 //! "__keyset_kind"`) and carries the total count in `__keyset_total` (the other branches carry
 //! `0`), so a later page has its count even when no row follows the cursor; it is read, never
@@ -222,6 +225,18 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
         })
     }
 
+    /// Whether the branches are written as plain members of one compound, without
+    /// `ORDER BY` and `LIMIT` of their own: on SQLite, when every branch is an arm of the
+    /// page (no probe, no count row). SQLite merges such a compound by giving each member the
+    /// compound's `ORDER BY`, which each arm's index range delivers as it reads, and stops
+    /// reading at the compound's `LIMIT`; a member written as `SELECT * FROM (..)` to carry
+    /// its own `ORDER BY` is sorted again into a temporary B-tree before the merge
+    /// (docs/SQL.md, "SQLite: a union merged in index order"). The probe and the count row
+    /// read in another order than the page, so a union holding them keeps that form.
+    fn flat<DB: KeysetBackend>(&self) -> bool {
+        !DB::PARENTHESIZED_UNION && !self.probe && !self.count
+    }
+
     /// The branches, in order: every arm of the seek, then the probe, then the count row
     /// (no seek: `None`).
     fn branches(&self) -> impl Iterator<Item = Option<Part>> {
@@ -307,15 +322,18 @@ where
     K: KeysetSql<DB>,
 {
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        let flat = self.flat::<DB>();
         for (i, part) in self.branches().enumerate() {
             if i > 0 {
                 out.push_sql(" UNION ALL ");
             }
-            out.push_sql(if DB::PARENTHESIZED_UNION {
-                "("
-            } else {
-                "SELECT * FROM ("
-            });
+            if !flat {
+                out.push_sql(if DB::PARENTHESIZED_UNION {
+                    "("
+                } else {
+                    "SELECT * FROM ("
+                });
+            }
             let (limit, kind) = match part {
                 Some(Part::Probe) => (&self.probe_limit, RowKind::Probe),
                 Some(Part::Arm(_)) => (&self.limit, RowKind::Page),
@@ -344,7 +362,7 @@ where
                         Some(Part::Arm(arm)) => self.arm_orders.get(arm).unwrap_or(&self.order),
                         _ => &self.order,
                     },
-                    limit,
+                    limit: (!flat).then_some(limit),
                     deferred: self.deferred,
                     index: self.index,
                     kind: Some(kind),
@@ -352,6 +370,9 @@ where
                 },
                 out.reborrow(),
             )?;
+            if flat {
+                continue;
+            }
             out.push_sql(")");
             if !DB::PARENTHESIZED_UNION {
                 out.push_sql(" AS ");

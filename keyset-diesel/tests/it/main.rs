@@ -5,4 +5,5 @@
 mod force_index;
 mod named_sorts;
 mod page_sql;
+mod replan;
 mod tokens;

@@ -111,7 +111,8 @@ fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_search() {
 
 /// Issue 35, item 2: a nullable key (`maybe ASC NULLS LAST, id ASC`) after a value cursor is a
 /// union of the values after it and the NULL group; the values branch is one row value, an
-/// index search from the cursor's `(maybe, id)`, and the NULL branch searches `maybe IS NULL`.
+/// index search from the cursor's `(maybe, id)`, and the NULL branch searches `maybe IS NULL`;
+/// SQLite merges the two in index order (no temp B-tree).
 #[test]
 fn plan_nullable_value_cursor_searches_from_the_cursor_in_each_arm() {
     use keyset_test_suites::models::PlanNullable;
@@ -147,6 +148,9 @@ fn plan_nullable_value_cursor_searches_from_the_cursor_in_each_arm() {
     report.assert_seeks();
     assert_search(&report, "plan_rows_tenant_maybe_id", "(maybe,id)>(?,?)");
     assert_search(&report, "plan_rows_tenant_maybe_id", "maybe=?");
+    // The arms are members of one compound that SQLite merges in index order: no arm is
+    // sorted again into a temporary B-tree.
+    assert!(report.sorts.is_empty(), "no temp B-tree: {}", report.plan);
 }
 
 /// docs/CASES.md C15: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`) and by
@@ -237,7 +241,7 @@ fn c15_timestamp_text_from_other_writers_pages_by_the_stored_text() {
 
 /// docs/DESIGN.md, "Long runs of ties": with every row of tenant 1 on one score, the single seek
 /// searches from `score<?` and filters the run; `seek_per_level(true)` searches each level
-/// from the cursor (`score=? AND id>?`, then `score<?`).
+/// from the cursor (`score=? AND id>?`, then `score<?`), merged in index order (no temp B-tree).
 #[test]
 fn plan_seek_per_level_searches_every_level_from_the_cursor() {
     let mut db = diesel::SqliteConnection::open();
@@ -265,6 +269,7 @@ fn plan_seek_per_level_searches_every_level_from_the_cursor() {
     let index = "plan_rows_tenant_score_desc_id";
     assert_search(&report, index, "score=? AND id>?");
     assert_search(&report, index, "score<?");
+    assert!(report.sorts.is_empty(), "no temp B-tree: {}", report.plan);
 }
 
 /// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
