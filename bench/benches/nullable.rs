@@ -84,9 +84,14 @@ fn load_script(bigint: &str, analyze: &str) -> String {
     sql
 }
 
+/// The row label of a SQLite file whose `id` is declared `id_type PRIMARY KEY`.
+fn sqlite_label(id_type: &str, rest: &str) -> String {
+    format!("SQLite, `id {id_type} PRIMARY KEY`{rest}")
+}
+
 /// Medians of one backend's three reads, in seconds.
 struct Measured {
-    backend: &'static str,
+    backend: String,
     first: f64,
     deep: f64,
     deep_expanded: f64,
@@ -167,7 +172,7 @@ macro_rules! measure {
             }
         }
         let m = Measured {
-            backend: $backend,
+            backend: $backend.to_string(),
             first: median(t_first),
             deep: median(t_deep),
             deep_expanded: median(t_expanded),
@@ -276,31 +281,38 @@ fn main() {
             .expect("drop");
     }
     if wanted("sqlite") {
-        let path = std::env::temp_dir().join(format!(
-            "keyset_nullable_bench_{}.sqlite",
-            std::process::id()
-        ));
-        let mut conn = SqliteConnection::establish(&path.display().to_string()).expect("SQLite");
-        conn.batch_execute(&load_script("INTEGER", "ANALYZE;"))
-            .expect("load");
-        rows.push(measure!(
-            "SQLite",
-            &mut conn,
-            "score ASC NULLS LAST, id ASC"
-        ));
-        // The same file without `sqlite_stat4` rows, read on a new connection: SQLite then plans
-        // a cached statement once, not again at every bind of a compared value.
-        conn.batch_execute("DELETE FROM sqlite_stat4")
-            .expect("drop sqlite_stat4 rows");
-        drop(conn);
-        let mut conn = SqliteConnection::establish(&path.display().to_string()).expect("SQLite");
-        rows.push(measure!(
-            "SQLite, no `sqlite_stat4`",
-            &mut conn,
-            "score ASC NULLS LAST, id ASC"
-        ));
-        drop(conn);
-        let _ = std::fs::remove_file(path);
+        // `INTEGER PRIMARY KEY` makes `id` the rowid, which SQLite's row-value range does not
+        // reach; `BIGINT PRIMARY KEY` is an ordinary column of the index.
+        for id_type in ["INTEGER", "BIGINT"] {
+            let path = std::env::temp_dir().join(format!(
+                "keyset_nullable_bench_{}_{id_type}.sqlite",
+                std::process::id()
+            ));
+            let _ = std::fs::remove_file(&path);
+            let mut conn =
+                SqliteConnection::establish(&path.display().to_string()).expect("SQLite");
+            conn.batch_execute(&load_script(id_type, "ANALYZE;"))
+                .expect("load");
+            rows.push(measure!(
+                sqlite_label(id_type, ""),
+                &mut conn,
+                "score ASC NULLS LAST, id ASC"
+            ));
+            // The same file without `sqlite_stat4` rows, read on a new connection: SQLite then
+            // plans a cached statement once, not again at every bind of a compared value.
+            conn.batch_execute("DELETE FROM sqlite_stat4")
+                .expect("drop sqlite_stat4 rows");
+            drop(conn);
+            let mut conn =
+                SqliteConnection::establish(&path.display().to_string()).expect("SQLite");
+            rows.push(measure!(
+                sqlite_label(id_type, ", no `sqlite_stat4`"),
+                &mut conn,
+                "score ASC NULLS LAST, id ASC"
+            ));
+            drop(conn);
+            let _ = std::fs::remove_file(path);
+        }
     }
     if wanted("mysql") {
         let url = std::env::var("KEYSET_MYSQL_URL")
