@@ -10,7 +10,9 @@
 //! the first page, the deep page in the default form, and the deep page with
 //! `.expanded_seek(true)`, which writes the values arm column by column as the crate did before
 //! (`score >= $1 AND (score > $1 OR (score = $1 AND id > $2))`). Every page is checked equal to
-//! the rows `ORDER BY .. LIMIT 20 OFFSET ..` reads first.
+//! the rows `ORDER BY .. LIMIT 20 OFFSET ..` reads first. SQLite reads two files, `id INTEGER
+//! PRIMARY KEY` (the rowid) and `id BIGINT PRIMARY KEY`, each analyzed and then again without
+//! its `sqlite_stat4` rows.
 //!
 //! `cargo bench -p keyset-bench --bench nullable` (or `bash scripts/bench.sh nullable`;
 //! `KEYSET_BENCH_BACKENDS=postgres,sqlite` for a subset). Rewrites section 2b in place.
@@ -197,14 +199,15 @@ fn render(rows: &[Measured], took: Duration) -> String {
     let _ = writeln!(
         s,
         "Written by `bash scripts/bench.sh nullable` (`cargo bench -p keyset-bench --bench \
-         nullable`) on {} UTC in {:.1} minutes. One table per backend, `nullable_rows (id, score, \
+         nullable`) on {} UTC in {:.1} minutes. One table per backend (two SQLite files), `nullable_rows (id, score, \
          payload)`, {ROWS} rows: `score` is NULL on every tenth row and otherwise `id * 7919 % 200` \
          (900 rows per value), indexed `(score, id)`; keyset `score ASC NULLS LAST, id ASC`, pages \
          of {PAGE}. The deep page follows the row at depth {DEPTH}, a value half-way into its tie \
          group (450 rows of the group before it). A page after a value is two arms in one \
          statement, the values after the cursor and the NULL group ([SQL.md](SQL.md), \"Nullable \
          key columns\"). \"default\" writes the values arm as one row value on PostgreSQL and \
-         SQLite, `(score, id) > ($1, $2)`, an index range from the cursor; \"column by column\" is \
+         SQLite, `(score, id) > ($1, $2)`, an index range from the cursor (on SQLite only where \
+         `id` is not the rowid, see below); \"column by column\" is \
          the same page with `.expanded_seek(true)`, `score >= $1 AND (score > $1 OR (score = $1 \
          AND id > $2))`, the form every backend had before, whose index range starts at the \
          cursor's score and filters the 450 rows of its group before the cursor (MariaDB writes \
@@ -239,21 +242,22 @@ fn render(rows: &[Measured], took: Duration) -> String {
          two arms as a later page, the values and the NULL group, each read in index order \
          through the index the page names ([SQL.md](SQL.md), \"Nullable key columns\"): one \
          statement ordered by the placement term `score IS NULL`, which no index serves, \
-         sorted every row of the table before its `LIMIT`. On SQLite the deep page costs about \
-         the same in both forms, so the row value is not what it pays for. Its file was \
-         analyzed, and with `sqlite_stat4` rows SQLite plans a statement for the values bound \
-         to parameters compared with indexed columns, again at every page ([SQL.md](SQL.md), \
-         \"SQLite: a cached statement that is planned again\"): a first page has no such \
-         parameter, a later page of two arms has two seeks to plan. The row \
-         \"SQLite, no `sqlite_stat4`\" reads the same file after deleting those rows; what \
-         remains is the two-arm statement itself, which SQLite merges by sorting each arm's \
-         rows into a temporary B-tree (`USE TEMP B-TREE FOR ORDER BY` under each arm in \
-         `EXPLAIN QUERY PLAN`: SQLite does not carry a member's `ORDER BY` into the compound's), \
-         work a one-statement first page does not do (without the outer `ORDER BY` there is \
-         no such sort, but SQLite does not promise a compound's order without one, so the page \
-         keeps it). On PostgreSQL the \
-         later page reads the values arm's rows and one index entry of the NULL arm (`Merge \
-         Append`), and loads its key columns twice (the union's aliases)."
+         sorted every row of the table before its `LIMIT`. On PostgreSQL the later page reads \
+         the values arm's rows and one index entry of the NULL arm (`Merge Append`), and loads \
+         its key columns twice (the union's aliases). On SQLite the four rows are two files, \
+         each read with and without `sqlite_stat4` rows: the cursor's values are written `+?`, \
+         which SQLite does not read while planning, so a cached later page is planned once \
+         either way ([SQL.md](SQL.md), \"SQLite: a cached statement that is planned again\"). \
+         The arms are members of one compound that SQLite merges in index order, with no \
+         temporary B-tree ([SQL.md](SQL.md), \"SQLite: a union merged in index order\"). With \
+         `id BIGINT PRIMARY KEY` the values arm is one index range from the cursor's `(score, \
+         id)`: what the later page does beyond the first page is the NULL arm's seek and the \
+         merge of two arms. With `id INTEGER PRIMARY KEY`, `id` is the rowid, and SQLite's \
+         row-value range does not reach a rowid in an index: the values arm's range starts at \
+         the cursor's score and reads the rows of its group before the cursor, the same index \
+         entries the column-by-column form reads. `.seek_per_level(true)` does not split the values arm of a nullable leading \
+         column, so on such a table a later page in a long tie group reads the group up to the \
+         cursor."
     );
     let _ = write!(s, "\n{}", section::NULLABLE.end);
     s

@@ -242,18 +242,49 @@ macro_rules! case {
                 None => p,
             }
         };
+        // On MySQL/MariaDB the default later page names the index it learned (the first
+        // load looks it up): the hand-written statement is that one, `.force_index(<it>)`.
+        let learned: Option<&'static str> = if deferred.is_none()
+            && <$db as KeysetBackend>::LEARNS_INDEX
+            && <$model as Keyset>::INDEX.is_none()
+        {
+            paginated().load_page(conn).expect("learn the index");
+            let sql = paginated().debug_sql(&*conn).expect("default sql");
+            let name = sql
+                .split_once("FORCE INDEX (`")
+                .and_then(|(_, rest)| rest.split_once('`'))
+                .map(|(name, _)| name.to_string())
+                .expect("the default page names the index it learned");
+            Some(Box::leak(name.into_boxed_str()))
+        } else {
+            None
+        };
         // The library's SQL text and binds, written by hand.
-        let query = paginated().into_query::<$db>().expect("page query");
+        let query = match learned {
+            Some(index) => paginated().force_index(index),
+            None => paginated(),
+        }
+        .into_query::<$db>()
+        .expect("page query");
         let row_value = <$db as KeysetBackend>::ROW_VALUES && $same;
         let binds = page_binds(
             TENANT,
             seek_binds(Bind::$lead_bind(cursor_row.$lead), cursor_row.id, row_value),
             i64::from(PAGE) + 1,
             deferred.unwrap_or(
-                <$db as KeysetBackend>::DEFERRED_JOIN && <$model as Keyset>::INDEX.is_none(),
+                <$db as KeysetBackend>::DEFERRED_JOIN
+                    && <$model as Keyset>::INDEX.is_none()
+                    && learned.is_none(),
             ),
         );
         let (debug, by_name) = same_statement::<$db, _>(&query, &binds);
+        if learned.is_some() {
+            assert_eq!(
+                paginated().debug_sql(&*conn).expect("default sql"),
+                debug,
+                "the default page is the statement written by hand"
+            );
+        }
         let prepared = by_name
             .clone()
             .typed::<diesel::dsl::AsSelect<$model, $db>>();
@@ -615,7 +646,7 @@ fn render(
             sql_share.push((l_sql - p_sql) / (l - p));
         }
         let form = match (c.backend, c.form) {
-            ("mysql", "default") => "deferred join (default)",
+            ("mysql", "default") => "the index it learned (default)",
             ("mysql", "direct") => "direct (`.deferred_join(false)`)",
             ("mysql", _) => "direct, index declared (default)",
             _ => "default",
@@ -649,7 +680,8 @@ fn render(
          whose own id is static, as an unboxed one) loads with a static id made of the \
          query's type, the keyset and the page's shape, so a cached page writes no SQL text \
          (0 in the table). Other pages (here MariaDB's `.deferred_join(false)`, a form its \
-         keyset does not default to) and the hand-written statement are found by their text: \
+         keyset does not default to, and its default page naming the index it learned, a \
+         name read at run time, which the page's type cannot fix) and the hand-written statement are found by their text: \
          for the library that is a walk of the whole query (Diesel's select list and `WHERE`, \
          quoting every identifier, then the seek predicate and `ORDER BY`); the hand-written \
          statement pushes its stored pieces."
