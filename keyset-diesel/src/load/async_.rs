@@ -244,9 +244,13 @@ where
     Conn: AsyncConnectionCore,
     Conn::Backend: KeysetBackend + Default,
     <Conn::Backend as diesel::backend::Backend>::QueryBuilder: Default,
-    K: KeysetSql<Conn::Backend> + Send,
+    K: KeysetSql<Conn::Backend> + Send + 'static,
     K::Key: Send,
-    Q: PaginateDsl + PageSource<K> + SelectParts<Conn::Backend> + Send,
+    Q: PaginateDsl
+        + PageSource<K>
+        + SelectParts<Conn::Backend>
+        + diesel::query_builder::QueryId
+        + Send,
     diesel::query_builder::SqlQuery: LoadQuery<'query, Conn, IndexPart> + 'query,
     PageStatement<Q, K>: LoadQuery<'query, Conn, K> + 'query,
     TypeKeyed<PageStatement<Q, K>, FIRST_FORWARD>: LoadQuery<'query, Conn, K> + 'query,
@@ -268,7 +272,7 @@ where
         async move {
             let mut paginated = paginated;
             // MySQL/MariaDB: the index that serves the seek, when the page names none.
-            let named = match learn::lookup::<Conn::Backend, _, _, _>(&paginated) {
+            let named = match learn::lookup_cached::<Conn::Backend, _, _, _>(&paginated) {
                 Some(lookup) => {
                     let index = match lookup.known(true) {
                         Some(index) => index,

@@ -15,11 +15,13 @@
 //! the page runs as before (deferred join). An index hint never changes which rows a
 //! statement returns, only how it reads them.
 
+use std::any::TypeId;
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use diesel::query_builder::QueryId;
 use diesel::sql_types::{Nullable, Text};
 use diesel::QueryableByName;
 
@@ -84,13 +86,33 @@ fn catalog() -> std::sync::MutexGuard<'static, Catalog> {
 
 /// A later page that may name a learned index: its table, the statement listing the table's
 /// indexes, and the columns its filters pin to one value.
-pub(crate) struct Lookup {
+#[derive(Clone)]
+pub(crate) struct Lookup(Arc<LookupParts>);
+
+pub(crate) struct LookupParts {
     table: String,
     /// `(schema, table)` as SQL literals (`DATABASE()` for the connection's database).
     schema: (String, String),
     equality: Vec<String>,
     key: &'static [KeyColumn],
 }
+
+impl std::ops::Deref for Lookup {
+    type Target = LookupParts;
+    fn deref(&self) -> &LookupParts {
+        &self.0
+    }
+}
+
+/// The lookup parts of a query type with a static query id, by `(query id, keyset)`: its SQL
+/// text, and so its table and pinned columns, is the same for every value of the type
+/// (Diesel's own rule for caching a statement by type), so a page reads them here instead of
+/// writing and parsing its `WHERE` again. `None`: the type's page names no learned index.
+/// Only one backend learns indexes ([`KeysetBackend::LEARNS_INDEX`]), so the backend is not
+/// part of the key.
+type Memo = HashMap<(TypeId, TypeId), Option<Lookup>>;
+
+static MEMO: LazyLock<Mutex<Memo>> = LazyLock::new(Mutex::default);
 
 /// The lookup for `paginated` on backend `DB`, or `None` when the page names no learned index:
 /// not MySQL/MariaDB, a first page (but one split around the leading column's NULL group,
@@ -107,27 +129,72 @@ where
     K: Keyset,
     Q: PageSource<K> + SelectParts<DB>,
 {
-    let p = paginated;
-    if !DB::LEARNS_INDEX
-        || (p.cursor.is_none() && !splits_first_page::<DB, K>(p.walk))
-        || p.index != IndexHint::Declared
-        || p.deferred.is_some()
-        || K::INDEX.is_some()
-        || !p.query.reads_keyset_table_alone()
-        || K::COLUMNS.iter().any(|c| c.expression)
-    {
+    may_name::<DB, Q, K, M>(paginated)
+        .then(|| lookup_parts::<DB, Q, K>(&paginated.query))
+        .flatten()
+}
+
+/// [`lookup`] as a page load runs it: for a query type with a static query id, its table and
+/// pinned columns are read once per process and type ([`MEMO`]), not written out and parsed
+/// again at every page.
+pub(crate) fn lookup_cached<DB, Q, K, M>(paginated: &Paginated<Q, K, M>) -> Option<Lookup>
+where
+    DB: KeysetBackend + Default,
+    DB::QueryBuilder: Default,
+    K: Keyset + 'static,
+    Q: PageSource<K> + SelectParts<DB> + QueryId,
+{
+    if !may_name::<DB, Q, K, M>(paginated) {
+        return None;
+    }
+    let Some(id) = Q::query_id() else {
+        return lookup_parts::<DB, Q, K>(&paginated.query);
+    };
+    let key = (id, TypeId::of::<K>());
+    if let Some(known) = memo().get(&key) {
+        return known.clone();
+    }
+    let parts = lookup_parts::<DB, Q, K>(&paginated.query);
+    memo().insert(key, parts.clone());
+    parts
+}
+
+/// Whether a page of `paginated` may name a learned index, from its options alone.
+fn may_name<DB: KeysetBackend, Q, K: Keyset, M>(p: &Paginated<Q, K, M>) -> bool {
+    DB::LEARNS_INDEX
+        && (p.cursor.is_some() || splits_first_page::<DB, K>(p.walk))
+        && p.index == IndexHint::Declared
+        && p.deferred.is_none()
+        && K::INDEX.is_none()
+        && !K::COLUMNS.iter().any(|c| c.expression)
+}
+
+fn memo() -> std::sync::MutexGuard<'static, Memo> {
+    // A map of immutable values: a panic leaves nothing half-written.
+    MEMO.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// [`lookup`]'s table and pinned columns, from `query`'s SQL text.
+fn lookup_parts<DB, Q, K>(query: &Q) -> Option<Lookup>
+where
+    DB: KeysetBackend + Default,
+    DB::QueryBuilder: Default,
+    K: Keyset,
+    Q: PageSource<K> + SelectParts<DB>,
+{
+    if !query.reads_keyset_table_alone() {
         return None;
     }
     let parts = table_parts::<K>();
     let schema = catalog_schema(&parts)?;
-    let filters = filters_sql::<DB, Q>(&p.query).ok()?;
+    let filters = filters_sql::<DB, Q>(query).ok()?;
     let equality = pinned_columns(&filters, parts.last()?, K::COLUMNS)?;
-    Some(Lookup {
+    Some(Lookup(Arc::new(LookupParts {
         table: parts.join("."),
         schema,
         equality,
         key: K::COLUMNS,
-    })
+    })))
 }
 
 /// Names on `paginated` the index its page would name from what this process has learned,
@@ -377,246 +444,4 @@ fn serving_index<'a>(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn part(index: &str, column: Option<&str>, collation: &str) -> IndexPart {
-        IndexPart {
-            index_name: index.into(),
-            column_name: column.map(Into::into),
-            collation: Some(collation.into()),
-            engine: Some("InnoDB".into()),
-        }
-    }
-
-    const fn col(name: &'static str, direction: SortDirection) -> KeyColumn {
-        KeyColumn {
-            name,
-            field: name,
-            direction,
-            nulls: None,
-            expression: false,
-            exact_text: false,
-        }
-    }
-
-    const ASC: &[KeyColumn] = &[col("at", SortDirection::Asc), col("id", SortDirection::Asc)];
-    const DESC: &[KeyColumn] = &[
-        col("at", SortDirection::Desc),
-        col("id", SortDirection::Desc),
-    ];
-    const MIXED: &[KeyColumn] = &[
-        col("score", SortDirection::Desc),
-        col("id", SortDirection::Asc),
-    ];
-
-    fn indexes(parts: Vec<IndexPart>) -> Vec<LearnedIndex> {
-        learned_indexes(&mut HashSet::new(), parts)
-    }
-
-    fn choose(
-        indexes: &[LearnedIndex],
-        key: &[KeyColumn],
-        equality: &[&str],
-    ) -> Option<&'static str> {
-        let equality: Vec<String> = equality.iter().map(|s| s.to_string()).collect();
-        serving_index(indexes.iter(), key, &equality)
-    }
-
-    fn bench_table() -> Vec<LearnedIndex> {
-        indexes(vec![
-            part("PRIMARY", Some("id"), "A"),
-            part("by_at", Some("at"), "A"),
-            part("by_tenant_at_id", Some("tenant"), "A"),
-            part("by_tenant_at_id", Some("at"), "A"),
-            part("by_tenant_at_id", Some("id"), "A"),
-            part("by_tenant_score", Some("tenant"), "A"),
-            part("by_tenant_score", Some("score"), "D"),
-        ])
-    }
-
-    #[test]
-    fn secondary_indexes_end_with_the_primary_key_and_stop_at_a_prefix_part() {
-        let learned = indexes(vec![
-            part("PRIMARY", Some("id"), "A"),
-            part("by_name", None, "A"),
-            part("by_name", Some("id"), "A"),
-            part("by_tenant", Some("tenant"), "A"),
-        ]);
-        let columns = |i: usize| {
-            learned[i]
-                .columns
-                .iter()
-                .map(|(c, _)| c.as_str())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(learned.len(), 3);
-        assert_eq!(columns(0), ["id"]);
-        assert!(
-            columns(1).is_empty(),
-            "a prefix part ends what the index can order"
-        );
-        assert_eq!(columns(2), ["tenant", "id"]);
-        // A descending primary key is appended descending (MySQL 8).
-        let learned = indexes(vec![
-            part("PRIMARY", Some("id"), "D"),
-            part("by_at", Some("at"), "D"),
-        ]);
-        assert_eq!(
-            learned[1].columns,
-            [("at".to_string(), true), ("id".to_string(), true)]
-        );
-        // Only InnoDB appends the primary key.
-        let myisam = |index: &str, column: &str| IndexPart {
-            engine: Some("MyISAM".into()),
-            ..part(index, Some(column), "A")
-        };
-        let learned = indexes(vec![myisam("PRIMARY", "id"), myisam("by_at", "at")]);
-        assert_eq!(learned[1].columns, [("at".to_string(), false)]);
-        assert_eq!(choose(&learned, ASC, &[]), None);
-    }
-
-    #[test]
-    fn the_index_with_the_pinned_columns_then_the_key_is_named() {
-        let learned = bench_table();
-        assert_eq!(choose(&learned, ASC, &["tenant"]), Some("by_tenant_at_id"));
-        // Read backward for a keyset in the other direction.
-        assert_eq!(choose(&learned, DESC, &["tenant"]), Some("by_tenant_at_id"));
-        // Without the tenant filter, `(at)` + the primary key serves the keyset.
-        assert_eq!(choose(&learned, ASC, &[]), Some("by_at"));
-        // Mixed directions need an index whose directions match (score DESC + id ASC).
-        assert_eq!(
-            choose(&learned, MIXED, &["tenant"]),
-            Some("by_tenant_score")
-        );
-        // A column before the key that no filter pins: not served.
-        let learned = indexes(vec![
-            part("PRIMARY", Some("id"), "A"),
-            part("by_tenant_at", Some("tenant"), "A"),
-            part("by_tenant_at", Some("at"), "A"),
-            part("by_kind_tenant_at", Some("kind"), "A"),
-            part("by_kind_tenant_at", Some("tenant"), "A"),
-            part("by_kind_tenant_at", Some("at"), "A"),
-        ]);
-        assert_eq!(choose(&learned, ASC, &["kind"]), None);
-        // Every pinned column before the key, in any order.
-        assert_eq!(
-            choose(&learned, ASC, &["tenant", "kind"]),
-            Some("by_kind_tenant_at")
-        );
-        // A pinned column the index leaves out: the server may read that filter's rows
-        // through another index, so none is named (hostile review: 199,000 reads against 22).
-        let id: &[KeyColumn] = &[col("id", SortDirection::Asc)];
-        let learned = indexes(vec![
-            part("PRIMARY", Some("id"), "A"),
-            part("by_kind", Some("kind"), "A"),
-        ]);
-        assert_eq!(choose(&learned, id, &["tenant"]), None);
-        assert_eq!(choose(&learned, id, &[]), Some("PRIMARY"));
-        // `(tenant)` + the primary key is `(tenant, id)`: it serves.
-        let learned = indexes(vec![
-            part("PRIMARY", Some("id"), "A"),
-            part("by_tenant", Some("tenant"), "A"),
-        ]);
-        assert_eq!(choose(&learned, id, &["tenant"]), Some("by_tenant"));
-    }
-
-    #[test]
-    fn an_index_whose_directions_disagree_with_the_keyset_is_not_named() {
-        let learned = indexes(vec![
-            part("PRIMARY", Some("id"), "A"),
-            part("by_score", Some("tenant"), "A"),
-            part("by_score", Some("score"), "A"),
-        ]);
-        // score ASC + id ASC (the primary key appended) cannot give score DESC, id ASC.
-        assert_eq!(choose(&learned, MIXED, &["tenant"]), None);
-        // A key column missing from the index.
-        assert_eq!(
-            choose(
-                &learned,
-                &[
-                    col("grade", SortDirection::Asc),
-                    col("id", SortDirection::Asc)
-                ],
-                &["tenant"]
-            ),
-            None
-        );
-    }
-
-    fn lookup_of(table: &str) -> Lookup {
-        Lookup {
-            table: table.into(),
-            schema: catalog_schema(&[table.into()]).expect("plain"),
-            equality: vec!["tenant".into()],
-            key: ASC,
-        }
-    }
-
-    #[test]
-    fn the_catalog_statement_takes_only_plain_names() {
-        let sql = catalog_sql(&catalog_schema(&["events".into()]).expect("plain"), "");
-        assert!(
-            sql.contains("s.TABLE_SCHEMA = DATABASE() AND s.TABLE_NAME = 'events'"),
-            "{sql}"
-        );
-        // Only B-tree indexes keep their rows in key order (not FULLTEXT, SPATIAL or HASH).
-        assert!(sql.contains("AND s.INDEX_TYPE = 'BTREE'"), "{sql}");
-        let schema = catalog_schema(&["archive".into(), "events".into()]).expect("plain");
-        assert!(catalog_sql(&schema, "")
-            .contains("s.TABLE_SCHEMA = 'archive' AND s.TABLE_NAME = 'events'"),);
-        assert_eq!(catalog_schema(&["ev'ents".into()]), None);
-        assert_eq!(catalog_schema(&["a".into(), "b".into(), "c".into()]), None);
-        // Ignored (MariaDB) and invisible (MySQL 8) indexes are left out, by the first form
-        // the server accepts.
-        let forms: Vec<String> = lookup_of("events")
-            .catalog_statements()
-            .map(|(_, s)| s)
-            .collect();
-        assert_eq!(
-            forms.len(),
-            USABLE.len() - USABLE_FORM.load(Ordering::Relaxed)
-        );
-        assert!(forms
-            .last()
-            .is_some_and(|s| !s.contains("IGNORED") && !s.contains("IS_VISIBLE")));
-        assert!(
-            USABLE[0].contains("s.IGNORED = 'NO'") && USABLE[1].contains("s.IS_VISIBLE = 'YES'")
-        );
-    }
-
-    #[test]
-    fn a_refused_index_is_not_named_again() {
-        let lookup = lookup_of("refusal_test");
-        let index_parts = || {
-            vec![
-                part("PRIMARY", Some("id"), "A"),
-                part("by_tenant_at_id", Some("tenant"), "A"),
-                part("by_tenant_at_id", Some("at"), "A"),
-            ]
-        };
-        let chosen = lookup.learn(0, Ok(index_parts()));
-        assert_eq!(chosen, Some("by_tenant_at_id"));
-        assert_eq!(lookup.known(true), Some(Some("by_tenant_at_id")));
-        let named = (lookup, "by_tenant_at_id");
-        // Another error leaves it.
-        let _ = refused(Some(&named), diesel::result::Error::NotFound);
-        assert_eq!(named.0.known(true), Some(Some("by_tenant_at_id")));
-        // The server's refusal, in German (`lc_messages = de_DE`): both names in quotes.
-        let error = diesel::result::Error::DatabaseError(
-            diesel::result::DatabaseErrorKind::Unknown,
-            Box::new(
-                "Schl\u{fc}ssel 'by_tenant_at_id' existiert in der Tabelle 'refusal_test' nicht"
-                    .to_string(),
-            ),
-        );
-        let _ = refused(Some(&named), error);
-        // The table is looked up again, and the refused index is not named even if listed.
-        assert_eq!(named.0.known(true), None);
-        assert_eq!(named.0.learn(0, Ok(index_parts())), None);
-        // A failed look-up names nothing.
-        let failed = lookup_of("failed_lookup_test");
-        assert_eq!(failed.learn(2, Err(diesel::result::Error::NotFound)), None);
-        assert_eq!(failed.known(true), Some(None));
-    }
-}
+mod tests;

@@ -199,8 +199,8 @@ where
     Conn: Connection,
     Conn::Backend: KeysetBackend + Default,
     <Conn::Backend as diesel::backend::Backend>::QueryBuilder: Default,
-    K: KeysetSql<Conn::Backend>,
-    Q: PaginateDsl + PageSource<K> + SelectParts<Conn::Backend>,
+    K: KeysetSql<Conn::Backend> + 'static,
+    Q: PaginateDsl + PageSource<K> + SelectParts<Conn::Backend> + diesel::query_builder::QueryId,
     diesel::query_builder::SqlQuery: LoadQuery<'query, Conn, IndexPart>,
     PageStatement<Q, K>: LoadQuery<'query, Conn, K>,
     TypeKeyed<PageStatement<Q, K>, FIRST_FORWARD>: LoadQuery<'query, Conn, K>,
@@ -215,7 +215,7 @@ where
 {
     fn load_pages(mut paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
         // MySQL/MariaDB: the index that serves the seek, when the page names none (`learn.rs`).
-        let named = learn::lookup::<Conn::Backend, _, _, _>(&paginated).and_then(|lookup| {
+        let named = learn::lookup_cached::<Conn::Backend, _, _, _>(&paginated).and_then(|lookup| {
             let index = lookup.known(true).unwrap_or_else(|| {
                 let mut listed = (0, Err(diesel::result::Error::NotFound));
                 for (form, sql) in lookup.catalog_statements() {
