@@ -21,6 +21,10 @@
 #                                        # PostgreSQL servers; not in the full run)
 #   bash scripts/bench.sh spider         # only section 4f (a MariaDB Spider table over two
 #                                        # MariaDB servers; not in the full run)
+#   bash scripts/bench.sh seaorm         # only section 2d (sea-orm's cursor against this
+#                                        # crate and OFFSET on PostgreSQL; an opt-in crate,
+#                                        # bench/seaorm, with its own workspace; not in the
+#                                        # full run)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -79,6 +83,10 @@ if [ "${1:-}" = "shards" ]; then
 fi
 if [ "${1:-}" = "spider" ]; then
     cargo bench -p keyset-bench --bench spider
+    exit
+fi
+if [ "${1:-}" = "seaorm" ]; then
+    cargo run --release --manifest-path bench/seaorm/Cargo.toml --target-dir target
     exit
 fi
 

@@ -170,6 +170,7 @@ fn main() {
         instructions: section::INSTRUCTIONS.extract(&previous),
         nullable: section::NULLABLE.extract(&previous),
         peers: section::PEERS.extract(&previous),
+        seaorm: section::SEAORM.extract(&previous),
         concurrency: section::CONCURRENCY.extract(&previous),
         scale: section::SCALE.extract(&previous),
         shards: section::SHARDS.extract(&previous),

@@ -35,6 +35,9 @@ pub struct Inputs<'a> {
     /// Section 2c (peers) as the file had it: kept, since only `bash scripts/bench.sh peers`
     /// writes it (the full run does, after this part).
     pub peers: Option<&'a str>,
+    /// Section 2d (sea-orm's cursor) as the file had it: kept, since only `bash scripts/bench.sh
+    /// seaorm` (an opt-in crate) writes it.
+    pub seaorm: Option<&'a str>,
     /// Section 4e (the HTTP path) as the file had it: kept, since only `bash scripts/bench.sh
     /// http` writes it (the full run does, after this part).
     pub http: Option<&'a str>,
@@ -526,6 +529,9 @@ pub fn render(i: &Inputs<'_>) -> String {
         let _ = writeln!(body, "{section}\n");
     }
     if let Some(section) = i.peers {
+        let _ = writeln!(body, "{section}\n");
+    }
+    if let Some(section) = i.seaorm {
         let _ = writeln!(body, "{section}\n");
     }
 

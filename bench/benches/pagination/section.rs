@@ -1,5 +1,6 @@
 //! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
-//! (the `instructions` target), 2b (the `nullable` target), 2c (the `peers` target), 5 (the `compile` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target),
+//! (the `instructions` target), 2b (the `nullable` target), 2c (the `peers` target), 2d (the
+//! opt-in `bench/seaorm` crate), 5 (the `compile` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target),
 //! 4c (the `shards` target), 4e (the `http` target) and 4f (the `spider` target). The `pagination` target
 //! rewrites the rest of the file and keeps these sections as it finds them; each target
 //! replaces only its own.
@@ -35,6 +36,14 @@ pub const NULLABLE: Section = Section {
 pub const PEERS: Section = Section {
     start: "<!-- section 2c: written by `bash scripts/bench.sh peers` -->",
     end: "<!-- end of section 2c -->",
+    next: &["## 3. Tokens"],
+};
+
+/// Section 2d, sea-orm's cursor (the opt-in `bench/seaorm` crate).
+#[allow(dead_code)] // Not every target uses every section.
+pub const SEAORM: Section = Section {
+    start: "<!-- section 2d: written by `bash scripts/bench.sh seaorm` -->",
+    end: "<!-- end of section 2d -->",
     next: &["## 3. Tokens"],
 };
 
