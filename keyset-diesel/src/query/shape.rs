@@ -92,7 +92,10 @@ where
     let (query, seek) = match seek {
         None => match UnionPage::first_split::<DB>(query, order, deferred, limit, total) {
             Ok(union) => {
-                let union = union.until(until).index(index);
+                let union = union
+                    .until(until)
+                    .index(index)
+                    .literal_limits_where_cached_by_text::<DB>();
                 return Ok((PageQuery::Union(union), assembly));
             }
             Err(query) => (query, None),
@@ -105,7 +108,8 @@ where
         Some(seek) if seek.arms() > 1 || probed || total => PageQuery::Union(
             UnionPage::new(query, seek, order, probed, deferred, limit, total)
                 .until(until)
-                .index(index),
+                .index(index)
+                .literal_limits_where_cached_by_text::<DB>(),
         ),
         seek => PageQuery::Statement(PageStatement {
             query,

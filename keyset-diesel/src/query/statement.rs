@@ -166,6 +166,7 @@ where
                 until: self.until.as_ref(),
                 order: &self.order,
                 limit: Some(&self.limit),
+                literal_limit: false,
                 deferred: self.deferred,
                 index: self.index,
                 kind: None,
@@ -203,6 +204,8 @@ pub(crate) struct Statement<'b, Q, K: Keyset> {
     /// that the compound orders and limits as a whole (`UnionPage`): no `ORDER BY` and no
     /// `LIMIT` of its own.
     pub limit: Option<&'b i64>,
+    /// The limit written as a number, not a bind (`UnionPage::literal_limits_where_cached_by_text`).
+    pub literal_limit: bool,
     /// As a deferred join (when there is a seek, unless the query is `DISTINCT` or locks
     /// rows).
     pub deferred: bool,
@@ -320,6 +323,10 @@ where
         let Some(limit) = s.limit else { return Ok(()) };
         out.push_sql(" ORDER BY ");
         s.order.walk_ast(out.reborrow())?;
+        if s.literal_limit {
+            out.push_sql(&format!(" LIMIT {limit}"));
+            return Ok(());
+        }
         walk_limit(limit, out)
     };
     tail(out.reborrow())?;

@@ -339,6 +339,70 @@ fn plan_exact_flags_probe_is_bounded() {
 
 keyset_test_suites::locking_clause_test!(diesel::pg::Pg);
 
+/// PostgreSQL plans a prepared statement for its bound values (a custom plan) until one plan for
+/// every value (a generic plan) is estimated close; an unknown `LIMIT $n` counts as a tenth of
+/// the rows. A per-level union is cached by its text, so its limits are written as numbers, and
+/// after ten pages on one connection PostgreSQL has switched to the generic plan
+/// (`pg_prepared_statements`), instead of planning the union again at every page. (With the
+/// long tie run's data, every row of the tenant on one score, PostgreSQL keeps custom plans
+/// even so: the switch depends on the data's statistics.)
+#[test]
+fn a_per_level_page_is_planned_for_every_cursor_once_not_at_every_page() {
+    use diesel::sql_types::BigInt;
+    let mut db = diesel::PgConnection::open();
+    plans::load_plan_rows(&mut *db);
+    db.exec("ANALYZE");
+    let conn: &mut diesel::PgConnection = &mut db;
+    let order = "score DESC, id ASC";
+    let row: PlanMixed = plan_rows::table
+        .find(plans::deep_id(conn, order))
+        .select(PlanMixed::as_select())
+        .first(conn)
+        .expect("deep row");
+    let expected = conn.ids(&format!(
+        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+        plans::PLAN_DEPTH + 1
+    ));
+    let paginated = || {
+        plan_rows::table
+            .filter(plan_rows::tenant.eq(1))
+            .select(PlanMixed::as_select())
+            .paginate_after(Some(Cursor::after_row(&row)))
+            .page_size(PLAN_PAGE_SIZE)
+            .seek_per_level(true)
+    };
+    let sql = paginated().debug_sql(&*conn).expect("sql");
+    assert!(
+        sql.contains(" UNION ALL ") && !sql.contains("LIMIT $"),
+        "{sql}"
+    );
+    for _ in 0..10 {
+        let page = paginated().load_page(conn).expect("page");
+        assert_eq!(
+            page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+            expected
+        );
+    }
+    #[derive(QueryableByName, Debug)]
+    struct Plans {
+        #[diesel(sql_type = BigInt)]
+        generic_plans: i64,
+        #[diesel(sql_type = BigInt)]
+        custom_plans: i64,
+    }
+    let plans: Vec<Plans> = diesel::sql_query(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements \
+         WHERE statement LIKE '%UNION ALL%' AND statement LIKE '%plan_rows%'",
+    )
+    .load(conn)
+    .expect("pg_prepared_statements");
+    eprintln!("{plans:?}");
+    assert!(
+        matches!(plans.as_slice(), [p] if p.generic_plans >= 1 && p.custom_plans <= 5),
+        "one cached union, planned generically after five custom plans: {plans:?}"
+    );
+}
+
 /// docs/DESIGN.md, "Long runs of ties": every row of tenant 1 shares one score (15,000 ties), the
 /// cursor deep inside the run. The single seek bounds only `score` and filters the run from
 /// its start to the cursor; `seek_per_level(true)` gives one index range per key level
