@@ -11,6 +11,9 @@
 //! ORDER BY "__keyset_kind" DESC, "__keyset_k0" ASC NULLS LAST, "__keyset_k1" ASC LIMIT $m
 //! ```
 //!
+//! (On PostgreSQL a union that Diesel caches by its text, as this one with a probe, writes its
+//! limits as numbers: [`UnionPage::literal_limits_where_cached_by_text`].)
+//!
 //! SQLite writes the arms as plain members, `SELECT .. WHERE <seek, arm 0> UNION ALL SELECT ..
 //! WHERE <seek, arm 1> ORDER BY "__keyset_k0" .. LIMIT $m`: it merges them in the compound's
 //! order, which each arm's index range delivers, and stops at the `LIMIT`. With a probe or a
@@ -193,8 +196,10 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
     /// estimate is close; for an unknown `LIMIT $n` it assumes a tenth of the rows, so a union
     /// of limited arms was planned again at every page (`pg_prepared_statements`: 0 generic, 10
     /// custom; planning 0.095 ms against 0.045 ms of execution for a per-level page). With the
-    /// numbers written it takes the generic plan after five executions. A union cached by type
-    /// keeps its binds: its text must not change with the page size.
+    /// numbers written it can take the generic plan after five executions, when the custom
+    /// plans' estimates are close to it (data-dependent: docs/SQL.md, "PostgreSQL: a union
+    /// page written with its limits as numbers"). A union cached by type keeps its binds: its
+    /// text must not change with the page size.
     pub(crate) fn literal_limits_where_cached_by_text<DB: KeysetBackend>(mut self) -> Self
     where
         Q: PageSource<K>,
