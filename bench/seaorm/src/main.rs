@@ -11,6 +11,8 @@
 //! needs them. It reads section 1's data set (PostgreSQL schema `keyset_bench`), which
 //! `bash scripts/bench.sh` (or `bash scripts/bench.sh peers`) loads; without it, it stops.
 
+#[path = "../../benches/pagination/numbers.rs"]
+mod numbers;
 #[path = "../../benches/pagination/schema.rs"]
 #[allow(dead_code)] // The other shapes' models.
 mod schema;
@@ -371,18 +373,6 @@ fn time(seconds: f64) -> String {
     }
 }
 
-fn group(n: i64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 fn render(
     runs: &[ShapeRun],
     nulls: (usize, usize, i64),
@@ -418,7 +408,7 @@ fn render(
                 s,
                 "| {} | {} | {} | {} | {:.2} | {} | {:.1} |",
                 run.shape,
-                group(depth),
+                numbers::group(depth as u64),
                 time(k),
                 time(p),
                 p / k,
@@ -437,7 +427,7 @@ fn render(
          plans\" below).\n"
     );
     for (depth, sql, lines) in plans {
-        let _ = writeln!(s, "Depth {}:\n", group(*depth));
+        let _ = writeln!(s, "Depth {}:\n", numbers::group(*depth as u64));
         let _ = writeln!(s, "```sql\n{sql}\n```\n");
         let _ = writeln!(s, "```text\n{}\n```\n", lines.join("\n"));
     }
