@@ -679,7 +679,10 @@ fn render(
          count or `seek_per_level`; one statement; a cursor without NULLs; a query \
          whose own id is static, as an unboxed one) loads with a static id made of the \
          query's type, the keyset and the page's shape, so a cached page writes no SQL text \
-         (0 in the table). Other pages (here MariaDB's `.deferred_join(false)`, a form its \
+         (0 in the table), except on PostgreSQL a page of up to 100 rows: its `LIMIT` is a \
+         number in its text, so that PostgreSQL keeps one generic plan for it instead of \
+         planning it at every page (server-side work these counts do not see; [SQL.md](SQL.md), \
+         \"PostgreSQL: a page planned once\"), and it is found by its text. Other pages (here MariaDB's `.deferred_join(false)`, a form its \
          keyset does not default to, and its default page naming the index it learned, a \
          name read at run time, which the page's type cannot fix) and the hand-written statement are found by their text: \
          for the library that is a walk of the whole query (Diesel's select list and `WHERE`, \

@@ -92,10 +92,7 @@ where
     let (query, seek) = match seek {
         None => match UnionPage::first_split::<DB>(query, order, deferred, limit, total) {
             Ok(union) => {
-                let union = union
-                    .until(until)
-                    .index(index)
-                    .literal_limits_where_cached_by_text::<DB>();
+                let union = union.until(until).index(index);
                 return Ok((PageQuery::Union(union), assembly));
             }
             Err(query) => (query, None),
@@ -108,8 +105,7 @@ where
         Some(seek) if seek.arms() > 1 || probed || total => PageQuery::Union(
             UnionPage::new(query, seek, order, probed, deferred, limit, total)
                 .until(until)
-                .index(index)
-                .literal_limits_where_cached_by_text::<DB>(),
+                .index(index),
         ),
         seek => PageQuery::Statement(PageStatement {
             query,

@@ -322,6 +322,49 @@ fn pages_in_the_default_form_have_a_static_shape_and_every_other_page_none() {
     assert_eq!(maybe(maybes().paginate_after(None).force_index(None)), None);
 }
 
+/// On PostgreSQL a page of up to 100 rows writes its `LIMIT` as a number, so PostgreSQL can
+/// keep one generic plan for it (`statement::limit_is_text`); its text then depends on the
+/// page size, so it has no static shape. A larger page binds its limit and keeps the shape.
+#[cfg(feature = "postgres")]
+#[test]
+fn on_postgres_a_page_of_up_to_100_rows_has_its_limit_in_the_text_and_no_static_shape() {
+    use diesel::pg::Pg;
+    let rows = || rows::table.select(rows::id);
+    let after = || Some(Cursor::<Row>::after((3,)));
+    let text = |p: Paginated<_, Row>| {
+        let query = shape::<Pg, _, _, _>(p).expect("a page query").0;
+        diesel::debug_query::<Pg, _>(&query).to_string()
+    };
+    for page_size in [1, 20, 100] {
+        let sql = text(rows().paginate_after(after()).page_size(page_size));
+        assert!(
+            sql.contains(&format!(" LIMIT {} -- binds: [3]", page_size + 1)),
+            "{sql}"
+        );
+        assert_eq!(
+            fixed::<Pg, Row, _>(rows().paginate_after(after()).page_size(page_size)),
+            None
+        );
+        assert_eq!(
+            fixed::<Pg, Row, _>(rows().paginate_before(None).page_size(page_size)),
+            None
+        );
+    }
+    let sql = text(rows().paginate_after(after()).page_size(101));
+    assert!(sql.contains(" LIMIT $2 -- binds: [3, 102]"), "{sql}");
+    assert_eq!(
+        fixed::<Pg, Row, _>(rows().paginate_after(after()).page_size(101)),
+        Some(StaticShape::AfterForward)
+    );
+    // A union's limits follow the same rule: numbers, with the probe's `LIMIT 1`.
+    let sql = text(rows().paginate_after(after()).exact_flags(true));
+    assert!(
+        sql.contains(" LIMIT 21)") && sql.contains(" LIMIT 1)"),
+        "{sql}"
+    );
+    assert!(sql.ends_with(" LIMIT 22 -- binds: [3, 3]"), "{sql}");
+}
+
 /// `expanded_seek(true)` writes the expanded form (with the leading bound) for the seek and the
 /// `until` bound where the backend would write a row value, and only a later page whose text
 /// changes loses its static shape.

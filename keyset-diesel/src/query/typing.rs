@@ -9,7 +9,8 @@
 //!   (docs/PERFORMANCE.md, section 2a). A later page whose seek splits a leading nullable
 //!   column's values from its NULL group is a union of two arms whose SQL its types fix too
 //!   ([`UnionPage::static_shape`]): it loads as `TypeKeyed<UnionPage<Q, K>, SPLIT_..>`. Every
-//!   other page keeps the SQL-text key.
+//!   other page keeps the SQL-text key, as does every page of up to 100 rows on PostgreSQL,
+//!   whose `LIMIT` is a number in its text ([`limit_is_text`](super::statement::limit_is_text)).
 //! * [`WithTotal`]: a page statement built with the total count, typed with its
 //!   `__keyset_total` column (`BigInt`) last.
 

@@ -5,14 +5,14 @@
 //!
 //! ```sql
 //! (SELECT <your select>, "t"."a" AS "__keyset_k0", "t"."id" AS "__keyset_k1", 0 AS "__keyset_kind"
-//!    FROM t WHERE <your filters> AND (<seek, arm 0>) ORDER BY <keyset> LIMIT $n)
-//! UNION ALL (SELECT ..., 0 AS "__keyset_kind" ... (<seek, arm 1>) ... LIMIT $n)
+//!    FROM t WHERE <your filters> AND (<seek, arm 0>) ORDER BY <keyset> LIMIT 21)
+//! UNION ALL (SELECT ..., 0 AS "__keyset_kind" ... (<seek, arm 1>) ... LIMIT 21)
 //! UNION ALL (SELECT ..., 1 AS "__keyset_kind" ... (<at or before the cursor>) ... LIMIT 1)
-//! ORDER BY "__keyset_kind" DESC, "__keyset_k0" ASC NULLS LAST, "__keyset_k1" ASC LIMIT $m
+//! ORDER BY "__keyset_kind" DESC, "__keyset_k0" ASC NULLS LAST, "__keyset_k1" ASC LIMIT 22
 //! ```
 //!
-//! (On PostgreSQL a union that Diesel caches by its text, as this one with a probe, writes its
-//! limits as numbers: [`UnionPage::literal_limits_where_cached_by_text`].)
+//! (A page of 20 rows. On PostgreSQL the limits of pages of up to 100 rows are numbers in
+//! the text, [`limit_is_text`]; elsewhere, and for larger pages, binds.)
 //!
 //! SQLite writes the arms as plain members, `SELECT .. WHERE <seek, arm 0> UNION ALL SELECT ..
 //! WHERE <seek, arm 1> ORDER BY "__keyset_k0" .. LIMIT $m`: it merges them in the compound's
@@ -40,9 +40,10 @@ use super::seek::{admits_unrepresented, FarBound, KeysetOrder, SeekPredicate};
 use super::source::{PageSource, SelectParts};
 use super::sql::{self, Emitter, Part};
 use super::statement::{
-    key_alias, walk_limit, walk_statement, Arm, RowKind, Statement, StaticShape, Total, KIND_ALIAS,
+    key_alias, limit_is_text, walk_limit, walk_statement, Arm, RowKind, Statement, StaticShape,
+    Total, KIND_ALIAS,
 };
-use crate::backend::{dialect, BackendKind, KeysetBackend};
+use crate::backend::{dialect, KeysetBackend};
 use crate::cursor::Direction;
 use crate::keyset::{column_index_error, Keyset, KeysetSql, NullsOrder};
 
@@ -76,9 +77,6 @@ pub struct UnionPage<Q, K: Keyset> {
     count: bool,
     /// The index every branch's seek must read ([`crate::Paginated::force_index`]).
     index: Option<&'static str>,
-    /// Every `LIMIT` written as a number instead of a bind
-    /// ([`UnionPage::literal_limits_where_cached_by_text`]).
-    literal_limits: bool,
 }
 
 impl<Q, K: Keyset> UnionPage<Q, K> {
@@ -174,7 +172,6 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             outer_limit: limit + i64::from(probe) + i64::from(count),
             count,
             index: None,
-            literal_limits: false,
         }
     }
 
@@ -187,25 +184,6 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
     /// Only the rows inside `until` (the window's far end), on every arm.
     pub(crate) fn until(mut self, until: Option<FarBound<K>>) -> Self {
         self.until = until;
-        self
-    }
-
-    /// On PostgreSQL, a union that Diesel caches by its SQL text (no static shape) writes its
-    /// limits as numbers. PostgreSQL plans a prepared statement for its bound values (a custom
-    /// plan) and switches to one plan for every value (a generic plan) only when that plan's
-    /// estimate is close; for an unknown `LIMIT $n` it assumes a tenth of the rows, so a union
-    /// of limited arms was planned again at every page (`pg_prepared_statements`: 0 generic, 10
-    /// custom; planning 0.095 ms against 0.045 ms of execution for a per-level page). With the
-    /// numbers written it can take the generic plan after five executions, when the custom
-    /// plans' estimates are close to it (data-dependent: docs/SQL.md, "PostgreSQL: a union
-    /// page written with its limits as numbers"). A union cached by type keeps its binds: its
-    /// text must not change with the page size.
-    pub(crate) fn literal_limits_where_cached_by_text<DB: KeysetBackend>(mut self) -> Self
-    where
-        Q: PageSource<K>,
-    {
-        self.literal_limits =
-            matches!(DB::KIND, BackendKind::Postgres) && self.static_shape::<DB>().is_none();
         self
     }
 
@@ -228,12 +206,11 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             probe,
             walk,
             deferred,
-            limit: _,
+            limit,
             probe_limit: _,
-            outer_limit: _,
+            outer_limit,
             count,
             index,
-            literal_limits: _,
         } = self;
         // `order`, `arm_orders` and `null_arm` follow from `walk` and the seek's plan. A first
         // page split has no type-keyed shape: its text is cached by Diesel as text.
@@ -245,6 +222,8 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             && !*count
             && *index == default_index
             && *deferred == default_deferred
+            && !limit_is_text::<DB>(*limit)
+            && !limit_is_text::<DB>(*outer_limit)
             && seek.split_text_is_fixed::<DB>();
         fixed.then_some(match walk {
             Direction::Forward => StaticShape::SplitForward,
@@ -390,7 +369,6 @@ where
                         _ => &self.order,
                     },
                     limit: (!flat).then_some(limit),
-                    literal_limit: self.literal_limits,
                     deferred: self.deferred,
                     index: self.index,
                     kind: Some(kind),
@@ -417,10 +395,6 @@ where
             sql::each_term(K::COLUMNS, self.walk),
             dialect::<DB>(),
         )?;
-        if self.literal_limits {
-            out.push_sql(&format!(" LIMIT {}", self.outer_limit));
-            return Ok(());
-        }
         walk_limit(&self.outer_limit, out)
     }
 }

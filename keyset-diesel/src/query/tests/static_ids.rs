@@ -33,6 +33,10 @@ fn every_option<Q: Clone, K: Keyset>(
     query: &Q,
     cursors: &[Option<K::Key>],
 ) -> Vec<Paginated<Q, K>> {
+    // 3 and 7 are written with their limit as a number on PostgreSQL, the smallest size past
+    // `MAX_LIMIT_IN_TEXT` with its limit bound.
+    let past = u32::try_from(crate::query::statement::MAX_LIMIT_IN_TEXT).expect("a page size");
+    let page_sizes = [(3, None), (7, Some(5)), (past, None)];
     let mut pages = Vec::new();
     for walk in [Direction::Forward, Direction::Backward] {
         for cursor in cursors {
@@ -43,7 +47,7 @@ fn every_option<Q: Clone, K: Keyset>(
                             for expanded in [false, true] {
                                 for total in [false, true] {
                                     for index in [None, Some(Some("ix")), Some(None)] {
-                                        for (page_size, budget) in [(3, None), (7, Some(5))] {
+                                        for (page_size, budget) in page_sizes {
                                             let cursor = cursor.clone().map(|key| Cursor {
                                                 key,
                                                 direction: walk,
