@@ -62,7 +62,6 @@ if [ "${1:-}" = "nullable" ]; then
 fi
 if [ "${1:-}" = "concurrency" ]; then
     cargo bench -p keyset-bench --bench concurrency
-cargo bench -p keyset-bench --bench http
     exit
 fi
 if [ "${1:-}" = "scale" ]; then

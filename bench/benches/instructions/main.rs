@@ -267,7 +267,7 @@ macro_rules! case {
         .into_query::<$db>()
         .expect("page query");
         let row_value = <$db as KeysetBackend>::ROW_VALUES && $same;
-        let binds = page_binds(
+        let binds = page_binds::<$db>(
             TENANT,
             seek_binds(Bind::$lead_bind(cursor_row.$lead), cursor_row.id, row_value),
             i64::from(PAGE) + 1,

@@ -421,7 +421,7 @@ macro_rules! shape_benches {
                 } else {
                     paginated().into_query::<$db>().expect("page query")
                 };
-                let binds = page_binds(
+                let binds = page_binds::<$db>(
                     BIG_TENANT,
                     seek_binds(Bind::$lead_bind(row.$lead), row.id, row_value),
                     i64::from(PAGE) + 1,

@@ -12,6 +12,8 @@ use diesel::query_dsl::RunQueryDsl;
 use diesel::serialize::ToSql;
 use diesel::sql_types::{BigInt, HasSqlType, Integer, Timestamp, Untyped};
 use diesel::QueryResult;
+use keyset_diesel::query::BackendKind;
+use keyset_diesel::KeysetBackend;
 
 /// One bind value, with its SQL type.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -48,18 +50,28 @@ where
     query
 }
 
-/// The binds of the library's page query, in the order its SQL uses them: the tenant filter
-/// (twice in a deferred join: outer query and seek), the seek, the limit (twice in a deferred
-/// join).
-pub fn page_binds(tenant: i32, seek: Vec<Bind>, limit: i64, deferred: bool) -> Vec<Bind> {
+/// The binds of the library's page query on `DB`, in the order its SQL uses them: the tenant
+/// filter (twice in a deferred join: outer query and seek), the seek, the limit (twice in a
+/// deferred join). On PostgreSQL the library writes the limit of a page of up to 100 rows as a
+/// number in the text ([SQL.md](SQL.md), "PostgreSQL: a page planned once"), so it is not a
+/// bind there (`same_statement` checks the text and binds against the library's).
+pub fn page_binds<DB: KeysetBackend>(
+    tenant: i32,
+    seek: Vec<Bind>,
+    limit: i64,
+    deferred: bool,
+) -> Vec<Bind> {
+    let limit_bound = DB::KIND != BackendKind::Postgres;
     let mut binds = vec![Bind::Int(tenant)];
     if deferred {
         binds.push(Bind::Int(tenant));
     }
     binds.extend(seek);
-    binds.push(Bind::Big(limit));
-    if deferred {
+    if limit_bound {
         binds.push(Bind::Big(limit));
+        if deferred {
+            binds.push(Bind::Big(limit));
+        }
     }
     binds
 }
