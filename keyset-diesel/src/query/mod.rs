@@ -22,6 +22,7 @@ mod small_list;
 mod source;
 mod sql;
 mod statement;
+mod text_memo;
 pub(crate) mod typing;
 pub(crate) mod union;
 

@@ -44,6 +44,7 @@ use diesel::QueryResult;
 use super::seek::{FarBound, KeysetOrder, SeekPredicate};
 use super::source::{PageSource, SelectParts};
 use super::sql::Part;
+use super::text_memo::{text_key, write_sql};
 use crate::backend::{BackendKind, KeysetBackend};
 use crate::cursor::Direction;
 use crate::keyset::{Keyset, KeysetSql};
@@ -90,12 +91,24 @@ pub(crate) enum StaticShape {
 impl<Q, K: Keyset> PageStatement<Q, K> {
     /// The shape whose SQL text this statement's types fix on `DB`, if its text is that one:
     /// then Diesel may cache it by type ([`TypeKeyed`](super::typing::TypeKeyed)) instead of
-    /// by its text. Decided from every field the writer reads (named here one by one, so a
-    /// field added later must be decided here too): no far bound, no total count, the index
-    /// and deferred join the keyset and backend choose by default, and a seek (if any) in its
-    /// default text ([`SeekPredicate::text_is_fixed`]), and a limit that is a bind, not a
-    /// number in the text ([`limit_is_text`]).
+    /// by its text. That is its [`text_shape`](Self::text_shape) when its limit is a bind, not
+    /// a number in the text ([`limit_is_text`]).
     pub(crate) fn static_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
+    where
+        Q: PageSource<K>,
+    {
+        self.text_shape::<DB>()
+            .filter(|_| !limit_is_text::<DB>(self.limit))
+    }
+
+    /// The shape whose SQL text this statement's types fix on `DB` but for the limit, if its
+    /// text is that one. Decided from every field the writer reads (named here one by one, so
+    /// a field added later must be decided here too): no far bound, no total count, the index
+    /// and deferred join the keyset and backend choose by default, and a seek (if any) in its
+    /// default text ([`SeekPredicate::text_is_fixed`]). With the limit a bind it is the
+    /// static shape; with the limit in the text the text is fixed by the shape and the limit
+    /// (`query/text_memo.rs`).
+    pub(crate) fn text_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
     where
         Q: PageSource<K>,
     {
@@ -104,7 +117,7 @@ impl<Q, K: Keyset> PageStatement<Q, K> {
             seek,
             until,
             order,
-            limit,
+            limit: _,
             deferred,
             total,
             index,
@@ -113,7 +126,6 @@ impl<Q, K: Keyset> PageStatement<Q, K> {
         let default_deferred = DB::DEFERRED_JOIN && default_index.is_none();
         let fixed = until.is_none()
             && !*total
-            && !limit_is_text::<DB>(*limit)
             && *index == default_index
             && seek
                 .as_ref()
@@ -155,11 +167,19 @@ impl<Q, K: Keyset> RunQueryDslSupport for PageStatement<Q, K> {}
 
 impl<Q, K, DB> QueryFragment<DB> for PageStatement<Q, K>
 where
-    DB: KeysetBackend + HasSqlType<BigInt>,
+    DB: KeysetBackend + HasSqlType<BigInt> + 'static,
+    DB::QueryBuilder: Default,
     i64: ToSql<BigInt, DB>,
-    Q: SelectParts<DB>,
-    K: KeysetSql<DB>,
+    Q: SelectParts<DB> + PageSource<K> + QueryId,
+    K: KeysetSql<DB> + 'static,
 {
+    /// The statement's SQL, kept once per thread where its types and limit fix it
+    /// (`query/text_memo.rs`).
+    fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
+        let key = text_key::<DB, Q, K>(self.text_shape::<DB>(), self.limit);
+        write_sql(key, self, out, backend)
+    }
+
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         walk_statement(
             Statement {

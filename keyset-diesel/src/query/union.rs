@@ -43,6 +43,7 @@ use super::statement::{
     key_alias, limit_is_text, walk_limit, walk_statement, Arm, RowKind, Statement, StaticShape,
     Total, KIND_ALIAS,
 };
+use super::text_memo::{text_key, write_sql};
 use crate::backend::{dialect, KeysetBackend};
 use crate::cursor::Direction;
 use crate::keyset::{column_index_error, Keyset, KeysetSql, NullsOrder};
@@ -188,11 +189,22 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
     }
 
     /// The shape whose SQL text this union's types fix on `DB`, if its text is that one (as
-    /// [`PageStatement::static_shape`](super::PageStatement::static_shape)): a leading NULL
-    /// split after a key without NULLs in the backend's own dialect, with no probe, count row
-    /// or far bound, and the index and deferred join the keyset and backend choose by default.
-    /// Decided from every field the writer reads, named one by one.
+    /// [`PageStatement::static_shape`](super::PageStatement::static_shape)): its
+    /// [`text_shape`](Self::text_shape) when its limits are binds ([`limit_is_text`]).
     pub(crate) fn static_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
+    where
+        Q: PageSource<K>,
+    {
+        self.text_shape::<DB>()
+            .filter(|_| !limit_is_text::<DB>(self.limit))
+    }
+
+    /// The shape whose SQL text this union's types fix on `DB` but for its limits, if its text
+    /// is that one: a leading NULL split after a key without NULLs in the backend's own
+    /// dialect, with no probe, count row or far bound, and the index and deferred join the
+    /// keyset and backend choose by default (so the union's limit is its arms' limit). Decided
+    /// from every field the writer reads, named one by one.
+    pub(crate) fn text_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
     where
         Q: PageSource<K>,
     {
@@ -206,9 +218,9 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             probe,
             walk,
             deferred,
-            limit,
+            limit: _,
             probe_limit: _,
-            outer_limit,
+            outer_limit: _,
             count,
             index,
         } = self;
@@ -222,8 +234,6 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             && !*count
             && *index == default_index
             && *deferred == default_deferred
-            && !limit_is_text::<DB>(*limit)
-            && !limit_is_text::<DB>(*outer_limit)
             && seek.split_text_is_fixed::<DB>();
         fixed.then_some(match walk {
             Direction::Forward => StaticShape::SplitForward,
@@ -322,11 +332,19 @@ impl<DB: diesel::backend::Backend> Emitter for OuterColumns<'_, '_, '_, DB> {
 
 impl<Q, K, DB> QueryFragment<DB> for UnionPage<Q, K>
 where
-    DB: KeysetBackend + HasSqlType<BigInt>,
+    DB: KeysetBackend + HasSqlType<BigInt> + 'static,
+    DB::QueryBuilder: Default,
     i64: ToSql<BigInt, DB>,
-    Q: SelectParts<DB>,
-    K: KeysetSql<DB>,
+    Q: SelectParts<DB> + PageSource<K> + QueryId,
+    K: KeysetSql<DB> + 'static,
 {
+    /// The union's SQL, kept once per thread where its types and limit fix it
+    /// (`query/text_memo.rs`).
+    fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
+        let key = text_key::<DB, Q, K>(self.text_shape::<DB>(), self.limit);
+        write_sql(key, self, out, backend)
+    }
+
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         let flat = self.flat::<DB>();
         for (i, part) in self.branches().enumerate() {

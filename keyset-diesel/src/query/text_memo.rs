@@ -1,0 +1,99 @@
+//! The SQL text of a page that Diesel finds by its text, kept once per thread where the page's
+//! types fix it: on PostgreSQL, a page of up to 100 rows in a default shape
+//! ([`StaticShape`]) writes its `LIMIT` as a number ([`limit_is_text`]), so it has no static
+//! query id and Diesel writes its whole SQL at every call to look its prepared statement up.
+//! Its text is still fixed by `(your query's static id, the keyset, the shape, the limit)`:
+//! the rule behind static ids (`query/tests/static_ids.rs` checks it for every option), with
+//! the limit added. Such a page's `to_sql` pushes the kept text instead of walking your query
+//! again.
+//!
+//! Only the root statement is written from the memo: Diesel calls `to_sql` on the query it
+//! runs or prints, and walks every fragment inside it with `walk_ast`, which always writes the
+//! statement out. The binds are always collected from the statement itself.
+//!
+//! [`limit_is_text`]: super::statement::limit_is_text
+
+use std::any::TypeId;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+use diesel::backend::Backend;
+use diesel::query_builder::{AstPass, QueryBuilder, QueryFragment};
+use diesel::QueryResult;
+
+use super::statement::StaticShape;
+use crate::backend::KeysetBackend;
+
+/// What fixes a page's SQL text: the type id of `(your query's static id, the keyset,
+/// the backend)`, the shape and the limit written in the text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct TextKey {
+    pub types: TypeId,
+    pub shape: StaticShape,
+    pub limit: i64,
+}
+
+thread_local! {
+    /// The texts written on this thread, by key. At most one per query type, keyset, shape
+    /// and page size up to 100.
+    static TEXTS: RefCell<HashMap<TextKey, Rc<str>>> = RefCell::new(HashMap::new());
+}
+
+/// Writes `statement`'s SQL into `out`: the text kept for `key`, or when there is none yet (or
+/// no key) the statement walked out, kept for `key`.
+pub(crate) fn write_sql<DB, S>(
+    key: Option<TextKey>,
+    statement: &S,
+    out: &mut DB::QueryBuilder,
+    backend: &DB,
+) -> QueryResult<()>
+where
+    DB: KeysetBackend,
+    DB::QueryBuilder: Default,
+    S: QueryFragment<DB>,
+{
+    let Some(key) = key else {
+        return Walked(statement).to_sql(out, backend);
+    };
+    if let Some(text) = TEXTS.with(|texts| texts.borrow().get(&key).cloned()) {
+        out.push_sql(&text);
+        return Ok(());
+    }
+    let mut builder = DB::QueryBuilder::default();
+    Walked(statement).to_sql(&mut builder, backend)?;
+    let text: Rc<str> = builder.finish().into();
+    out.push_sql(&text);
+    TEXTS.with(|texts| texts.borrow_mut().insert(key, text));
+    Ok(())
+}
+
+/// A statement written by Diesel's own `to_sql`, a walk of its fragments.
+struct Walked<'s, S>(&'s S);
+
+impl<S: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Walked<'_, S> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.0.walk_ast(out)
+    }
+}
+
+/// The key of a page of query type `Q` and keyset `K` on `DB`, if its text is fixed by it:
+/// `Q` has a static id and the page has a text `shape` with its `limit` in the text.
+pub(crate) fn text_key<DB, Q, K>(shape: Option<StaticShape>, limit: i64) -> Option<TextKey>
+where
+    DB: KeysetBackend + 'static,
+    Q: diesel::query_builder::QueryId,
+    K: 'static,
+{
+    let shape = shape?;
+    (Q::HAS_STATIC_QUERY_ID && super::statement::limit_is_text::<DB>(limit)).then(|| TextKey {
+        types: TypeId::of::<(Q::QueryId, K, DB)>(),
+        shape,
+        limit,
+    })
+}
+
+#[cfg(test)]
+pub(crate) fn kept_texts() -> usize {
+    TEXTS.with(|texts| texts.borrow().len())
+}
