@@ -642,7 +642,7 @@ fn render(
     let mut sql_share: Vec<f64> = Vec::new();
     for c in counted {
         let ((l, l_sql), (p, p_sql), (n, _)) = (c.per_page(0), c.per_page(1), c.per_page(2));
-        if l > p && l_sql > 0.0 {
+        if l > p && l_sql > p_sql {
             sql_share.push((l_sql - p_sql) / (l - p));
         }
         let form = match (c.backend, c.form) {
@@ -682,7 +682,9 @@ fn render(
          (0 in the table), except on PostgreSQL a page of up to 100 rows: its `LIMIT` is a \
          number in its text, so that PostgreSQL keeps one generic plan for it instead of \
          planning it at every page (server-side work these counts do not see; [SQL.md](SQL.md), \
-         \"PostgreSQL: a page planned once\"), and it is found by its text. Other pages (here MariaDB's `.deferred_join(false)`, a form its \
+         \"PostgreSQL: a page planned once\"), and it is found by its text, which the library \
+         writes once per thread and query type, shape and page size and then pushes whole \
+         (the library's SQL text in the PostgreSQL rows). Other pages (here MariaDB's `.deferred_join(false)`, a form its \
          keyset does not default to, and its default page naming the index it learned, a \
          name read at run time, which the page's type cannot fix) and the hand-written statement are found by their text: \
          for the library that is a walk of the whole query (Diesel's select list and `WHERE`, \
@@ -695,8 +697,8 @@ fn render(
     ) {
         let _ = writeln!(
             s,
-            "\nOf the library's extra instructions per page, where a page is found by its SQL \
-             text, {:.0}% to {:.0}% (by case) are that text.",
+            "\nOf the library's extra instructions per page, where the library writes more SQL \
+             text than the hand-written statement, {:.0}% to {:.0}% (by case) are that text.",
             lo * 100.0,
             hi * 100.0
         );
