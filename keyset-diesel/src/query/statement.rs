@@ -92,44 +92,41 @@ impl<Q, K: Keyset> PageStatement<Q, K> {
     /// The shape whose SQL text this statement's types fix on `DB`, if its text is that one:
     /// then Diesel may cache it by type ([`TypeKeyed`](super::typing::TypeKeyed)) instead of
     /// by its text. That is its [`text_shape`](Self::text_shape) when its limit is a bind, not
-    /// a number in the text ([`limit_is_text`]).
+    /// a number in the text ([`limit_is_text`]), and it reads the index and (on a later page)
+    /// takes the deferred join the keyset and backend choose by default.
     pub(crate) fn static_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
     where
         Q: PageSource<K>,
     {
-        self.text_shape::<DB>()
-            .filter(|_| !limit_is_text::<DB>(self.limit))
+        let default_index = self.query.default_index();
+        let default_deferred = DB::DEFERRED_JOIN && default_index.is_none();
+        self.text_shape::<DB>().filter(|_| {
+            !limit_is_text::<DB>(self.limit)
+                && self.index == default_index
+                && (self.seek.is_none() || self.deferred == default_deferred)
+        })
     }
 
-    /// The shape whose SQL text this statement's types fix on `DB` but for the limit, if its
-    /// text is that one. Decided from every field the writer reads (named here one by one, so
-    /// a field added later must be decided here too): no far bound, no total count, the index
-    /// and deferred join the keyset and backend choose by default, and a seek (if any) in its
-    /// default text ([`SeekPredicate::text_is_fixed`]). With the limit a bind it is the
-    /// static shape; with the limit in the text the text is fixed by the shape and the limit
-    /// (`query/text_memo.rs`).
-    pub(crate) fn text_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
-    where
-        Q: PageSource<K>,
-    {
+    /// The shape whose SQL text this statement's types fix on `DB`, given its limit, index and
+    /// deferred join, if its text is that one. Decided from every field the writer reads (named
+    /// here one by one, so a field added later must be decided here too): no far bound, no
+    /// total count, and a seek (if any) in its default text ([`SeekPredicate::text_is_fixed`]).
+    /// The text is then fixed by `(the query's static id, the keyset, the shape, the limit
+    /// where it is a number, the index, the deferred join)` (`query/text_memo.rs`); with the
+    /// limit a bind and the default index and join it is the static shape.
+    pub(crate) fn text_shape<DB: KeysetBackend>(&self) -> Option<StaticShape> {
         let PageStatement {
-            query,
+            query: _,
             seek,
             until,
             order,
             limit: _,
-            deferred,
+            deferred: _,
             total,
-            index,
+            index: _,
         } = self;
-        let default_index = query.default_index();
-        let default_deferred = DB::DEFERRED_JOIN && default_index.is_none();
-        let fixed = until.is_none()
-            && !*total
-            && *index == default_index
-            && seek
-                .as_ref()
-                .is_none_or(|s| s.text_is_fixed::<DB>() && *deferred == default_deferred);
+        let fixed =
+            until.is_none() && !*total && seek.as_ref().is_none_or(|s| s.text_is_fixed::<DB>());
         fixed.then_some(match (seek.is_some(), order.walk()) {
             (false, Direction::Forward) => StaticShape::FirstForward,
             (false, Direction::Backward) => StaticShape::FirstBackward,
@@ -176,7 +173,12 @@ where
     /// The statement's SQL, kept once per thread where its types and limit fix it
     /// (`query/text_memo.rs`).
     fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
-        let key = text_key::<DB, Q, K>(self.text_shape::<DB>(), self.limit);
+        let key = text_key::<DB, Q, K>(
+            self.text_shape::<DB>(),
+            self.limit,
+            self.index,
+            self.deferred && self.seek.is_some(),
+        );
         write_sql(key, self, out, backend)
     }
 

@@ -1,11 +1,14 @@
 //! The SQL text of a page that Diesel finds by its text, kept once per thread where the page's
-//! types fix it: on PostgreSQL, a page of up to 100 rows in a default shape
-//! ([`StaticShape`]) writes its `LIMIT` as a number ([`limit_is_text`]), so it has no static
-//! query id and Diesel writes its whole SQL at every call to look its prepared statement up.
-//! Its text is still fixed by `(your query's static id, the keyset, the shape, the limit)`:
-//! the rule behind static ids (`query/tests/static_ids.rs` checks it for every option), with
-//! the limit added. Such a page's `to_sql` pushes the kept text instead of walking your query
-//! again.
+//! types and a few values fix it. Diesel writes the whole SQL of a query without a static id
+//! at every call, just to look its prepared statement up. Two kinds of default pages have
+//! none: on PostgreSQL a page of up to 100 rows, whose `LIMIT` is a number in its text
+//! ([`limit_is_text`]), and on MySQL/MariaDB a later page naming the index it learned, whose
+//! name is read at run time. A page in one of the text shapes ([`StaticShape`]) has its text
+//! fixed by `(your query's static id, the keyset, the backend, the shape, the limit where it is
+//! a number, the index it names, the deferred join)`: the rule behind static ids
+//! (`query/tests/static_ids.rs` checks every option's kept text against the text walked out)
+//! with those values added. Such a page's `to_sql` pushes the kept text instead of walking
+//! your query again.
 //!
 //! Only the root statement is written from the memo: Diesel calls `to_sql` on the query it
 //! runs or prints, and walks every fragment inside it with `walk_ast`, which always writes the
@@ -26,12 +29,15 @@ use super::statement::StaticShape;
 use crate::backend::KeysetBackend;
 
 /// What fixes a page's SQL text: the type id of `(your query's static id, the keyset,
-/// the backend)`, the shape and the limit written in the text.
+/// the backend)`, the shape, the limit where it is written in the text (else 0), the index it
+/// names (the one it learned, on MySQL/MariaDB) and whether a later page is a deferred join.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct TextKey {
     pub types: TypeId,
     pub shape: StaticShape,
     pub limit: i64,
+    pub index: Option<&'static str>,
+    pub deferred: bool,
 }
 
 thread_local! {
@@ -77,19 +83,32 @@ impl<S: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Walked<'_, S> {
     }
 }
 
-/// The key of a page of query type `Q` and keyset `K` on `DB`, if its text is fixed by it:
-/// `Q` has a static id and the page has a text `shape` with its `limit` in the text.
-pub(crate) fn text_key<DB, Q, K>(shape: Option<StaticShape>, limit: i64) -> Option<TextKey>
+/// The key of a page of query type `Q` and keyset `K` on `DB`, if its text is fixed by it: `Q`
+/// has a static id and the page has a text `shape`. The `limit` is part of the key only where
+/// it is a number in the text (where it is a bind, one text serves every page size, and the
+/// memo stays bounded whatever page sizes are asked for).
+pub(crate) fn text_key<DB, Q, K>(
+    shape: Option<StaticShape>,
+    limit: i64,
+    index: Option<&'static str>,
+    deferred: bool,
+) -> Option<TextKey>
 where
     DB: KeysetBackend + 'static,
     Q: diesel::query_builder::QueryId,
     K: 'static,
 {
     let shape = shape?;
-    (Q::HAS_STATIC_QUERY_ID && super::statement::limit_is_text::<DB>(limit)).then(|| TextKey {
+    Q::HAS_STATIC_QUERY_ID.then(|| TextKey {
         types: TypeId::of::<(Q::QueryId, K, DB)>(),
         shape,
-        limit,
+        limit: if super::statement::limit_is_text::<DB>(limit) {
+            limit
+        } else {
+            0
+        },
+        index,
+        deferred,
     })
 }
 

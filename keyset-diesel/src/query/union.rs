@@ -190,26 +190,28 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
 
     /// The shape whose SQL text this union's types fix on `DB`, if its text is that one (as
     /// [`PageStatement::static_shape`](super::PageStatement::static_shape)): its
-    /// [`text_shape`](Self::text_shape) when its limits are binds ([`limit_is_text`]).
+    /// [`text_shape`](Self::text_shape) when its limits are binds ([`limit_is_text`]) and it
+    /// reads the index and takes the deferred join the keyset and backend choose by default.
     pub(crate) fn static_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
     where
         Q: PageSource<K>,
     {
-        self.text_shape::<DB>()
-            .filter(|_| !limit_is_text::<DB>(self.limit))
+        let default_index = self.query.default_index();
+        let default_deferred = DB::DEFERRED_JOIN && default_index.is_none();
+        self.text_shape::<DB>().filter(|_| {
+            !limit_is_text::<DB>(self.limit)
+                && self.index == default_index
+                && self.deferred == default_deferred
+        })
     }
 
-    /// The shape whose SQL text this union's types fix on `DB` but for its limits, if its text
-    /// is that one: a leading NULL split after a key without NULLs in the backend's own
-    /// dialect, with no probe, count row or far bound, and the index and deferred join the
-    /// keyset and backend choose by default (so the union's limit is its arms' limit). Decided
-    /// from every field the writer reads, named one by one.
-    pub(crate) fn text_shape<DB: KeysetBackend>(&self) -> Option<StaticShape>
-    where
-        Q: PageSource<K>,
-    {
+    /// The shape whose SQL text this union's types fix on `DB`, given its limit, index and
+    /// deferred join, if its text is that one: a leading NULL split after a key without NULLs
+    /// in the backend's own dialect, with no probe, count row or far bound (so the union's
+    /// limit is its arms' limit). Decided from every field the writer reads, named one by one.
+    pub(crate) fn text_shape<DB: KeysetBackend>(&self) -> Option<StaticShape> {
         let UnionPage {
-            query,
+            query: _,
             seek,
             null_arm: _,
             until,
@@ -217,24 +219,17 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
             arm_orders: _,
             probe,
             walk,
-            deferred,
+            deferred: _,
             limit: _,
             probe_limit: _,
             outer_limit: _,
             count,
-            index,
+            index: _,
         } = self;
         // `order`, `arm_orders` and `null_arm` follow from `walk` and the seek's plan. A first
-        // page split has no type-keyed shape: its text is cached by Diesel as text.
+        // page split has no shape: its text is cached by Diesel as text.
         let seek = seek.as_ref()?;
-        let default_index = query.default_index();
-        let default_deferred = DB::DEFERRED_JOIN && default_index.is_none();
-        let fixed = until.is_none()
-            && !*probe
-            && !*count
-            && *index == default_index
-            && *deferred == default_deferred
-            && seek.split_text_is_fixed::<DB>();
+        let fixed = until.is_none() && !*probe && !*count && seek.split_text_is_fixed::<DB>();
         fixed.then_some(match walk {
             Direction::Forward => StaticShape::SplitForward,
             Direction::Backward => StaticShape::SplitBackward,
@@ -341,7 +336,12 @@ where
     /// The union's SQL, kept once per thread where its types and limit fix it
     /// (`query/text_memo.rs`).
     fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
-        let key = text_key::<DB, Q, K>(self.text_shape::<DB>(), self.limit);
+        let key = text_key::<DB, Q, K>(
+            self.text_shape::<DB>(),
+            self.limit,
+            self.index,
+            self.deferred,
+        );
         write_sql(key, self, out, backend)
     }
 
