@@ -170,12 +170,14 @@ where
     Q: SelectParts<DB> + PageSource<K> + QueryId,
     K: KeysetSql<DB> + 'static,
 {
-    /// The statement's SQL, kept once per thread where its types and limit fix it
+    /// The statement's SQL, kept once per thread where its types, limit, index and deferred
+    /// join fix it
     /// (`query/text_memo.rs`).
     fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
         let key = text_key::<DB, Q, K>(
-            self.text_shape::<DB>(),
+            self.text_shape::<DB>().map(|shape| shape as u8),
             self.limit,
+            limit_is_text::<DB>(self.limit),
             self.index,
             self.deferred && self.seek.is_some(),
         );

@@ -2,19 +2,18 @@
 //! types and a few values fix it. Diesel writes the whole SQL of a query without a static id
 //! at every call, just to look its prepared statement up. Two kinds of default pages have
 //! none: on PostgreSQL a page of up to 100 rows, whose `LIMIT` is a number in its text
-//! ([`limit_is_text`]), and on MySQL/MariaDB a later page naming the index it learned, whose
-//! name is read at run time. A page in one of the text shapes ([`StaticShape`]) has its text
-//! fixed by `(your query's static id, the keyset, the backend, the shape, the limit where it is
-//! a number, the index it names, the deferred join)`: the rule behind static ids
-//! (`query/tests/static_ids.rs` checks every option's kept text against the text walked out)
-//! with those values added. Such a page's `to_sql` pushes the kept text instead of walking
-//! your query again.
+//! (`statement::limit_is_text`), and on MySQL/MariaDB a later page naming the index it
+//! learned, whose name is read at run time. A page in one of the text shapes (`StaticShape`)
+//! has its text fixed by `(your query's static id, the keyset, the backend, the shape, the
+//! limit where it is a number, the index it names, the deferred join)`: the rule behind
+//! static ids (`query/tests/static_ids.rs` checks every option's kept text against the text
+//! walked out) with those values added. Such a page's `to_sql` pushes the kept text instead of
+//! walking your query again.
 //!
 //! Only the root statement is written from the memo: Diesel calls `to_sql` on the query it
 //! runs or prints, and walks every fragment inside it with `walk_ast`, which always writes the
 //! statement out. The binds are always collected from the statement itself.
 //!
-//! [`limit_is_text`]: super::statement::limit_is_text
 
 use std::any::TypeId;
 use std::cell::RefCell;
@@ -25,7 +24,6 @@ use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, QueryBuilder, QueryFragment};
 use diesel::QueryResult;
 
-use super::statement::StaticShape;
 use crate::backend::KeysetBackend;
 
 /// What fixes a page's SQL text: the type id of `(your query's static id, the keyset,
@@ -34,7 +32,8 @@ use crate::backend::KeysetBackend;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct TextKey {
     pub types: TypeId,
-    pub shape: StaticShape,
+    /// The shape, `StaticShape as u8` (as `TypeKeyed`'s parameter).
+    pub shape: u8,
     pub limit: i64,
     pub index: Option<&'static str>,
     pub deferred: bool,
@@ -84,12 +83,13 @@ impl<S: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Walked<'_, S> {
 }
 
 /// The key of a page of query type `Q` and keyset `K` on `DB`, if its text is fixed by it: `Q`
-/// has a static id and the page has a text `shape`. The `limit` is part of the key only where
-/// it is a number in the text (where it is a bind, one text serves every page size, and the
-/// memo stays bounded whatever page sizes are asked for).
+/// has a static id and the page has a text `shape` (`StaticShape as u8`). The `limit` is part
+/// of the key only where it is a number in the text, `limit_in_text` (where it is a bind, one
+/// text serves every page size, and the memo stays bounded whatever page sizes are asked for).
 pub(crate) fn text_key<DB, Q, K>(
-    shape: Option<StaticShape>,
+    shape: Option<u8>,
     limit: i64,
+    limit_in_text: bool,
     index: Option<&'static str>,
     deferred: bool,
 ) -> Option<TextKey>
@@ -102,11 +102,7 @@ where
     Q::HAS_STATIC_QUERY_ID.then(|| TextKey {
         types: TypeId::of::<(Q::QueryId, K, DB)>(),
         shape,
-        limit: if super::statement::limit_is_text::<DB>(limit) {
-            limit
-        } else {
-            0
-        },
+        limit: if limit_in_text { limit } else { 0 },
         index,
         deferred,
     })
