@@ -9,7 +9,8 @@
 //! timed, interleaved (one of each per round, 300 rounds after 20 uncounted ones), medians:
 //! the first page, the deep page in the default form, and the deep page with
 //! `.expanded_seek(true)`, which writes the values arm column by column as the crate did before
-//! (`score >= $1 AND (score > $1 OR (score = $1 AND id > $2))`). Every page is checked equal to
+//! (`score >= $1 AND (score > $1 OR (score = $1 AND id > $2))`; on SQLite the default's arms,
+//! one per column, already compare column by column). Every page is checked equal to
 //! the rows `ORDER BY .. LIMIT 20 OFFSET ..` reads first. SQLite reads two files, `id INTEGER
 //! PRIMARY KEY` (the rowid) and `id BIGINT PRIMARY KEY`, each analyzed and then again without
 //! its `sqlite_stat4` rows.
@@ -205,13 +206,15 @@ fn render(rows: &[Measured], took: Duration) -> String {
          of {PAGE}. The deep page follows the row at depth {DEPTH}, a value half-way into its tie \
          group (450 rows of the group before it). A page after a value is two arms in one \
          statement, the values after the cursor and the NULL group ([SQL.md](SQL.md), \"Nullable \
-         key columns\"). \"default\" writes the values arm as one row value on PostgreSQL and \
-         SQLite, `(score, id) > ($1, $2)`, an index range from the cursor (on SQLite only where \
-         `id` is not the rowid, see below); \"column by column\" is \
-         the same page with `.expanded_seek(true)`, `score >= $1 AND (score > $1 OR (score = $1 \
+         key columns\"). \"default\" writes the values arm as one row value on PostgreSQL, \
+         `(score, id) > ($1, $2)`, an index range from the cursor, and on SQLite as one arm per \
+         column, `score > ?` and `score = ? AND id > ?`, each an index range from the cursor \
+         whether `id` is the rowid or not (see below); \"column by column\" is the same page \
+         with `.expanded_seek(true)`: on PostgreSQL `score >= $1 AND (score > $1 OR (score = $1 \
          AND id > $2))`, the form every backend had before, whose index range starts at the \
          cursor's score and filters the 450 rows of its group before the cursor (MariaDB writes \
-         that form either way: it has no row-value seek). Medians of {ROUNDS} interleaved rounds \
+         that form either way: it has no row-value seek); on SQLite the same arms as the \
+         default, which compare column by column already. Medians of {ROUNDS} interleaved rounds \
          (one read of each per round, after {WARM_UP} uncounted rounds); every page was first \
          checked equal to `ORDER BY .. LIMIT {PAGE} OFFSET ..`. Target: deep / first ≤ {TARGET} \
          in the default form.\n",
@@ -249,15 +252,13 @@ fn render(rows: &[Measured], took: Duration) -> String {
          which SQLite does not read while planning, so a cached later page is planned once \
          either way ([SQL.md](SQL.md), \"SQLite: a cached statement that is planned again\"). \
          The arms are members of one compound that SQLite merges in index order, with no \
-         temporary B-tree ([SQL.md](SQL.md), \"SQLite: a union merged in index order\"). With \
-         `id BIGINT PRIMARY KEY` the values arm is one index range from the cursor's `(score, \
-         id)`: what the later page does beyond the first page is the NULL arm's seek and the \
-         merge of two arms. With `id INTEGER PRIMARY KEY`, `id` is the rowid, and SQLite's \
-         row-value range does not reach a rowid in an index: the values arm's range starts at \
-         the cursor's score and reads the rows of its group before the cursor, the same index \
-         entries the column-by-column form reads. `.seek_per_level(true)` does not split the values arm of a nullable leading \
-         column, so on such a table a later page in a long tie group reads the group up to the \
-         cursor."
+         temporary B-tree ([SQL.md](SQL.md), \"SQLite: a union merged in index order\"). \
+         SQLite's row-value range does not reach a rowid in an index: with `id INTEGER PRIMARY \
+         KEY` a values arm `(score, id) > (?, ?)` would start at the cursor's score and read the \
+         rows of its group before the cursor, so SQLite's values are an arm per column, \
+         `score = ? AND id > ?` ranged from the cursor on either table. What the later page \
+         does beyond the first page is the seeks of three arms (the values after the cursor in \
+         its group, the values after its score, the NULL group) and their merge."
     );
     let _ = write!(s, "\n{}", section::NULLABLE.end);
     s
@@ -286,7 +287,8 @@ fn main() {
     }
     if wanted("sqlite") {
         // `INTEGER PRIMARY KEY` makes `id` the rowid, which SQLite's row-value range does not
-        // reach; `BIGINT PRIMARY KEY` is an ordinary column of the index.
+        // reach (the page's arms compare it column by column); `BIGINT PRIMARY KEY` is an
+        // ordinary column of the index.
         for id_type in ["INTEGER", "BIGINT"] {
             let path = std::env::temp_dir().join(format!(
                 "keyset_nullable_bench_{}_{id_type}.sqlite",

@@ -77,6 +77,12 @@ pub(crate) struct Dialect {
     pub row_values: bool,
     /// `NULLS FIRST` / `NULLS LAST` may be written.
     pub nulls_order_syntax: bool,
+    /// A key level of a seek split into levels is one column, never a row value: SQLite
+    /// ranges an index over a row value only through its ordinary columns, so a row value
+    /// ending in the rowid (`id INTEGER PRIMARY KEY`) starts its range at the leading
+    /// column's value, while `a = ? AND id > ?` starts at the cursor (docs/SQL.md, "Nullable
+    /// key columns").
+    pub column_levels: bool,
 }
 
 /// [`Dialect`] of `DB`.
@@ -84,6 +90,7 @@ pub(crate) const fn dialect<DB: KeysetBackend>() -> Dialect {
     Dialect {
         row_values: DB::ROW_VALUES,
         nulls_order_syntax: DB::NULLS_ORDER_SYNTAX,
+        column_levels: matches!(DB::KIND, BackendKind::Sqlite),
     }
 }
 

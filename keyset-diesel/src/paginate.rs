@@ -367,7 +367,12 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// bulk import's timestamp, or a mixed-direction keyset led by a status or a type), not on
     /// MySQL/MariaDB (docs/SQL.md, "Long runs of ties"). The plan check tells such a page:
     /// `plan::explain_analyze` (feature `plan-check`) reports it as
-    /// `NotASeek::ReadsPastThePage` with this remedy. Default: off.
+    /// `NotASeek::ReadsPastThePage` with this remedy. A run of columns in one direction is
+    /// one level on PostgreSQL (a row value, already a range from the cursor); on SQLite
+    /// every column is a level, since SQLite ranges a row value ending in the rowid (`id
+    /// INTEGER PRIMARY KEY`) only from its leading column. Where the leading column is
+    /// nullable and its NULL group follows the cursor, the values before it are split into
+    /// levels and the NULL group stays one arm. Default: off.
     pub fn seek_per_level(mut self, per_level: bool) -> Self {
         self.per_level = per_level;
         self

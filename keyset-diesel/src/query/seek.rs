@@ -144,10 +144,13 @@ impl<K: Keyset> SeekPredicate<K> {
     }
 
     /// The arm holding the leading column's NULL group, when the arms split its values from
-    /// it: arm 1 when NULLs sort last (values first), arm 0 when they sort first.
+    /// it: the last arm when NULLs sort last (values first), arm 0 when they sort first.
     pub(crate) fn null_arm(&self) -> Option<usize> {
-        (self.plan == SeekPlan::NullSplit).then(|| match self.terms.first().and_then(|t| t.nulls) {
-            Some(NullsOrder::Last) => 1,
+        let SeekPlan::NullSplit { values_levels } = self.plan else {
+            return None;
+        };
+        Some(match self.terms.first().and_then(|t| t.nulls) {
+            Some(NullsOrder::Last) => values_levels,
             _ => 0,
         })
     }
@@ -182,12 +185,16 @@ impl<K: Keyset> SeekPredicate<K> {
     }
 
     /// Whether this seek is a leading NULL split whose text is the one every such seek of `K`
-    /// in `walk`'s direction has on `DB`: the backend's own dialect, and no NULL in the key
-    /// (then the split is the values after the key and the NULL group).
+    /// in `walk`'s direction has on `DB`: the backend's own dialect, no NULL in the key (then
+    /// the split is the values after the key and the NULL group), and the values arms the
+    /// page splits by default (not split into levels by `.seek_per_level(true)` where the
+    /// backend keeps them one arm).
     pub(crate) fn split_text_is_fixed<DB: KeysetBackend>(&self) -> bool {
-        self.plan == SeekPlan::NullSplit
-            && self.dialect::<DB>() == keyset_dialect::<DB, K>()
+        let default = keyset_dialect::<DB, K>();
+        matches!(self.plan, SeekPlan::NullSplit { .. })
+            && self.dialect::<DB>() == default
             && (0..K::COLUMNS.len()).all(|i| !KeyTuple::is_null(&self.key, i))
+            && self.plan == SeekPlan::new(&self.terms, &|_| false, default, false)
     }
 
     /// Writes `part` of the seek: an arm of its plan, or the probe of the other side.

@@ -213,12 +213,18 @@ pub(crate) enum Part {
 pub(crate) enum SeekPlan {
     /// One arm: the whole seek.
     Single,
-    /// Two arms around the leading column's NULL group, when the rows after the key are
-    /// values and then the NULL group (NULLs after a value cursor), or the rest of the NULL
-    /// group and then the values (NULLs before, NULL cursor): a single `OR` would turn the
-    /// leading column's index condition into a filter (PostgreSQL), so each arm gets its own
-    /// index range.
-    NullSplit,
+    /// Arms around the leading column's NULL group, when the rows after the key are values
+    /// and then the NULL group (NULLs after a value cursor), or the rest of the NULL group
+    /// and then the values (NULLs before, NULL cursor): a single `OR` would turn the leading
+    /// column's index condition into a filter (PostgreSQL), so each arm gets its own index
+    /// range. The values after a value cursor are one arm, or one arm per key level
+    /// (`values_levels`, as [`SeekPlan::PerLevel`]) where the page asks for levels or the
+    /// dialect splits them by column (SQLite, [`Dialect::column_levels`]); the NULL group
+    /// is the arm after them.
+    NullSplit {
+        /// The arms holding values after the key (1 where the NULL group comes first).
+        values_levels: usize,
+    },
     /// One arm per key level (group of columns compared together): the levels before it
     /// equal to the key's, that level strictly after it (`a = $1 AND b > $2`), each arm an
     /// index range of its own (docs/DESIGN.md, "Long runs of ties").
@@ -230,8 +236,8 @@ pub(crate) enum SeekPlan {
 
 impl SeekPlan {
     /// The plan for this key on a backend with `dialect`. `is_null(i)` says whether key value
-    /// `i` is NULL. A leading NULL split wins over `per_level`; a keyset of one level is a
-    /// single seek either way.
+    /// `i` is NULL. A leading NULL split wins over `per_level` (its values arm is split into
+    /// levels instead); a keyset of one level is a single seek either way.
     pub(crate) fn new(
         terms: &[Term],
         is_null: &dyn Fn(usize) -> bool,
@@ -239,9 +245,15 @@ impl SeekPlan {
         per_level: bool,
     ) -> Self {
         if needs_null_split(terms, is_null) {
-            return SeekPlan::NullSplit;
+            let values_levels = match terms.first().and_then(|t| t.nulls) {
+                Some(NullsOrder::Last) if per_level || dialect.column_levels => {
+                    level_groups(terms, is_null, dialect, true).len()
+                }
+                _ => 1,
+            };
+            return SeekPlan::NullSplit { values_levels };
         }
-        let levels = groups(terms, dialect.row_values, is_null, false).len();
+        let levels = level_groups(terms, is_null, dialect, false).len();
         if per_level && levels > 1 {
             SeekPlan::PerLevel { levels }
         } else {
@@ -253,10 +265,26 @@ impl SeekPlan {
     pub(crate) fn arms(self) -> usize {
         match self {
             SeekPlan::Single => 1,
-            SeekPlan::NullSplit => 2,
+            SeekPlan::NullSplit { values_levels } => values_levels + 1,
             SeekPlan::PerLevel { levels } => levels,
         }
     }
+}
+
+/// The key levels of a seek split into levels: [`groups`], with one column per level where the
+/// dialect ranges an index only that way ([`Dialect::column_levels`]).
+fn level_groups(
+    terms: &[Term],
+    is_null: &dyn Fn(usize) -> bool,
+    dialect: Dialect,
+    values_only: bool,
+) -> SmallList<Group> {
+    groups(
+        terms,
+        dialect.row_values && !dialect.column_levels,
+        is_null,
+        values_only,
+    )
 }
 
 fn needs_null_split(terms: &[Term], is_null: &dyn Fn(usize) -> bool) -> bool {
@@ -305,12 +333,17 @@ pub(crate) fn write_part(
             Writer::probe(&reversed, is_null, &groups).write_seek(e)
         }
         (Part::Arm(0), SeekPlan::Single) => Writer::seek(terms, is_null, &groups).write_seek(e),
-        (Part::Arm(arm), SeekPlan::NullSplit) if arm < 2 => {
+        (Part::Arm(arm), SeekPlan::NullSplit { values_levels }) if arm <= values_levels => {
             let groups = self::groups(terms, row_values, is_null, true);
             let w = Writer::values_only(terms, is_null, &groups);
             match (terms[0].nulls, arm) {
-                // NULLs after a value: first the values after it, then the NULL group.
-                (Some(NullsOrder::Last), 0) => w.write_seek(e),
+                // NULLs after a value: first the values after it (one arm, or one per
+                // level), then the NULL group.
+                (Some(NullsOrder::Last), 0) if values_levels == 1 => w.write_seek(e),
+                (Some(NullsOrder::Last), level) if level < values_levels => {
+                    let levels = level_groups(terms, is_null, dialect, true);
+                    Writer::values_only(terms, is_null, &levels).write_level(e, level)
+                }
                 (Some(NullsOrder::Last), _) => {
                     e.column(0)?;
                     e.sql(" IS NULL");
@@ -331,7 +364,8 @@ pub(crate) fn write_part(
         }
         // A level past the plan's (or this backend's) levels is refused by `write_level`.
         (Part::Arm(level), SeekPlan::PerLevel { .. }) => {
-            Writer::seek(terms, is_null, &groups).write_level(e, level)
+            let levels = level_groups(terms, is_null, dialect, false);
+            Writer::seek(terms, is_null, &levels).write_level(e, level)
         }
         (Part::Arm(arm), _) => Err(crate::keyset::column_index_error(arm)),
     }

@@ -62,8 +62,9 @@ pub struct UnionPage<Q, K: Keyset> {
     /// the count row).
     until: Option<FarBound<K>>,
     order: KeysetOrder<K>,
-    /// The `ORDER BY` of each arm: `order`, or when the arms split the leading column's values
-    /// from its NULL group, that of each split arm ([`KeysetOrder::of_split_arm`]).
+    /// The `ORDER BY` of a values arm and of the NULL group's arm: `order`, or when the arms
+    /// split the leading column's values from its NULL group, that of each side
+    /// ([`KeysetOrder::of_split_arm`]).
     arm_orders: [KeysetOrder<K>; 2],
     probe: bool,
     walk: Direction,
@@ -155,7 +156,7 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
         count: bool,
     ) -> Self {
         let arm_orders = match null_arm {
-            Some(null_arm) => [0, 1].map(|arm| order.of_split_arm(arm == null_arm)),
+            Some(_) => [false, true].map(|null_group| order.of_split_arm(null_group)),
             None => [order; 2],
         };
         UnionPage {
@@ -385,7 +386,9 @@ where
                         _ => None,
                     },
                     order: match part {
-                        Some(Part::Arm(arm)) => self.arm_orders.get(arm).unwrap_or(&self.order),
+                        Some(Part::Arm(arm)) => {
+                            &self.arm_orders[usize::from(self.null_arm == Some(arm))]
+                        }
                         _ => &self.order,
                     },
                     limit: (!flat).then_some(limit),

@@ -110,47 +110,63 @@ fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_search() {
 }
 
 /// Issue 35, item 2: a nullable key (`maybe ASC NULLS LAST, id ASC`) after a value cursor is a
-/// union of the values after it and the NULL group; the values branch is one row value, an
-/// index search from the cursor's `(maybe, id)`, and the NULL branch searches `maybe IS NULL`;
-/// SQLite merges the two in index order (no temp B-tree).
+/// union of the values after it and the NULL group. On SQLite the values are one arm per
+/// column, `maybe > ?` and `maybe = ? AND id > ?`, each an index search from the cursor, and
+/// the NULL branch searches `maybe IS NULL`; SQLite merges the three in index order (no temp
+/// B-tree). Run on the table as declared (`id BIGINT PRIMARY KEY`) and with `id INTEGER
+/// PRIMARY KEY`, the rowid, which SQLite's row-value search `(maybe,id)>(?,?)` would not
+/// reach (it searched `maybe>?` there and read the cursor's tie group before the cursor).
 #[test]
 fn plan_nullable_value_cursor_searches_from_the_cursor_in_each_arm() {
     use keyset_test_suites::models::PlanNullable;
     let order = "maybe ASC NULLS LAST, id ASC";
-    let mut db = diesel::SqliteConnection::open();
-    plans::load_plan_rows(&mut *db);
-    db.exec("ANALYZE");
-    let conn: &mut diesel::SqliteConnection = &mut db;
-    let depth = 6_050;
-    let id = plans::id_at(conn, order, depth);
-    let row: PlanNullable = plan_rows::table
-        .find(id)
-        .select(PlanNullable::as_select())
-        .first(conn)
-        .expect("deep row");
-    assert!(row.maybe.is_some(), "a value cursor");
-    let paginated = plan_rows::table
-        .filter(plan_rows::tenant.eq(1))
-        .select(PlanNullable::as_select())
-        .paginate_after(Some(Cursor::after_row(&row)))
-        .page_size(PLAN_PAGE_SIZE);
-    let page = paginated.clone().load_page(conn).expect("deep page");
-    let expected = conn.ids(&format!(
-        "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
-        depth + 1
-    ));
-    assert_eq!(
-        page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
-        expected
-    );
-    let report = plan::explain(conn, paginated).expect("plan");
-    eprintln!("PlanNullable: {report:?}");
-    report.assert_seeks();
-    assert_search(&report, "plan_rows_tenant_maybe_id", "(maybe,id)>(?,?)");
-    assert_search(&report, "plan_rows_tenant_maybe_id", "maybe=?");
-    // The arms are members of one compound that SQLite merges in index order: no arm is
-    // sorted again into a temporary B-tree.
-    assert!(report.sorts.is_empty(), "no temp B-tree: {}", report.plan);
+    for rowid in [false, true] {
+        let mut db = diesel::SqliteConnection::open();
+        if rowid {
+            db.exec("DROP TABLE plan_rows");
+            db.exec(
+                "CREATE TABLE plan_rows (id INTEGER PRIMARY KEY, tenant INTEGER NOT NULL, \
+                 at TIMESTAMP NOT NULL, score INTEGER NOT NULL, maybe INTEGER NULL, \
+                 payload TEXT NOT NULL)",
+            );
+            db.exec("CREATE INDEX plan_rows_tenant_maybe_id ON plan_rows (tenant, maybe, id)");
+        }
+        plans::load_plan_rows(&mut *db);
+        db.exec("ANALYZE");
+        let conn: &mut diesel::SqliteConnection = &mut db;
+        let depth = 6_050;
+        let id = plans::id_at(conn, order, depth);
+        let row: PlanNullable = plan_rows::table
+            .find(id)
+            .select(PlanNullable::as_select())
+            .first(conn)
+            .expect("deep row");
+        assert!(row.maybe.is_some(), "a value cursor");
+        let paginated = plan_rows::table
+            .filter(plan_rows::tenant.eq(1))
+            .select(PlanNullable::as_select())
+            .paginate_after(Some(Cursor::after_row(&row)))
+            .page_size(PLAN_PAGE_SIZE);
+        let page = paginated.clone().load_page(conn).expect("deep page");
+        let expected = conn.ids(&format!(
+            "SELECT id FROM plan_rows WHERE tenant = 1 ORDER BY {order} LIMIT {PLAN_PAGE_SIZE} OFFSET {}",
+            depth + 1
+        ));
+        assert_eq!(
+            page.items.iter().map(|r| r.id).collect::<Vec<_>>(),
+            expected,
+            "rowid {rowid}"
+        );
+        let report = plan::explain(conn, paginated).expect("plan");
+        eprintln!("PlanNullable, rowid {rowid}: {report:?}");
+        report.assert_seeks();
+        assert_search(&report, "plan_rows_tenant_maybe_id", "maybe>?");
+        assert_search(&report, "plan_rows_tenant_maybe_id", "maybe=? AND id>?");
+        assert_search(&report, "plan_rows_tenant_maybe_id", "maybe=?");
+        // The arms are members of one compound that SQLite merges in index order: no arm is
+        // sorted again into a temporary B-tree.
+        assert!(report.sorts.is_empty(), "no temp B-tree: {}", report.plan);
+    }
 }
 
 /// docs/CASES.md C15: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`) and by

@@ -23,10 +23,17 @@ impl Emitter for Text {
 const PG: Dialect = Dialect {
     row_values: true,
     nulls_order_syntax: true,
+    column_levels: false,
 };
 const MYSQL: Dialect = Dialect {
     row_values: false,
     nulls_order_syntax: false,
+    column_levels: false,
+};
+const SQLITE: Dialect = Dialect {
+    row_values: true,
+    nulls_order_syntax: true,
+    column_levels: true,
 };
 
 fn terms(spec: &str) -> Vec<Term> {
@@ -292,10 +299,26 @@ fn per_level_arms_are_equal_prefixes_then_one_strict_level() {
             "c0 = $0 AND c1 IS NULL AND c2 > $2"
         ]
     );
-    // A leading NULL split keeps its two arms.
-    assert_eq!(levels("a/last d a", &[], PG).len(), 2);
-    // A leading NULL split wins over per level.
-    assert_eq!(plan("a/last d a", &[], PG, true), SeekPlan::NullSplit);
+    // A leading NULL split splits its values arm into levels, the NULL group last.
+    assert_eq!(
+        plan("a/last d a", &[], PG, true),
+        SeekPlan::NullSplit { values_levels: 3 }
+    );
+    assert_eq!(
+        levels("a/last d a", &[], PG),
+        [
+            "c0 > $0",
+            "c0 = $0 AND c1 < $1",
+            "c0 = $0 AND c1 = $1 AND c2 > $2",
+            "c0 IS NULL"
+        ]
+    );
+    // A NULL cursor before its values (NULLs first): the rest of the NULL group, then
+    // every value, as without levels.
+    assert_eq!(
+        plan("a/first d a", &[0], PG, true),
+        SeekPlan::NullSplit { values_levels: 1 }
+    );
     // An arm the plan does not have is refused, never guessed: a level past the end, a
     // level of another backend's plan (MySQL has more levels), a second arm of one seek.
     let terms = terms("a a");
@@ -305,12 +328,52 @@ fn per_level_arms_are_equal_prefixes_then_one_strict_level() {
         (MYSQL, mysql_plan, 2),
         (PG, mysql_plan, 1),
         (PG, SeekPlan::Single, 1),
-        (PG, SeekPlan::NullSplit, 2),
+        (PG, SeekPlan::NullSplit { values_levels: 1 }, 2),
     ] {
         let mut t = Text::default();
         let written = write_part(&mut t, &terms, &|_| false, dialect, plan, Part::Arm(arm));
         assert!(written.is_err(), "{plan:?} arm {arm}: {}", t.0);
     }
+}
+
+#[test]
+fn on_sqlite_a_level_is_one_column() {
+    // SQLite ranges `(c0, c1) > (?, ?)` only from `c0` where `c1` is the rowid; `c0 = ? AND
+    // c1 > ?` from the cursor. A later page is one row value unless the page asks for
+    // levels; then each level is one column.
+    assert_eq!(plan("a a", &[], SQLITE, false), SeekPlan::Single);
+    assert_eq!(seek("a a", &[], SQLITE), "(c0, c1) > ($0, $1)");
+    assert_eq!(
+        levels("a a", &[], SQLITE),
+        ["c0 > $0", "c0 = $0 AND c1 > $1"]
+    );
+    assert_eq!(levels("a a", &[], PG), ["(c0, c1) > ($0, $1)"]);
+    // The values after a value cursor of a leading NULLS LAST column: one arm per column
+    // by default, then the NULL group.
+    let split = plan("a/last a", &[], SQLITE, false);
+    assert_eq!(split, SeekPlan::NullSplit { values_levels: 2 });
+    assert_eq!(
+        (0..split.arms())
+            .map(|arm| part("a/last a", &[], SQLITE, Part::Arm(arm)))
+            .collect::<Vec<_>>(),
+        ["c0 > $0", "c0 = $0 AND c1 > $1", "c0 IS NULL"]
+    );
+    // PostgreSQL keeps the values as one row value.
+    assert_eq!(
+        plan("a/last a", &[], PG, false),
+        SeekPlan::NullSplit { values_levels: 1 }
+    );
+    assert_eq!(
+        part("a/last a", &[], PG, Part::Arm(0)),
+        "(c0, c1) > ($0, $1)"
+    );
+    // A NULL cursor: the rest of the NULL group, then the values (no cursor value to
+    // split on).
+    assert_eq!(plan("d/last a", &[0], SQLITE, false), SeekPlan::Single);
+    assert_eq!(
+        plan("a/first a", &[0], SQLITE, false),
+        SeekPlan::NullSplit { values_levels: 1 }
+    );
 }
 
 #[test]
@@ -344,7 +407,10 @@ fn a_seek_written_whole_keeps_the_null_group_beyond_the_key() {
     );
     // Split into arms, the values arm bounds only the leading column: a nullable column
     // after it keeps its NULL group in its own branch.
-    assert_eq!(plan("a/last d/last a", &[], PG, false), SeekPlan::NullSplit);
+    assert_eq!(
+        plan("a/last d/last a", &[], PG, false),
+        SeekPlan::NullSplit { values_levels: 1 }
+    );
     assert_eq!(
         part("a/last d/last a", &[], PG, Part::Arm(0)),
         "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND ((c1 < $1 OR c1 IS NULL) OR (c1 = $1 AND c2 > $2))))"
