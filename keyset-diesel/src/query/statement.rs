@@ -390,7 +390,10 @@ where
     i64: ToSql<BigInt, DB>,
 {
     if limit_is_text::<DB>(*limit) {
-        out.push_sql(&format!(" LIMIT {limit}"));
+        // Every pass over the statement writes this (Diesel walks a cached page two or three
+        // times per load to collect its binds and cache flags): no `format!` allocation.
+        out.push_sql(" LIMIT ");
+        out.push_sql(itoa::Buffer::new().format(*limit));
         return Ok(());
     }
     out.push_sql(match DB::KIND {
@@ -468,9 +471,23 @@ impl RowKind {
     }
 }
 
-/// `__keyset_k<i>`: key column `i` in a union branch's select list.
-pub(crate) fn key_alias(i: usize) -> String {
-    format!("__keyset_k{i}")
+/// `__keyset_k<i>`: key column `i` in a union branch's select list. Written at every pass
+/// over a union (two or three per load), so the first eight are not formatted.
+pub(crate) fn key_alias(i: usize) -> std::borrow::Cow<'static, str> {
+    const ALIASES: [&str; 8] = [
+        "__keyset_k0",
+        "__keyset_k1",
+        "__keyset_k2",
+        "__keyset_k3",
+        "__keyset_k4",
+        "__keyset_k5",
+        "__keyset_k6",
+        "__keyset_k7",
+    ];
+    match ALIASES.get(i) {
+        Some(alias) => std::borrow::Cow::Borrowed(alias),
+        None => std::borrow::Cow::Owned(format!("__keyset_k{i}")),
+    }
 }
 
 /// The union branch's row kind column ([`RowKind`]).

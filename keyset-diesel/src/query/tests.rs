@@ -365,6 +365,15 @@ fn on_postgres_a_page_of_up_to_100_rows_has_its_limit_in_the_text_and_no_static_
     assert!(sql.ends_with(" LIMIT 22 -- binds: [3, 3]"), "{sql}");
 }
 
+/// A union's key aliases: the first eight are kept strings, the rest formatted, all
+/// `__keyset_k<i>`.
+#[test]
+fn key_aliases_are_numbered_alike_kept_or_formatted() {
+    for i in 0..12 {
+        assert_eq!(super::statement::key_alias(i), format!("__keyset_k{i}"));
+    }
+}
+
 /// `expanded_seek(true)` writes the expanded form (with the leading bound) for the seek and the
 /// `until` bound where the backend would write a row value, and only a later page whose text
 /// changes loses its static shape.
