@@ -89,8 +89,9 @@ if [ "${1:-}" = "seaorm" ]; then
     exit
 fi
 
-cargo bench -p keyset-bench --bench pagination -- "$@"
+# Section 2a first: the pagination part's "Why each miss" cites its instruction counts.
 cargo bench -p keyset-bench --bench instructions
+cargo bench -p keyset-bench --bench pagination -- "$@"
 cargo bench -p keyset-bench --bench nullable
 cargo bench -p keyset-bench --bench peers
 cargo bench -p keyset-bench --bench concurrency

@@ -326,13 +326,15 @@ macro_rules! case {
 }
 
 /// The shapes of one backend (`$form`: `default`; `direct` for the form without the
-/// deferred join, chosen with `.deferred_join(false)`; `declared` for the models that declare
+/// deferred join, chosen with `.deferred_join(false)`; `deferred` for the deferred join,
+/// `.deferred_join(true)`; `declared` for the models that declare
 /// their index, whose default form on MySQL/MariaDB is the direct one naming it).
 macro_rules! shapes {
     ($conn:expr, $db:ty, $shape:expr, $form:expr) => {{
         match $form {
             "default" => shapes!(@models $conn, $db, $shape, None, schema),
             "direct" => shapes!(@models $conn, $db, $shape, Some(false), schema),
+            "deferred" => shapes!(@models $conn, $db, $shape, Some(true), schema),
             "declared" => shapes!(@models $conn, $db, $shape, None, declared),
             other => panic!("unknown form {other}"),
         }
@@ -648,6 +650,7 @@ fn render(
         let form = match (c.backend, c.form) {
             ("mysql", "default") => "the index it learned (default)",
             ("mysql", "direct") => "direct (`.deferred_join(false)`)",
+            ("mysql", "deferred") => "deferred join (`.deferred_join(true)`)",
             ("mysql", _) => "direct, index declared (default)",
             _ => "default",
         };
@@ -684,12 +687,15 @@ fn render(
          planning it at every page (server-side work these counts do not see; [SQL.md](SQL.md), \
          \"PostgreSQL: a page planned once\"), and it is found by its text, which the library \
          writes once per thread and query type, shape and page size and then pushes whole \
-         (the library's SQL text in the PostgreSQL rows). Other pages (here MariaDB's `.deferred_join(false)`, a form its \
-         keyset does not default to, and its default page naming the index it learned, a \
-         name read at run time, which the page's type cannot fix) and the hand-written statement are found by their text: \
-         for the library that is a walk of the whole query (Diesel's select list and `WHERE`, \
-         quoting every identifier, then the seek predicate and `ORDER BY`); the hand-written \
-         statement pushes its stored pieces."
+         (the library's SQL text in the PostgreSQL rows). Other pages (here MariaDB's \
+         `.deferred_join(false)` and `.deferred_join(true)`, forms its keyset does not default \
+         to, and its default page naming the index it learned, a name read at run time, which \
+         the page's type cannot fix) are found by their text in the same way, written once \
+         per thread; the hand-written statement pushes its stored pieces. Beyond the text, \
+         Diesel walks a page statement again at every load to collect its binds and to ask \
+         whether it may be cached: the library's walk goes through your query's select list \
+         and `WHERE`, the seek predicate and `ORDER BY`, where the hand-written statement \
+         pushes its stored text and binds."
     );
     if let (Some(lo), Some(hi)) = (
         sql_share.iter().copied().reduce(f64::min),
@@ -801,7 +807,7 @@ fn drive() {
             _ => prepare(backend, &mut mysql(), data::fill_mysql),
         }
         let forms: &[&'static str] = if backend == "mysql" {
-            &["default", "direct", "declared"]
+            &["default", "direct", "deferred", "declared"]
         } else {
             &["default"]
         };

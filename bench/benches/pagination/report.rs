@@ -65,7 +65,7 @@ fn time(ns: f64) -> String {
     }
 }
 
-fn ratio(r: f64) -> String {
+pub(crate) fn ratio(r: f64) -> String {
     if r >= 100.0 {
         format!("{r:.0}")
     } else if r >= 10.0 {
@@ -183,6 +183,8 @@ struct Target {
     shape: String,
     measured: String,
     met: Option<bool>,
+    /// Where a missed target's time went, from this run's figures (`report_why.rs`).
+    why: Option<String>,
 }
 
 fn met(m: Option<bool>) -> &'static str {
@@ -230,7 +232,11 @@ pub fn render(i: &Inputs<'_>) -> String {
                 .map(|(k, o)| (k / o).max(o / k))
         })
         .collect();
-    if let Some(worst) = floor.iter().copied().reduce(f64::max) {
+    let evidence = crate::report_why::Evidence {
+        noise: floor.iter().copied().reduce(f64::max),
+        instructions: i.instructions,
+    };
+    if let Some(worst) = evidence.noise {
         let _ = writeln!(
             body,
             "Noise floor of this run: the first page, read once as a keyset page and once as \
@@ -342,12 +348,34 @@ pub fn render(i: &Inputs<'_>) -> String {
                     // Issue 16 §1 holds MariaDB to the others' limit.
                     let limit = 1.5;
                     let deep_ratio = k.zip(first).map(|(k, f)| k / f);
+                    let counters = run
+                        .plans
+                        .iter()
+                        .find(|p| {
+                            p.shape == *shape
+                                && p.title.starts_with(&format!("keyset, depth {DEEP}"))
+                        })
+                        .and_then(|p| p.counters.as_deref());
+                    let why = |x: f64, deep: Option<f64>| {
+                        (x > limit).then(|| {
+                            crate::report_why::deep_page(
+                                &evidence,
+                                x,
+                                &t(deep),
+                                &t(first),
+                                r.ties_before,
+                                *shape == "mixed" || mysql,
+                                counters,
+                            )
+                        })
+                    };
                     targets.push(Target {
                         what: format!("deep page ({}) / first page ≤ {limit}", group(DEEP)),
                         backend: backend_title(run.name),
                         shape: shape_title(shape).to_string(),
                         measured: deep_ratio.map_or("—".into(), ratio),
                         met: deep_ratio.map(|x| x <= limit),
+                        why: deep_ratio.and_then(|x| why(x, k)),
                     });
                     if let Some(fo) = med_opt(&r.forced) {
                         let forced_ratio = first.map(|f| fo / f);
@@ -361,6 +389,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                             shape: shape_title(shape).to_string(),
                             measured: forced_ratio.map_or("—".into(), ratio),
                             met: forced_ratio.map(|x| x <= limit),
+                            why: forced_ratio.and_then(|x| why(x, Some(fo))),
                         });
                     }
                     let off_k = off.zip(k).map(|(o, k)| o / k);
@@ -370,6 +399,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                         shape: shape_title(shape).to_string(),
                         measured: off_k.map_or("—".into(), ratio),
                         met: off_k.map(|x| x >= 100.0),
+                        why: None,
                     });
                 }
             }
@@ -433,6 +463,24 @@ pub fn render(i: &Inputs<'_>) -> String {
                 t(fo),
                 r(fo)
             );
+            let counters = run
+                .plans
+                .iter()
+                .find(|p| {
+                    p.shape == f.shape && p.title.starts_with(&format!("keyset, depth {DEEP}"))
+                })
+                .and_then(|p| p.counters.as_deref());
+            let why = |x: f64, page: Option<f64>| {
+                (x > 1.3).then(|| {
+                    crate::report_why::floor(
+                        &evidence,
+                        run.name == "mysql",
+                        (&t(page), &t(fl), x),
+                        f.ids.1.abs_diff(f.ids.0) + 1,
+                        counters,
+                    )
+                })
+            };
             if f.floor.is_some() {
                 let x = k.zip(fl).map(|(k, fl)| k / fl);
                 targets.push(Target {
@@ -441,6 +489,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                     shape: shape_title(f.shape).to_string(),
                     measured: x.map_or("—".into(), ratio),
                     met: x.map(|x| x <= 1.3),
+                    why: x.and_then(|x| why(x, k)),
                 });
                 if fo.is_some() {
                     let x = fo.zip(fl).map(|(k, fl)| k / fl);
@@ -453,6 +502,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                         shape: shape_title(f.shape).to_string(),
                         measured: x.map_or("—".into(), ratio),
                         met: x.map(|x| x <= 1.3),
+                        why: x.and_then(|x| why(x, fo)),
                     });
                 }
             }
@@ -505,12 +555,25 @@ pub fn render(i: &Inputs<'_>) -> String {
                 t(p),
                 r_p.map_or("—".into(), ratio)
             );
+            let why = |x: f64, against_prepared: bool| {
+                (x > 1.05).then(|| {
+                    crate::report_why::hand_written(
+                        &evidence,
+                        x,
+                        backend_title(run.name),
+                        shape_title(o.shape),
+                        o.variant != "default",
+                        against_prepared.then(|| r_p.map_or("—".into(), ratio)),
+                    )
+                })
+            };
             targets.push(Target {
                 what: "library / hand-written (`sql_query`) ≤ 1.05".to_string(),
                 backend: backend_title(run.name),
                 shape: format!("{} ({form})", shape_title(o.shape)),
                 measured: r_s.map_or("—".into(), ratio),
                 met: r_s.map(|x| x <= 1.05),
+                why: r_s.and_then(|x| why(x, true)),
             });
             targets.push(Target {
                 what: "library / hand-written (prepared) ≤ 1.05".to_string(),
@@ -518,6 +581,7 @@ pub fn render(i: &Inputs<'_>) -> String {
                 shape: format!("{} ({form})", shape_title(o.shape)),
                 measured: r_p.map_or("—".into(), ratio),
                 met: r_p.map(|x| x <= 1.05),
+                why: r_p.and_then(|x| why(x, false)),
             });
         }
     }
@@ -569,6 +633,7 @@ pub fn render(i: &Inputs<'_>) -> String {
             shape: key.to_string(),
             measured: t(b),
             met: b.map(|b| b < 5_000.0),
+            why: None,
         });
     }
     let _ = writeln!(body);
@@ -758,11 +823,32 @@ pub fn render(i: &Inputs<'_>) -> String {
         targets.iter().filter(|t| t.met == Some(true)).count(),
         targets.len(),
         if missed > 0 {
-            format!(", {missed} missed (see below for why)")
+            format!(", {missed} missed (why: below)")
         } else {
             String::new()
         }
     );
+    if missed > 0 {
+        let _ = writeln!(
+            out,
+            "### Why each miss
+"
+        );
+        for t in targets.iter().filter(|t| t.met == Some(false)) {
+            let _ = writeln!(
+                out,
+                "* {} on {}, {} ({}): {}",
+                t.what,
+                t.backend,
+                t.shape,
+                t.measured,
+                t.why
+                    .as_deref()
+                    .unwrap_or("no measurement in this run says why.")
+            );
+        }
+        let _ = writeln!(out);
+    }
     out.push_str(&crate::report_notes::text());
     let _ = writeln!(out, "## Machine\n");
     let _ = writeln!(out, "| | |\n|---|---|");
