@@ -95,6 +95,9 @@ pub(crate) struct LookupParts {
     schema: (String, String),
     equality: Vec<String>,
     key: &'static [KeyColumn],
+    /// The index chosen from the table's indexes learned at this instant (while none was
+    /// refused): a page type read again and again does not choose again at every page.
+    chosen: Mutex<Option<(Instant, Option<&'static str>)>>,
 }
 
 impl std::ops::Deref for Lookup {
@@ -194,6 +197,7 @@ where
         schema,
         equality,
         key: K::COLUMNS,
+        chosen: Mutex::default(),
     })))
 }
 
@@ -267,8 +271,22 @@ impl Lookup {
     pub(crate) fn known(&self, fresh: bool) -> Option<Option<&'static str>> {
         let catalog = catalog();
         let learned = catalog.tables.get(&self.table)?;
-        (!fresh || learned.at.elapsed() < RELEARN_AFTER)
-            .then(|| self.choose(&catalog, &learned.indexes))
+        if fresh && learned.at.elapsed() >= RELEARN_AFTER {
+            return None;
+        }
+        if !catalog.refused.is_empty() {
+            return Some(self.choose(&catalog, &learned.indexes));
+        }
+        // The same indexes (learned at the same instant), nothing refused: the same choice.
+        let mut chosen = self.chosen.lock().unwrap_or_else(PoisonError::into_inner);
+        match *chosen {
+            Some((at, index)) if at == learned.at => Some(index),
+            _ => {
+                let index = self.choose(&catalog, &learned.indexes);
+                *chosen = Some((learned.at, index));
+                Some(index)
+            }
+        }
     }
 
     /// Keeps the table's indexes as `listed` (by the statement at `form` of
@@ -296,11 +314,13 @@ impl Lookup {
     }
 
     fn choose(&self, catalog: &Catalog, indexes: &[LearnedIndex]) -> Option<&'static str> {
+        // Nothing refused (the usual case): no key to build per index at every page.
         let usable = indexes.iter().filter(|i| {
-            catalog
-                .refused
-                .get(&(self.table.clone(), i.name))
-                .is_none_or(|at| at.elapsed() >= RELEARN_AFTER)
+            catalog.refused.is_empty()
+                || catalog
+                    .refused
+                    .get(&(self.table.clone(), i.name))
+                    .is_none_or(|at| at.elapsed() >= RELEARN_AFTER)
         });
         serving_index(usable, self.key, &self.equality)
     }

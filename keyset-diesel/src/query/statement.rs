@@ -44,7 +44,7 @@ use diesel::QueryResult;
 use super::seek::{FarBound, KeysetOrder, SeekPredicate};
 use super::source::{PageSource, SelectParts};
 use super::sql::Part;
-use super::text_memo::{text_key, write_sql};
+use super::text_memo::{self, text_key, write_sql, TextKey};
 use crate::backend::{BackendKind, KeysetBackend};
 use crate::cursor::Direction;
 use crate::keyset::{Keyset, KeysetSql};
@@ -162,6 +162,20 @@ impl<Q: Query, K: Keyset> Query for PageStatement<Q, K> {
 
 impl<Q, K: Keyset> RunQueryDslSupport for PageStatement<Q, K> {}
 
+impl<Q: PageSource<K> + QueryId, K: Keyset + 'static> PageStatement<Q, K> {
+    /// The key of this statement's kept text on `DB` (`query/text_memo.rs`), where its types,
+    /// limit, index and deferred join fix it.
+    fn memo_key<DB: KeysetBackend + 'static>(&self) -> Option<TextKey> {
+        text_key::<DB, Q, K>(
+            self.text_shape::<DB>().map(|shape| shape as u8),
+            self.limit,
+            limit_is_text::<DB>(self.limit),
+            self.index,
+            self.deferred && self.seek.is_some(),
+        )
+    }
+}
+
 impl<Q, K, DB> QueryFragment<DB> for PageStatement<Q, K>
 where
     DB: KeysetBackend + HasSqlType<BigInt> + 'static,
@@ -171,17 +185,19 @@ where
     K: KeysetSql<DB> + 'static,
 {
     /// The statement's SQL, kept once per thread where its types, limit, index and deferred
-    /// join fix it
-    /// (`query/text_memo.rs`).
+    /// join fix it (`query/text_memo.rs`).
     fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
-        let key = text_key::<DB, Q, K>(
-            self.text_shape::<DB>().map(|shape| shape as u8),
-            self.limit,
-            limit_is_text::<DB>(self.limit),
-            self.index,
-            self.deferred && self.seek.is_some(),
-        );
-        write_sql(key, self, out, backend)
+        write_sql(self.memo_key::<DB>(), self, out, backend)
+    }
+
+    /// Kept with the text (`query/text_memo.rs`).
+    fn count_binds(&self, backend: &DB) -> QueryResult<usize> {
+        text_memo::count_binds(self.memo_key::<DB>(), self, backend)
+    }
+
+    /// Kept with the text (`query/text_memo.rs`).
+    fn is_safe_to_cache_prepared(&self, backend: &DB) -> QueryResult<bool> {
+        text_memo::is_safe_to_cache_prepared(self.memo_key::<DB>(), self, backend)
     }
 
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {

@@ -14,6 +14,12 @@
 //! runs or prints, and walks every fragment inside it with `walk_ast`, which always writes the
 //! statement out. The binds are always collected from the statement itself.
 //!
+//! With the text the memo keeps the two facts Diesel otherwise walks the whole statement for
+//! at every load, besides collecting its binds: how many binds it has (`count_binds`) and
+//! whether it may be cached (`is_safe_to_cache_prepared`). Both follow from the same walk as
+//! the text, so the key that fixes the text fixes them (the static-id test compares all three
+//! with the statement walked out).
+//!
 
 use std::any::TypeId;
 use std::cell::RefCell;
@@ -39,10 +45,39 @@ pub(crate) struct TextKey {
     pub deferred: bool,
 }
 
+/// What a walk of a page statement gives, kept for its key.
+#[derive(Clone)]
+struct Kept {
+    text: Rc<str>,
+    binds: usize,
+    cacheable: bool,
+}
+
+/// The texts written on this thread, by key (at most one per query type, keyset, shape and
+/// page size up to 100), and the last one looked up: Diesel asks for a page's text, bind
+/// count and cache flag one after another, and comparing a key costs less than hashing it.
+#[derive(Default)]
+struct Memo {
+    texts: HashMap<TextKey, Kept>,
+    last: Option<(TextKey, Kept)>,
+}
+
 thread_local! {
-    /// The texts written on this thread, by key. At most one per query type, keyset, shape
-    /// and page size up to 100.
-    static TEXTS: RefCell<HashMap<TextKey, Rc<str>>> = RefCell::new(HashMap::new());
+    static TEXTS: RefCell<Memo> = RefCell::new(Memo::default());
+}
+
+fn kept(key: &TextKey) -> Option<Kept> {
+    TEXTS.with(|memo| {
+        let mut memo = memo.borrow_mut();
+        if let Some((last, kept)) = &memo.last {
+            if last == key {
+                return Some(kept.clone());
+            }
+        }
+        let kept = memo.texts.get(key).cloned()?;
+        memo.last = Some((*key, kept.clone()));
+        Some(kept)
+    })
 }
 
 /// Writes `statement`'s SQL into `out`: the text kept for `key`, or when there is none yet (or
@@ -61,16 +96,52 @@ where
     let Some(key) = key else {
         return Walked(statement).to_sql(out, backend);
     };
-    if let Some(text) = TEXTS.with(|texts| texts.borrow().get(&key).cloned()) {
-        out.push_sql(&text);
+    if let Some(kept) = kept(&key) {
+        out.push_sql(&kept.text);
         return Ok(());
     }
     let mut builder = DB::QueryBuilder::default();
     Walked(statement).to_sql(&mut builder, backend)?;
-    let text: Rc<str> = builder.finish().into();
-    out.push_sql(&text);
-    TEXTS.with(|texts| texts.borrow_mut().insert(key, text));
+    let kept = Kept {
+        text: builder.finish().into(),
+        binds: Walked(statement).count_binds(backend)?,
+        cacheable: Walked(statement).is_safe_to_cache_prepared(backend)?,
+    };
+    out.push_sql(&kept.text);
+    TEXTS.with(|memo| memo.borrow_mut().texts.insert(key, kept));
     Ok(())
+}
+
+/// How many binds `statement` has: kept for `key` once its text is, else counted by a walk.
+pub(crate) fn count_binds<DB, S>(
+    key: Option<TextKey>,
+    statement: &S,
+    backend: &DB,
+) -> QueryResult<usize>
+where
+    DB: Backend,
+    S: QueryFragment<DB>,
+{
+    match key.as_ref().and_then(kept) {
+        Some(kept) => Ok(kept.binds),
+        None => Walked(statement).count_binds(backend),
+    }
+}
+
+/// Whether Diesel may cache `statement`: kept for `key` once its text is, else a walk.
+pub(crate) fn is_safe_to_cache_prepared<DB, S>(
+    key: Option<TextKey>,
+    statement: &S,
+    backend: &DB,
+) -> QueryResult<bool>
+where
+    DB: Backend,
+    S: QueryFragment<DB>,
+{
+    match key.as_ref().and_then(kept) {
+        Some(kept) => Ok(kept.cacheable),
+        None => Walked(statement).is_safe_to_cache_prepared(backend),
+    }
 }
 
 /// A statement written by Diesel's own `to_sql`, a walk of its fragments.
@@ -110,5 +181,5 @@ where
 
 #[cfg(test)]
 pub(crate) fn kept_texts() -> usize {
-    TEXTS.with(|texts| texts.borrow().len())
+    TEXTS.with(|memo| memo.borrow().texts.len())
 }

@@ -76,6 +76,22 @@ where
 impl<S, const SHAPE: u8> RunQueryDslSupport for TypeKeyed<S, SHAPE> {}
 
 impl<S: QueryFragment<DB>, DB: Backend, const SHAPE: u8> QueryFragment<DB> for TypeKeyed<S, SHAPE> {
+    /// The statement's own (its kept text, `query/text_memo.rs`): Diesel writes it when it
+    /// prepares the statement.
+    fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
+        self.0.to_sql(out, backend)
+    }
+
+    /// The statement's own (kept with its text).
+    fn count_binds(&self, backend: &DB) -> QueryResult<usize> {
+        self.0.count_binds(backend)
+    }
+
+    /// The statement's own (kept with its text).
+    fn is_safe_to_cache_prepared(&self, backend: &DB) -> QueryResult<bool> {
+        self.0.is_safe_to_cache_prepared(backend)
+    }
+
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.0.walk_ast(out)
     }

@@ -43,7 +43,7 @@ use super::statement::{
     key_alias, limit_is_text, walk_limit, walk_statement, Arm, RowKind, Statement, StaticShape,
     Total, KIND_ALIAS,
 };
-use super::text_memo::{text_key, write_sql};
+use super::text_memo::{self, text_key, write_sql, TextKey};
 use crate::backend::{dialect, KeysetBackend};
 use crate::cursor::Direction;
 use crate::keyset::{column_index_error, Keyset, KeysetSql, NullsOrder};
@@ -326,6 +326,20 @@ impl<DB: diesel::backend::Backend> Emitter for OuterColumns<'_, '_, '_, DB> {
     }
 }
 
+impl<Q: PageSource<K> + QueryId, K: Keyset + 'static> UnionPage<Q, K> {
+    /// The key of this union's kept text on `DB` (`query/text_memo.rs`), where its types,
+    /// limit, index and deferred join fix it.
+    fn memo_key<DB: KeysetBackend + 'static>(&self) -> Option<TextKey> {
+        text_key::<DB, Q, K>(
+            self.text_shape::<DB>().map(|shape| shape as u8),
+            self.limit,
+            limit_is_text::<DB>(self.limit),
+            self.index,
+            self.deferred,
+        )
+    }
+}
+
 impl<Q, K, DB> QueryFragment<DB> for UnionPage<Q, K>
 where
     DB: KeysetBackend + HasSqlType<BigInt> + 'static,
@@ -335,17 +349,19 @@ where
     K: KeysetSql<DB> + 'static,
 {
     /// The union's SQL, kept once per thread where its types, limit, index and deferred join
-    /// fix it
-    /// (`query/text_memo.rs`).
+    /// fix it (`query/text_memo.rs`).
     fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
-        let key = text_key::<DB, Q, K>(
-            self.text_shape::<DB>().map(|shape| shape as u8),
-            self.limit,
-            limit_is_text::<DB>(self.limit),
-            self.index,
-            self.deferred,
-        );
-        write_sql(key, self, out, backend)
+        write_sql(self.memo_key::<DB>(), self, out, backend)
+    }
+
+    /// Kept with the text (`query/text_memo.rs`).
+    fn count_binds(&self, backend: &DB) -> QueryResult<usize> {
+        text_memo::count_binds(self.memo_key::<DB>(), self, backend)
+    }
+
+    /// Kept with the text (`query/text_memo.rs`).
+    fn is_safe_to_cache_prepared(&self, backend: &DB) -> QueryResult<bool> {
+        text_memo::is_safe_to_cache_prepared(self.memo_key::<DB>(), self, backend)
     }
 
     fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {

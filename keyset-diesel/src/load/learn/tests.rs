@@ -167,6 +167,7 @@ fn lookup_of(table: &str) -> Lookup {
         schema: catalog_schema(&[table.into()]).expect("plain"),
         equality: vec!["tenant".into()],
         key: ASC,
+        chosen: Mutex::default(),
     }))
 }
 
@@ -265,6 +266,8 @@ fn a_refused_index_is_not_named_again() {
     // The table is looked up again, and the refused index is not named even if listed.
     assert_eq!(named.0.known(true), None);
     assert_eq!(named.0.learn(0, Ok(index_parts())), None);
+    // The choice kept from before the refusal is not the answer now.
+    assert_eq!(named.0.known(true), Some(None));
     // A failed look-up names nothing.
     let failed = lookup_of("failed_lookup_test");
     assert_eq!(failed.learn(2, Err(diesel::result::Error::NotFound)), None);

@@ -117,6 +117,31 @@ where
             PageQuery::Union(union) => diesel::debug_query::<DB, _>(union).to_string(),
         };
         assert_eq!(written, walked, "{paginated:?}");
+        // The bind count and cache flag kept with the text (after `written` kept it) are
+        // those of the statement walked out.
+        use diesel::query_builder::QueryFragment;
+        let backend = DB::default();
+        let kept = match &query {
+            PageQuery::Statement(statement) => (
+                statement.count_binds(&backend).expect("binds"),
+                statement
+                    .is_safe_to_cache_prepared(&backend)
+                    .expect("cache flag"),
+            ),
+            PageQuery::Union(union) => (
+                union.count_binds(&backend).expect("binds"),
+                union
+                    .is_safe_to_cache_prepared(&backend)
+                    .expect("cache flag"),
+            ),
+        };
+        let walked_facts = (
+            query.count_binds(&backend).expect("binds"),
+            query
+                .is_safe_to_cache_prepared(&backend)
+                .expect("cache flag"),
+        );
+        assert_eq!(kept, walked_facts, "{paginated:?}");
         let shape = match &query {
             PageQuery::Statement(statement) => statement.static_shape::<DB>(),
             PageQuery::Union(union) => union.static_shape::<DB>(),
