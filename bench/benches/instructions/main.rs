@@ -692,10 +692,11 @@ fn render(
          to, and its default page naming the index it learned, a name read at run time, which \
          the page's type cannot fix) are found by their text in the same way, written once \
          per thread; the hand-written statement pushes its stored pieces. Beyond the text, \
-         Diesel walks a page statement again at every load to collect its binds and to ask \
-         whether it may be cached: the library's walk goes through your query's select list \
-         and `WHERE`, the seek predicate and `ORDER BY`, where the hand-written statement \
-         pushes its stored text and binds."
+         Diesel asks a statement at every load for its binds, their count and whether it may \
+         be cached, each a walk of it; the library keeps the count and the flag with the \
+         text, and walks the page once, for its binds: through your query's select list and \
+         `WHERE`, the seek predicate and `ORDER BY`, where the hand-written statement pushes \
+         its stored text and binds."
     );
     if let (Some(lo), Some(hi)) = (
         sql_share.iter().copied().reduce(f64::min),

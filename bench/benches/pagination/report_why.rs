@@ -35,11 +35,8 @@ impl Evidence<'_> {
         self.instructions?.lines().find_map(|line| {
             let cells: Vec<&str> = line.split('|').map(str::trim).collect();
             // | backend | shape | form | library | prepared | lib/prep | target | by name | lib/by name | ..
-            (cells.len() > 9
-                && cells[1] == backend
-                && cells[2] == shape
-                && cells[3].contains(form))
-            .then(|| (cells[6].to_string(), cells[9].to_string()))
+            (cells.len() > 9 && cells[1] == backend && cells[2] == shape && cells[3].contains(form))
+                .then(|| (cells[6].to_string(), cells[9].to_string()))
         })
     }
 }
