@@ -16,8 +16,9 @@
 //! statement returns, only how it reads them.
 
 use std::any::TypeId;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -79,6 +80,10 @@ struct Catalog {
 
 static CATALOG: LazyLock<Mutex<Catalog>> = LazyLock::new(Mutex::default);
 
+/// Counts the changes to [`CATALOG`] (a table learned or dropped, an index refused), each made
+/// under its lock: a choice made at the same count was made from the same catalog.
+static GENERATION: AtomicU64 = AtomicU64::new(0);
+
 fn catalog() -> std::sync::MutexGuard<'static, Catalog> {
     // The catalog holds no invariant a panic could break halfway.
     CATALOG.lock().unwrap_or_else(PoisonError::into_inner)
@@ -95,9 +100,19 @@ pub(crate) struct LookupParts {
     schema: (String, String),
     equality: Vec<String>,
     key: &'static [KeyColumn],
-    /// The index chosen from the table's indexes learned at this instant (while none was
-    /// refused): a page type read again and again does not choose again at every page.
-    chosen: Mutex<Option<(Instant, Option<&'static str>)>>,
+    /// The index chosen from the catalog at a [`GENERATION`] (while no index was refused): a
+    /// page type read again and again neither locks the catalog nor chooses again at every
+    /// page.
+    chosen: Mutex<Option<Chosen>>,
+}
+
+/// [`LookupParts::chosen`]: the choice, the catalog's generation it was made at and when the
+/// table's indexes it was made from were learned.
+#[derive(Clone, Copy)]
+struct Chosen {
+    generation: u64,
+    learned_at: Instant,
+    index: Option<&'static str>,
 }
 
 impl std::ops::Deref for Lookup {
@@ -113,9 +128,18 @@ impl std::ops::Deref for Lookup {
 /// writing and parsing its `WHERE` again. `None`: the type's page names no learned index.
 /// Only one backend learns indexes ([`KeysetBackend::LEARNS_INDEX`]), so the backend is not
 /// part of the key.
-type Memo = HashMap<(TypeId, TypeId), Option<Lookup>>;
+type Memo = HashMap<MemoKey, Option<Lookup>>;
+
+/// A [`Memo`] key: the query's static id and the keyset's type.
+type MemoKey = (TypeId, TypeId);
 
 static MEMO: LazyLock<Mutex<Memo>> = LazyLock::new(Mutex::default);
+
+thread_local! {
+    /// The last entry of [`MEMO`] this thread read (its values never change): a thread that
+    /// loads pages of one type finds it without the lock and the hash.
+    static LAST: RefCell<Option<(MemoKey, Option<Lookup>)>> = const { RefCell::new(None) };
+}
 
 /// The lookup for `paginated` on backend `DB`, or `None` when the page names no learned index:
 /// not MySQL/MariaDB, a first page (but one split around the leading column's NULL group,
@@ -154,12 +178,22 @@ where
         return lookup_parts::<DB, Q, K>(&paginated.query);
     };
     let key = (id, TypeId::of::<K>());
-    if let Some(known) = memo().get(&key) {
-        return known.clone();
+    let last = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(last, _)| *last == key)
+            .map(|(_, lookup)| lookup.clone())
+    });
+    if let Some(lookup) = last {
+        return lookup;
     }
-    let parts = lookup_parts::<DB, Q, K>(&paginated.query);
-    memo().insert(key, parts.clone());
-    parts
+    let known = memo().get(&key).cloned();
+    let lookup = known.unwrap_or_else(|| {
+        let parts = lookup_parts::<DB, Q, K>(&paginated.query);
+        memo().insert(key, parts.clone());
+        parts
+    });
+    LAST.set(Some((key, lookup.clone())));
+    lookup
 }
 
 /// Whether a page of `paginated` may name a learned index, from its options alone.
@@ -269,24 +303,31 @@ impl Lookup {
     /// The index to name, from indexes learned within the last minute (or earlier, when
     /// `stale` is allowed); `None` when they are to be looked up (again).
     pub(crate) fn known(&self, fresh: bool) -> Option<Option<&'static str>> {
+        let generation = GENERATION.load(Ordering::Acquire);
+        let chosen = *self.chosen.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(c) = chosen.filter(|c| c.generation == generation) {
+            // The catalog this choice was made from, unchanged since.
+            if !fresh || c.learned_at.elapsed() < RELEARN_AFTER {
+                return Some(c.index);
+            }
+            return None;
+        }
         let catalog = catalog();
         let learned = catalog.tables.get(&self.table)?;
         if fresh && learned.at.elapsed() >= RELEARN_AFTER {
             return None;
         }
-        if !catalog.refused.is_empty() {
-            return Some(self.choose(&catalog, &learned.indexes));
+        let index = self.choose(&catalog, &learned.indexes);
+        // A refusal lapses with time, not with a change to the catalog: while one is kept,
+        // choose again at every page.
+        if catalog.refused.is_empty() {
+            *self.chosen.lock().unwrap_or_else(PoisonError::into_inner) = Some(Chosen {
+                generation: GENERATION.load(Ordering::Acquire),
+                learned_at: learned.at,
+                index,
+            });
         }
-        // The same indexes (learned at the same instant), nothing refused: the same choice.
-        let mut chosen = self.chosen.lock().unwrap_or_else(PoisonError::into_inner);
-        match *chosen {
-            Some((at, index)) if at == learned.at => Some(index),
-            _ => {
-                let index = self.choose(&catalog, &learned.indexes);
-                *chosen = Some((learned.at, index));
-                Some(index)
-            }
-        }
+        Some(index)
     }
 
     /// Keeps the table's indexes as `listed` (by the statement at `form` of
@@ -310,6 +351,7 @@ impl Lookup {
                 indexes,
             },
         );
+        GENERATION.fetch_add(1, Ordering::AcqRel);
         choice
     }
 
@@ -357,6 +399,7 @@ pub(crate) fn refused(
                 .refused
                 .insert((lookup.table.clone(), index), Instant::now());
             catalog.tables.remove(&lookup.table);
+            GENERATION.fetch_add(1, Ordering::AcqRel);
         }
     }
     error

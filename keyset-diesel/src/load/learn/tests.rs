@@ -273,3 +273,27 @@ fn a_refused_index_is_not_named_again() {
     assert_eq!(failed.learn(2, Err(diesel::result::Error::NotFound)), None);
     assert_eq!(failed.known(true), Some(None));
 }
+
+#[test]
+fn a_kept_choice_follows_the_indexes_learned_again() {
+    let lookup = lookup_of("relisted_test");
+    let serving = vec![
+        part("PRIMARY", Some("id"), "A"),
+        part("by_tenant_at_id", Some("tenant"), "A"),
+        part("by_tenant_at_id", Some("at"), "A"),
+    ];
+    assert_eq!(lookup.learn(0, Ok(serving)), Some("by_tenant_at_id"));
+    // Kept, and still the answer after another table's indexes change the catalog.
+    assert_eq!(lookup.known(true), Some(Some("by_tenant_at_id")));
+    assert_eq!(
+        lookup_of("another_table_test").learn(0, Ok(Vec::new())),
+        None
+    );
+    assert_eq!(lookup.known(true), Some(Some("by_tenant_at_id")));
+    // The index dropped since: the table listed again without it names nothing.
+    assert_eq!(
+        lookup.learn(0, Ok(vec![part("PRIMARY", Some("id"), "A")])),
+        None
+    );
+    assert_eq!(lookup.known(true), Some(None));
+}
