@@ -83,6 +83,13 @@ pub(crate) struct Dialect {
     /// column's value, while `a = ? AND id > ?` starts at the cursor (docs/SQL.md, "Nullable
     /// key columns").
     pub column_levels: bool,
+    /// A seek of two key levels on non-null columns is written `bound AND NOT (level 0 equal
+    /// AND level 1 at or before the key)` instead of the expanded `OR`: SQLite plans an `OR`
+    /// of indexable terms as a candidate union of index searches, and plans the statement
+    /// again at every page once `sqlite_stat4` samples a column compared with a bare
+    /// parameter (docs/SQL.md, "SQLite: a cached statement that is planned again"); the
+    /// `NOT` form reads the same index range and costs less to plan.
+    pub negated_ties: bool,
 }
 
 /// [`Dialect`] of `DB`.
@@ -91,6 +98,7 @@ pub(crate) const fn dialect<DB: KeysetBackend>() -> Dialect {
         row_values: DB::ROW_VALUES,
         nulls_order_syntax: DB::NULLS_ORDER_SYNTAX,
         column_levels: matches!(DB::KIND, BackendKind::Sqlite),
+        negated_ties: matches!(DB::KIND, BackendKind::Sqlite),
     }
 }
 

@@ -65,7 +65,9 @@
 //!
 //! With mixed directions (`score DESC, id ASC`) every backend gets the factored expanded form
 //! with a redundant bound on the leading column, which lets the index start the scan at the
-//! cursor: `score <= $1 AND (score < $1 OR (score = $1 AND id > $2))`. Keys are bound as
+//! cursor: `score <= $1 AND (score < $1 OR (score = $1 AND id > $2))` (on SQLite, for two
+//! levels on columns that are never NULL, the same rows as `score <= ? AND NOT (score = ? AND
+//! id <= ?)`, which SQLite plans for less). Keys are bound as
 //! parameters of the column's own SQL type, never cast or formatted as text. docs/SQL.md
 //! gives the rules and the measurements behind them.
 //!

@@ -179,8 +179,9 @@ impl<K: Keyset> SeekPredicate<K> {
         let dialect = self.dialect::<DB>();
         self.plan == SeekPlan::Single
             && (dialect == default
-                || !sql::writes_row_value(&self.terms, default)
-                    && !sql::writes_row_value(&self.terms, dialect))
+                || [default, dialect].iter().all(|&d| {
+                    !sql::writes_row_value(&self.terms, d) && !sql::writes_negated(&self.terms, d)
+                }))
             && (0..K::COLUMNS.len()).all(|i| !KeyTuple::is_null(&self.key, i))
     }
 

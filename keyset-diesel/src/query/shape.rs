@@ -73,6 +73,7 @@ where
     let deferred = deferred.unwrap_or(DB::DEFERRED_JOIN && index.is_none());
     let mut dialect = keyset_dialect::<DB, K>();
     dialect.row_values &= !expanded;
+    dialect.negated_ties &= !expanded;
     // u32 + 1 always fits in i64.
     let limit = i64::from(page_size) + 1;
     let order = KeysetOrder::new(walk);
@@ -158,6 +159,7 @@ where
     }
     let mut dialect = keyset_dialect::<DB, K>();
     dialect.row_values &= !p.expanded;
+    dialect.negated_ties &= !p.expanded;
     Ok(SizeProbe {
         query: p.query.clone(),
         seek: p
@@ -195,6 +197,7 @@ where
     };
     let mut dialect = keyset_dialect::<DB, K>();
     dialect.row_values &= !p.expanded;
+    dialect.negated_ties &= !p.expanded;
     Ok(Some(SizeProbe {
         query: p.query.clone(),
         seek: None,

@@ -196,6 +196,14 @@ pub(crate) fn writes_row_value(terms: &[Term], dialect: Dialect) -> bool {
         .any(|g| g.len() > 1)
 }
 
+/// Whether the seek of `terms` after a key without NULLs, on a backend with `dialect`, is
+/// written in the negated form ([`Dialect::negated_ties`]): what
+/// [`Paginated::expanded_seek`](crate::Paginated::expanded_seek) also changes on SQLite.
+pub(crate) fn writes_negated(terms: &[Term], dialect: Dialect) -> bool {
+    let groups = groups(terms, dialect.row_values, &|_| false, false);
+    Writer::seek(terms, &|_| false, &groups).negatable() && dialect.negated_ties
+}
+
 /// Which part of a seek a statement writes: an argument of every writer, never shared state.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Part {
@@ -332,7 +340,14 @@ pub(crate) fn write_part(
             let groups = self::groups(&reversed, row_values, &|_| true, false);
             Writer::probe(&reversed, is_null, &groups).write_seek(e)
         }
-        (Part::Arm(0), SeekPlan::Single) => Writer::seek(terms, is_null, &groups).write_seek(e),
+        (Part::Arm(0), SeekPlan::Single) => {
+            let w = Writer::seek(terms, is_null, &groups);
+            if dialect.negated_ties && w.negatable() {
+                w.write_negated(e)
+            } else {
+                w.write_seek(e)
+            }
+        }
         (Part::Arm(arm), SeekPlan::NullSplit { values_levels }) if arm <= values_levels => {
             let groups = self::groups(terms, row_values, is_null, true);
             let w = Writer::values_only(terms, is_null, &groups);
@@ -422,6 +437,38 @@ impl Writer<'_> {
             e.sql(" AND ");
         }
         self.write_chain(e, 0)
+    }
+
+    /// Whether [`Writer::write_negated`] may write this seek: two levels (groups), no column
+    /// that may hold NULL (where `NOT` of an unknown comparison is unknown too, the two forms
+    /// would differ), rows strictly after the key.
+    fn negatable(&self) -> bool {
+        self.groups.len() == 2
+            && !self.inclusive
+            && !self.values_only
+            && self.terms.iter().all(|t| t.nulls.is_none())
+    }
+
+    /// The seek of two levels as `bound AND NOT (level 0 equal AND level 1 at or before the
+    /// key)`: `score <= ? AND NOT (score = ? AND id <= ?)` for `score DESC, id ASC`. For
+    /// non-null values `NOT (score = s AND id <= i)` is `score <> s OR id > i`, so with the
+    /// bound it is the expanded form's `score < s OR (score = s AND id > i)`.
+    fn write_negated(&self, e: &mut dyn Emitter) -> QueryResult<()> {
+        let (first, second) = (self.groups[0], self.groups[1]);
+        if self.write_bound(e, 0)? {
+            e.sql(" AND ");
+        }
+        e.sql("NOT (");
+        self.write_equal(e, first)?;
+        e.sql(" AND ");
+        let at_or_before = self.terms[second.start].reversed().inclusive_op();
+        if second.len() > 1 {
+            self.write_row_compare(e, second, at_or_before)?;
+        } else {
+            self.write_compare(e, second.start, at_or_before)?;
+        }
+        e.sql(")");
+        Ok(())
     }
 
     /// Key level `level` alone: every group before it equal to the key's, group `level`

@@ -429,15 +429,37 @@ fn expanded_seek_writes_the_expanded_form_instead_of_a_row_value() {
         shape(ascending().paginate_after(None).expanded_seek(true)),
         Some(StaticShape::FirstForward)
     );
-    // Directions that alternate are already expanded: the option changes nothing.
+    // Directions that alternate: SQLite's default negates the second level, the option
+    // writes the expanded `OR` (what `postgres_fdw` and partition pruning read), so it is
+    // not the default text.
+    let pair = |expanded: bool| {
+        pairs::table
+            .select(pairs::id)
+            .paginate_after(Some(Cursor::<Pair>::after((5, 3))))
+            .expanded_seek(expanded)
+    };
+    assert_eq!(fixed::<Sqlite, Pair, _>(pair(true)), None);
     assert_eq!(
-        fixed::<Sqlite, Pair, _>(
-            pairs::table
-                .select(pairs::id)
-                .paginate_after(Some(Cursor::after((5, 3))))
-                .expanded_seek(true)
-        ),
+        fixed::<Sqlite, Pair, _>(pair(false)),
         Some(StaticShape::AfterForward)
+    );
+    let text = |expanded: bool| {
+        let q = pair(expanded).into_query::<Sqlite>().expect("a page query");
+        diesel::debug_query::<Sqlite, _>(&q).to_string()
+    };
+    assert!(
+        text(false).contains(
+            "`pairs`.`score` <= +? AND NOT (`pairs`.`score` = +? AND `pairs`.`id` <= +?)"
+        ),
+        "{}",
+        text(false)
+    );
+    assert!(
+        text(true).contains(
+            "`pairs`.`score` <= +? AND (`pairs`.`score` < +? OR (`pairs`.`score` = +? AND `pairs`.`id` > +?))"
+        ),
+        "{}",
+        text(true)
     );
 }
 

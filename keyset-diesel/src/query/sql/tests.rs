@@ -24,16 +24,19 @@ const PG: Dialect = Dialect {
     row_values: true,
     nulls_order_syntax: true,
     column_levels: false,
+    negated_ties: false,
 };
 const MYSQL: Dialect = Dialect {
     row_values: false,
     nulls_order_syntax: false,
     column_levels: false,
+    negated_ties: false,
 };
 const SQLITE: Dialect = Dialect {
     row_values: true,
     nulls_order_syntax: true,
     column_levels: true,
+    negated_ties: true,
 };
 
 fn terms(spec: &str) -> Vec<Term> {
@@ -137,6 +140,50 @@ fn mixed_directions_use_the_factored_form_with_a_leading_bound() {
         seek("a a d", &[], PG),
         "(c0, c1) >= ($0, $1) AND ((c0, c1) > ($0, $1) OR (c0 = $0 AND c1 = $1 AND c2 < $2))"
     );
+}
+
+#[test]
+fn on_sqlite_two_levels_are_negated_instead_of_an_or() {
+    // SQLite plans an `OR` of indexable terms as a candidate union of index searches, at
+    // every page once `sqlite_stat4` has samples: the same rows as `NOT`, the same range.
+    assert_eq!(
+        seek("d a", &[], SQLITE),
+        "c0 <= $0 AND NOT (c0 = $0 AND c1 <= $1)"
+    );
+    assert_eq!(
+        seek("a d", &[], SQLITE),
+        "c0 >= $0 AND NOT (c0 = $0 AND c1 >= $1)"
+    );
+    // A run sharing a direction stays a row value on either side.
+    assert_eq!(
+        seek("a a d", &[], SQLITE),
+        "(c0, c1) >= ($0, $1) AND NOT (c0 = $0 AND c1 = $1 AND c2 >= $2)"
+    );
+    assert_eq!(
+        seek("d a a", &[], SQLITE),
+        "c0 <= $0 AND NOT (c0 = $0 AND (c1, c2) <= ($1, $2))"
+    );
+    // One direction: the row value. Three levels: the expanded form.
+    assert_eq!(seek("a a", &[], SQLITE), "(c0, c1) > ($0, $1)");
+    assert_eq!(
+        seek("a d a", &[], SQLITE),
+        "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND (c1 < $1 OR (c1 = $1 AND c2 > $2))))"
+    );
+    // A nullable column: `NOT` of an unknown comparison is unknown too, so the expanded form.
+    assert_eq!(
+        seek("d a/last", &[], SQLITE),
+        seek(
+            "d a/last",
+            &[],
+            Dialect {
+                negated_ties: false,
+                ..SQLITE
+            }
+        )
+    );
+    assert!(!seek("d a/last", &[], SQLITE).contains("NOT"));
+    // The probe (at or before the key) keeps its form.
+    assert!(!part("d a", &[], SQLITE, Part::Probe).contains("NOT"));
 }
 
 #[test]
