@@ -266,10 +266,10 @@ macro_rules! case {
         }
         .into_query::<$db>()
         .expect("page query");
-        let row_value = <$db as KeysetBackend>::ROW_VALUES && $same;
+        let seek_form = $crate::handwritten::SeekForm::of::<$db>($same);
         let binds = page_binds::<$db>(
             TENANT,
-            seek_binds(Bind::$lead_bind(cursor_row.$lead), cursor_row.id, row_value),
+            seek_binds(Bind::$lead_bind(cursor_row.$lead), cursor_row.id, seek_form),
             i64::from(PAGE) + 1,
             deferred.unwrap_or(
                 <$db as KeysetBackend>::DEFERRED_JOIN
@@ -358,7 +358,7 @@ macro_rules! shapes {
 /// first page) of section 1's big tenant, checked against the same page by OFFSET, then read
 /// by the counted loop [`measured_library`].
 macro_rules! depth_case {
-    ($conn:expr, $model:ty, $order:expr, $depth:expr) => {{
+    ($conn:expr, $model:ty, $order:expr, $depth:expr, per_level: $per_level:expr) => {{
         use keyset_diesel::{Cursor, PaginateDsl};
         use $crate::schema::bench_rows;
 
@@ -386,9 +386,11 @@ macro_rules! depth_case {
             .limit(i64::from(PAGE))
             .load(conn)
             .expect("the page by OFFSET");
+        let per_level: bool = $per_level;
         let page = base()
             .paginate_after(cursor.clone())
             .page_size(PAGE)
+            .seek_per_level(per_level)
             .load_page(conn)
             .expect("library page");
         assert_eq!(
@@ -401,6 +403,7 @@ macro_rules! depth_case {
                 base()
                     .paginate_after(cursor.clone())
                     .page_size(PAGE)
+                    .seek_per_level(per_level)
                     .load_page(&mut *conn)
                     .expect("page")
             },
@@ -417,7 +420,7 @@ fn sqlite_big() -> SqliteConnection {
 }
 
 fn run_depth(shape: &str, depth: i64) {
-    use crate::schema::{Asc, Desc, Mixed};
+    use crate::schema::{Asc, Desc, LongTies, Mixed};
     let conn = &mut sqlite_big();
     assert!(data::is_complete(conn), "section 1's SQLite data set");
     match shape {
@@ -425,19 +428,29 @@ fn run_depth(shape: &str, depth: i64) {
             conn,
             Asc,
             (bench_rows::at.asc(), bench_rows::id.asc()),
-            depth
+            depth,
+            per_level: false
         ),
         "desc" => depth_case!(
             conn,
             Desc,
             (bench_rows::at.desc(), bench_rows::id.desc()),
-            depth
+            depth,
+            per_level: false
         ),
         "mixed" => depth_case!(
             conn,
             Mixed,
             (bench_rows::score.desc(), bench_rows::id.asc()),
-            depth
+            depth,
+            per_level: false
+        ),
+        "long_ties" | "long_ties_per_level" => depth_case!(
+            conn,
+            LongTies,
+            (bench_rows::grade.desc(), bench_rows::id.asc()),
+            depth,
+            per_level: shape == "long_ties_per_level"
         ),
         other => panic!("unknown shape {other}"),
     }
@@ -572,6 +585,8 @@ fn shape_title(shape: &str) -> &'static str {
     match shape {
         "asc" => "ASC `at, id`",
         "desc" => "DESC `at DESC, id DESC`",
+        "long_ties" => "mixed, long ties `grade DESC, id ASC`",
+        "long_ties_per_level" => "mixed, long ties, `.seek_per_level(true)`",
         _ => "mixed `score DESC, id ASC`",
     }
 }
@@ -727,11 +742,13 @@ fn render(
              database page that SQLite's own cache (`cache_size` -2000, about 2 MB) does not \
              hold; a repeated page finds its pages there.\n\nThe file was analyzed \
              (`ANALYZE`), which wrote histogram samples (`sqlite_stat4`): SQLite then plans a \
-             statement for the values bound to parameters compared with indexed columns (the \
-             filter's `tenant = ?`, the seek's bounds) and plans it again whenever they are \
-             bound anew, at every page ([SQL.md](SQL.md), \"SQLite: a cached statement that is \
-             planned again\"); a later page's seek bounds make that plan costlier than the \
-             first page's. The last three columns count the same pages on a copy of the file \
+             statement for the values bound to bare parameters compared with indexed columns \
+             (here your filter's `tenant = ?`; the crate writes its own cursor values and \
+             `LIMIT` as `+?`, which SQLite does not read while planning) and plans it again \
+             whenever they are bound anew, at every page ([SQL.md](SQL.md), \"SQLite: a \
+             cached statement that is planned again\"); a later page's statement, with its \
+             seek terms (and a union's second `SELECT`, which filters `tenant = ?` too), costs \
+             more to plan than the first page's. The last three columns count the same pages on a copy of the file \
              without `sqlite_stat4` rows, where a cached page is planned once.\n",
             group(SQLITE_DEPTHS[1] as u64)
         );
@@ -867,7 +884,7 @@ fn drive() {
         }
         drop(conn);
         let copy = sqlite_without_stat4();
-        for shape in ["asc", "desc", "mixed"] {
+        for shape in ["asc", "desc", "mixed", "long_ties", "long_ties_per_level"] {
             let count = |dir: Option<&Path>, depth: i64| {
                 let name = if dir.is_some() { "-without-stat4" } else { "" };
                 let out = out_dir.join(format!("sqlite-{shape}-depth-{depth}{name}.callgrind"));

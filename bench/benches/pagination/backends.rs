@@ -135,7 +135,7 @@ macro_rules! shape_benches {
         let name = run.name;
         let shape: &'static str = $shape;
         let deferred_default = <$db as KeysetBackend>::DEFERRED_JOIN;
-        let row_value = <$db as KeysetBackend>::ROW_VALUES && $same;
+        let seek_form = $crate::handwritten::SeekForm::of::<$db>($same);
         let base = || {
             bench_rows::table
                 .filter(bench_rows::tenant.eq(BIG_TENANT))
@@ -423,7 +423,7 @@ macro_rules! shape_benches {
                 };
                 let binds = page_binds::<$db>(
                     BIG_TENANT,
-                    seek_binds(Bind::$lead_bind(row.$lead), row.id, row_value),
+                    seek_binds(Bind::$lead_bind(row.$lead), row.id, seek_form),
                     i64::from(PAGE) + 1,
                     deferred.unwrap_or(deferred_default && !learned),
                 );
@@ -829,6 +829,19 @@ pub mod postgres {
             run.notes.push(format!(
                 "Generic plan {} times, custom {} times: `SELECT ...{short}`",
                 s.generic_plans, s.custom_plans
+            ));
+        }
+        // A statement run more than five times that never got a generic plan: PostgreSQL
+        // planned it at every execution.
+        for s in statements
+            .iter()
+            .filter(|s| s.generic_plans == 0 && s.custom_plans > 5)
+        {
+            let from = s.statement.find(" FROM ").unwrap_or(0);
+            let short = &s.statement[from..];
+            run.notes.push(format!(
+                "Custom plan at every execution ({} times, generic 0): `SELECT ...{short}`",
+                s.custom_plans
             ));
         }
         run

@@ -76,13 +76,39 @@ pub fn page_binds<DB: KeysetBackend>(
     binds
 }
 
-/// The seek's binds for a two-column key: a row value `(lead, id) > ($1, $2)`, or the
-/// expanded form with the redundant bound `lead >= $1 AND (lead > $2 OR (lead = $3 AND id > $4))`.
-pub fn seek_binds(lead: Bind, id: i64, row_value: bool) -> Vec<Bind> {
-    if row_value {
-        vec![lead, Bind::Big(id)]
-    } else {
-        vec![lead, lead, lead, Bind::Big(id)]
+/// How the library writes the seek of a two-column key on a backend.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum SeekForm {
+    /// `(lead, id) > ($1, $2)`: one direction, a backend with row values.
+    RowValue,
+    /// `lead <= ? AND NOT (lead = ? AND id <= ?)`: mixed directions on SQLite.
+    Negated,
+    /// `lead >= $1 AND (lead > $2 OR (lead = $3 AND id > $4))`: the rest.
+    Expanded,
+}
+
+impl SeekForm {
+    /// The form of the library's default seek on `DB`, for a key whose two columns run in
+    /// the same direction (`same`) or not.
+    pub fn of<DB: keyset_diesel::KeysetBackend + 'static>(same: bool) -> Self {
+        let sqlite =
+            std::any::TypeId::of::<DB>() == std::any::TypeId::of::<diesel::sqlite::Sqlite>();
+        if DB::ROW_VALUES && same {
+            SeekForm::RowValue
+        } else if sqlite {
+            SeekForm::Negated
+        } else {
+            SeekForm::Expanded
+        }
+    }
+}
+
+/// The seek's binds for a two-column key written in `form`.
+pub fn seek_binds(lead: Bind, id: i64, form: SeekForm) -> Vec<Bind> {
+    match form {
+        SeekForm::RowValue => vec![lead, Bind::Big(id)],
+        SeekForm::Negated => vec![lead, lead, Bind::Big(id)],
+        SeekForm::Expanded => vec![lead, lead, lead, Bind::Big(id)],
     }
 }
 

@@ -16,6 +16,7 @@ mod handwritten;
 mod numbers;
 mod report;
 mod report_notes;
+mod report_targets;
 mod report_why;
 mod results;
 mod schema;

@@ -59,8 +59,13 @@ pub fn deep_page(
             " Its seek (no row value) bounds only the leading column, so the index range \
              starts at the cursor's value and reads the {} rows of its tie group up to the \
              cursor (\"ties up to the cursor\"); `.seek_per_level(true)` starts at the cursor \
-             instead, a union that costs more where ties are this short.",
-            crate::numbers::group(ties.unsigned_abs())
+             instead, a union of one seek per key level{}.",
+            crate::numbers::group(ties.unsigned_abs()),
+            if ties <= 100 {
+                ", which costs more where ties are this short"
+            } else {
+                " (its own row)"
+            }
         );
     }
     if let Some(c) = counters {
@@ -138,4 +143,82 @@ pub fn hand_written(
     }
     s.push_str(&e.noise(timed));
     s.trim_start().to_string()
+}
+
+/// A SQLite page slower than its limit: section 2a's count of the same page in CPU
+/// instructions (SQLite's own work included), on section 1's file and on a copy without
+/// `sqlite_stat4` rows. `None` when section 2a has no row for `shape`.
+pub fn sqlite_counted(e: &Evidence<'_>, shape: &str) -> Option<String> {
+    let cells = e.instructions?.lines().find_map(|line| {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // | shape | first | deep | deep/first | first, no stat4 | deep, no stat4 | deep/first, no stat4 |
+        (cells.len() == 9
+            && cells[1] == shape
+            && cells[2].starts_with(|c: char| c.is_ascii_digit()))
+        .then_some(cells)
+    })?;
+    Some(format!(
+        "Section 2a counts this page in CPU instructions, SQLite's own work included (\"SQLite's \
+         deep page, counted\"): {} against {} for the first page ({}); on a copy of the file \
+         without `sqlite_stat4` rows, {} against {} ({}). With those rows SQLite plans the \
+         statement again at every page, since your filter's `tenant = ?` is a bare parameter \
+         compared with an indexed column, and a later page's statement costs more to plan than \
+         the first page's; without them it is planned once, and what remains is the page's own \
+         reading.",
+        cells[3], cells[2], cells[4], cells[6], cells[5], cells[7]
+    ))
+}
+
+/// A PostgreSQL union page (`.seek_per_level(true)`) slower than its limit: how often
+/// PostgreSQL planned it (this run's notes, from `pg_prepared_statements`) and what planning
+/// and running it took in `EXPLAIN ANALYZE` (`plan`).
+pub fn pg_union(plan: Option<&str>, notes: &[String]) -> Option<String> {
+    let figure = |label: &str| {
+        plan?.lines().find_map(|l| {
+            l.trim()
+                .strip_prefix(label)
+                .map(|rest| rest.trim().to_string())
+        })
+    };
+    let mut s = String::new();
+    if let Some(note) = notes
+        .iter()
+        .find(|n| n.starts_with("Custom plan at every execution") && n.contains("UNION ALL"))
+    {
+        let times = note
+            .split_once('(')
+            .and_then(|(_, rest)| rest.split_once(' '))
+            .map(|(n, _)| n);
+        if let Some(times) = times {
+            let _ = write!(
+                s,
+                "PostgreSQL planned this union anew at each of its {times} executions (Run \
+                 notes: never a generic plan, which it estimates dearer for this statement), \
+                 while the first page runs a generic plan, planned once."
+            );
+        }
+    }
+    if let (Some(planning), Some(execution)) = (figure("Planning Time:"), figure("Execution Time:"))
+    {
+        let _ = write!(
+            s,
+            " `EXPLAIN ANALYZE` of the deep page (\"SQL and plans\"): planning {planning}, \
+             execution {execution}."
+        );
+    }
+    (!s.is_empty()).then(|| s.trim_start().to_string())
+}
+
+/// A MariaDB union page (`.seek_per_level(true)`) slower than its limit: what its plan
+/// (`EXPLAIN`) shows it doing beyond reading its ranges.
+pub fn mysql_union(plan: Option<&str>) -> Option<String> {
+    plan?
+        .lines()
+        .any(|l| l.contains("UNION RESULT") && l.contains("Using filesort"))
+        .then(|| {
+            "MariaDB writes the union's rows into a temporary table and sorts them before the \
+             `LIMIT` (`UNION RESULT ... Using filesort` in its plan under \"SQL and plans\"), \
+             work that the first page, one index range read in order, does not do."
+                .to_string()
+        })
 }
