@@ -12,3 +12,15 @@ pub fn group(n: u64) -> String {
     }
     out
 }
+
+/// A ratio with three significant figures at most: 1284, 15.4, 1.05.
+#[allow(dead_code)] // Not every bench prints ratios.
+pub fn ratio(r: f64) -> String {
+    if r >= 100.0 {
+        format!("{r:.0}")
+    } else if r >= 10.0 {
+        format!("{r:.1}")
+    } else {
+        format!("{r:.2}")
+    }
+}

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::backends::{DEEP, OVERHEAD_DEPTH, PAGE};
 use crate::data;
-use crate::numbers::group;
+use crate::numbers::{group, ratio};
+use crate::report_targets::Target;
 use crate::results::{BackendRun, DepthRow, Measure, TokenRow, WalkForm};
 
 pub struct Inputs<'a> {
@@ -62,16 +63,6 @@ fn time(ns: f64) -> String {
         format!("{:.2} ms", ns / 1e6)
     } else {
         format!("{:.2} s", ns / 1e9)
-    }
-}
-
-pub(crate) fn ratio(r: f64) -> String {
-    if r >= 100.0 {
-        format!("{r:.0}")
-    } else if r >= 10.0 {
-        format!("{r:.1}")
-    } else {
-        format!("{r:.2}")
     }
 }
 
@@ -175,16 +166,6 @@ fn machine(load_at_start: &str) -> Vec<(String, String)> {
             format!("{load_at_start} at the start, {load} at the end (other work on the machine adds noise)"),
         ),
     ]
-}
-
-pub struct Target {
-    pub what: String,
-    pub backend: &'static str,
-    pub shape: String,
-    pub measured: String,
-    pub met: Option<bool>,
-    /// Where a missed target's time went, from this run's figures (`report_why.rs`).
-    pub why: Option<String>,
 }
 
 fn met(m: Option<bool>) -> &'static str {

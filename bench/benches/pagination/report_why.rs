@@ -18,12 +18,12 @@ impl Evidence<'_> {
         match self.noise {
             Some(noise) if ratio <= noise => format!(
                 " {} is within this run's noise floor ({}), so it is not a measured difference.",
-                crate::report::ratio(ratio),
-                crate::report::ratio(noise)
+                crate::numbers::ratio(ratio),
+                crate::numbers::ratio(noise)
             ),
             Some(noise) => format!(
                 " This run's noise floor is {}.",
-                crate::report::ratio(noise)
+                crate::numbers::ratio(noise)
             ),
             None => String::new(),
         }
