@@ -1,7 +1,10 @@
 //! What each backend is, in one sealed table: [`KeysetBackend`]. The ground floor: every
 //! other module may ask it, it asks none of them.
 
-use diesel::backend::Backend;
+use diesel::backend::{Backend, DieselReserveSpecialization};
+use diesel::deserialize;
+use diesel::row::NamedRow;
+use diesel::sql_types::{Nullable, Text};
 
 /// Which backend a key value is bound on ([`KeyValue::check_bind`](crate::query::KeyValue::check_bind)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -31,7 +34,7 @@ pub enum BackendKind {
 ///
 /// Why each rule holds is in docs/SQL.md (row values, NULL placement, deferred joins, unions)
 /// and docs/READ_CONTRACTS.md (snapshots).
-pub trait KeysetBackend: Backend + private::Sealed {
+pub trait KeysetBackend: Backend + DieselReserveSpecialization + private::Sealed + 'static {
     /// Row-value comparison `(a, b) > ($1, $2)` is an index range start on this backend.
     /// False for MySQL/MariaDB, whose manuals say row comparisons other than `=` and `IN` do
     /// not use an index: every keyset there gets the expanded form
@@ -68,6 +71,27 @@ pub trait KeysetBackend: Backend + private::Sealed {
     /// export). On SQLite it takes the write lock at once (`BEGIN IMMEDIATE`): a WAL read
     /// snapshot cannot be upgraded to a writer once another connection has committed.
     const BEGIN_WRITE_SNAPSHOT: &'static str;
+
+    /// The text column `name` of a row read by name (`None` for NULL): what the learned index
+    /// reads the index catalog with, on any connection of the backend, so that a page needs no
+    /// bound of its own for the catalog's rows.
+    #[doc(hidden)]
+    fn text_by_name<'a>(
+        row: &impl NamedRow<'a, Self>,
+        name: &str,
+    ) -> deserialize::Result<Option<String>>;
+}
+
+/// [`KeysetBackend::text_by_name`], for a backend whose `Option<String>` reads `Nullable<Text>`.
+macro_rules! text_by_name {
+    () => {
+        fn text_by_name<'a>(
+            row: &impl NamedRow<'a, Self>,
+            name: &str,
+        ) -> deserialize::Result<Option<String>> {
+            NamedRow::get::<Nullable<Text>, Option<String>>(row, name)
+        }
+    };
 }
 
 /// The capabilities of a backend that the SQL text depends on.
@@ -119,6 +143,7 @@ impl KeysetBackend for diesel::pg::Pg {
     const KIND: BackendKind = BackendKind::Postgres;
     const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY";
     const BEGIN_WRITE_SNAPSHOT: &'static str = "BEGIN ISOLATION LEVEL REPEATABLE READ";
+    text_by_name!();
 }
 
 #[cfg(feature = "sqlite")]
@@ -134,6 +159,7 @@ impl KeysetBackend for diesel::sqlite::Sqlite {
     const KIND: BackendKind = BackendKind::Sqlite;
     const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN DEFERRED";
     const BEGIN_WRITE_SNAPSHOT: &'static str = "BEGIN IMMEDIATE";
+    text_by_name!();
 }
 
 #[cfg(feature = "mysql")]
@@ -154,4 +180,5 @@ impl KeysetBackend for diesel::mysql::Mysql {
          START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY";
     const BEGIN_WRITE_SNAPSHOT: &'static str = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; \
          START TRANSACTION WITH CONSISTENT SNAPSHOT";
+    text_by_name!();
 }

@@ -91,8 +91,9 @@
 
 extern crate self as keyset_diesel;
 
+#[cfg(feature = "diesel-async")]
+pub mod async_;
 mod backend;
-mod bounded;
 mod checks;
 mod cursor;
 mod error;
@@ -117,22 +118,18 @@ mod walk;
 pub mod web;
 
 pub use crate::backend::KeysetBackend;
-pub use crate::bounded::{BytesBudgeted, LoadBudgetedPage, MeasuredColumn};
 pub use crate::cursor::{Cursor, Direction};
 pub use crate::error::KeysetError;
 pub use crate::keyset::Keyset;
+pub use crate::load::budget::LoadBudgetedPage;
 pub use crate::load::LoadPage;
 pub use crate::page::Page;
+pub use crate::paginate::budget::{BudgetColumn, ByteBudgeted};
 pub use crate::paginate::{PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
 pub use crate::snapshot::with_read_snapshot;
 pub use crate::sort::{SortChoice, SortRow, UnknownSort};
 pub use crate::token::CursorCodec;
 pub use crate::walk::Walk;
-
-/// Keyset pages on diesel-async connections (feature `diesel-async`): import
-/// [`async_::PaginateDsl`] instead of [`PaginateDsl`] and `.await` `load_page`.
-#[cfg(feature = "diesel-async")]
-pub use crate::load::async_;
 
 /// Derives [`Keyset`](trait@Keyset) and [`KeysetSql`](query::KeysetSql) for a Diesel model.
 ///
@@ -198,14 +195,13 @@ pub mod prelude {
 
 #[doc(hidden)]
 pub mod __private {
-    #[cfg(feature = "diesel-async")]
-    pub use crate::bounded::AsyncBudgetConnection;
-    pub use crate::bounded::BlockingBudgetConnection;
     pub use crate::checks::*;
     pub use crate::keyset::column_index_error as __index_error;
     #[cfg(feature = "diesel-async")]
     pub use crate::load::async_::AsyncPageConnection;
-    pub use crate::load::learn::IndexPart;
+    #[cfg(feature = "diesel-async")]
+    pub use crate::load::budget::async_::AsyncBudgetConnection;
+    pub use crate::load::budget::BlockingBudgetConnection;
     pub use crate::load::BlockingPageConnection;
     pub use crate::query::InvalidKeyValue;
     pub use crate::query::{

@@ -1,5 +1,7 @@
 //! [`Walk`]: every page of a query, from a cursor (or the first page) to the end, one page in
-//! memory at a time; optionally bounded by a high-water mark taken when the walk starts.
+//! memory at a time; optionally bounded by a high-water mark taken when the walk starts. One
+//! walk state and one loop ([`walk_next!`]) for both modes: the blocking walk is an
+//! `Iterator`, the async one (`async_` below) a `Stream`.
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -310,61 +312,6 @@ where
     }
 }
 
-#[cfg(feature = "diesel-async")]
-impl<'c, 'q, K, Conn, F, Q> Walk<'c, 'q, K, Conn, F, crate::async_::Async>
-where
-    K: Keyset + Send,
-    K::Key: Send,
-    Conn: Send,
-    F: FnMut() -> Q + Send,
-    Q: crate::async_::LoadPage<'q, Conn, K>,
-{
-    /// The next page (`None`: the walk is over): what the blocking walk's `Iterator::next`
-    /// yields, with the same rules (empty pages are not yielded; an error is yielded once and
-    /// ends the walk, [`Walk::cursor`] staying after the last row delivered). The future is
-    /// `Send`.
-    #[allow(clippy::manual_async_fn)] // spelled out: the `Send` is declared, so an async
-                                      // closure holding the walk (a snapshot) is `Send` too
-    pub fn next_page(
-        &mut self,
-    ) -> impl std::future::Future<Output = Option<QueryResult<Page<K>>>>
-           + Send
-           + use<'_, 'c, 'q, K, Conn, F, Q> {
-        async move {
-            walk_next!(self, |paginated| Q::load_paginated(paginated, self.conn)
-                .await)
-        }
-    }
-
-    /// The walk as a `Stream` of pages: each poll that needs a page runs
-    /// [`Walk::next_page`]. The stream is `Send`.
-    pub fn pages(
-        self,
-    ) -> impl diesel_async::futures_util::Stream<Item = QueryResult<Page<K>>>
-           + Send
-           + use<'c, 'q, K, Conn, F, Q> {
-        diesel_async::futures_util::stream::unfold(self, |mut walk| async move {
-            let page = walk.next_page().await;
-            page.map(|page| (page, walk))
-        })
-    }
-
-    /// The walk as a `Stream` of rows, in the keyset's order: the pages' items one by one
-    /// (one page in memory at a time); a page's error is yielded once and ends the stream.
-    pub fn rows(
-        self,
-    ) -> impl diesel_async::futures_util::Stream<Item = QueryResult<K>> + Send + use<'c, 'q, K, Conn, F, Q>
-    {
-        use diesel_async::futures_util::stream::{self, StreamExt};
-        self.pages().flat_map(|page| {
-            stream::iter(match page {
-                Ok(page) => page.items.into_iter().map(Ok).collect::<Vec<_>>(),
-                Err(error) => vec![Err(error)],
-            })
-        })
-    }
-}
-
 impl<K: Keyset, Conn, F, M> fmt::Debug for Walk<'_, '_, K, Conn, F, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Walk")
@@ -373,5 +320,119 @@ impl<K: Keyset, Conn, F, M> fmt::Debug for Walk<'_, '_, K, Conn, F, M> {
             .field("mark", &self.mark())
             .field("done", &self.state.done)
             .finish_non_exhaustive()
+    }
+}
+
+/// The walk on diesel-async connections: the same [`Walk`] in the [`Async`] mode, read with
+/// `next_page().await` or as a `Stream`.
+#[cfg(feature = "diesel-async")]
+pub(crate) mod async_ {
+    use diesel::QueryResult;
+
+    use super::Walk as BlockingWalk;
+    use crate::keyset::Keyset;
+    use crate::load::async_::LoadPage;
+    use crate::page::Page;
+    use crate::paginate::async_::Async;
+
+    /// [`crate::Walk`] on a diesel-async connection: every page of a query, from a cursor (or the
+    /// first page) to the end, with the same options (`after`, `page_size`, `force_index`,
+    /// `high_water_mark`) and the same rules, one page in memory at a time. Read it with
+    /// [`next_page`](crate::Walk::next_page)`.await`, or as a `Stream` of pages
+    /// ([`pages`](crate::Walk::pages)) or of rows ([`rows`](crate::Walk::rows)). The closure's
+    /// query needs this module's [`LoadPage`].
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// use diesel_async::futures_util::{StreamExt, TryStreamExt};
+    /// use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+    /// use keyset_diesel::async_;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> QueryResult<()> {
+    /// let mut conn = SyncConnectionWrapper::<SqliteConnection>::new(setup());
+    /// let query = || events::table.filter(events::workspace_id.eq("W9")).select(Event::as_select());
+    ///
+    /// // Pages, as the blocking walk yields them.
+    /// let sizes: Vec<usize> = async_::Walk::<Event, _, _>::new(&mut conn, query)
+    ///     .page_size(4)
+    ///     .pages()
+    ///     .map_ok(|page| page.len())
+    ///     .try_collect()
+    ///     .await?;
+    /// assert_eq!(sizes, [4, 2]);
+    ///
+    /// // Rows, one page in memory at a time.
+    /// let ids: Vec<String> = async_::Walk::<Event, _, _>::new(&mut conn, query)
+    ///     .page_size(4)
+    ///     .rows()
+    ///     .map_ok(|event| event.event_id)
+    ///     .try_collect()
+    ///     .await?;
+    /// assert_eq!(ids, ["e101", "e102", "e103", "e104", "e105", "e106"]);
+    ///
+    /// // Or page by page, keeping the walk (its cursor, its connection).
+    /// let mut walk = async_::Walk::<Event, _, _>::new(&mut conn, query).page_size(5);
+    /// let first = walk.next_page().await.expect("a page")?;
+    /// assert_eq!(first.len(), 5);
+    /// assert_eq!(walk.cursor().map(|c| c.key.1.as_str()), Some("e105"));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub type Walk<'c, 'q, K, Conn, F> = BlockingWalk<'c, 'q, K, Conn, F, Async>;
+
+    impl<'c, 'q, K, Conn, F, Q> BlockingWalk<'c, 'q, K, Conn, F, Async>
+    where
+        K: Keyset + Send,
+        K::Key: Send,
+        Conn: Send,
+        F: FnMut() -> Q + Send,
+        Q: LoadPage<'q, Conn, K>,
+    {
+        /// The next page (`None`: the walk is over): what the blocking walk's `Iterator::next`
+        /// yields, with the same rules (empty pages are not yielded; an error is yielded once and
+        /// ends the walk, [`Walk::cursor`](crate::Walk::cursor) staying after the last row delivered). The future is
+        /// `Send`.
+        #[allow(clippy::manual_async_fn)] // spelled out: the `Send` is declared, so an async
+                                          // closure holding the walk (a snapshot) is `Send` too
+        pub fn next_page(
+            &mut self,
+        ) -> impl std::future::Future<Output = Option<QueryResult<Page<K>>>>
+               + Send
+               + use<'_, 'c, 'q, K, Conn, F, Q> {
+            async move {
+                walk_next!(self, |paginated| Q::load_paginated(paginated, self.conn)
+                    .await)
+            }
+        }
+
+        /// The walk as a `Stream` of pages: each poll that needs a page runs
+        /// [`Walk::next_page`](crate::Walk::next_page). The stream is `Send`.
+        pub fn pages(
+            self,
+        ) -> impl diesel_async::futures_util::Stream<Item = QueryResult<Page<K>>>
+               + Send
+               + use<'c, 'q, K, Conn, F, Q> {
+            diesel_async::futures_util::stream::unfold(self, |mut walk| async move {
+                let page = walk.next_page().await;
+                page.map(|page| (page, walk))
+            })
+        }
+
+        /// The walk as a `Stream` of rows, in the keyset's order: the pages' items one by one
+        /// (one page in memory at a time); a page's error is yielded once and ends the stream.
+        pub fn rows(
+            self,
+        ) -> impl diesel_async::futures_util::Stream<Item = QueryResult<K>>
+               + Send
+               + use<'c, 'q, K, Conn, F, Q> {
+            use diesel_async::futures_util::stream::{self, StreamExt};
+            self.pages().flat_map(|page| {
+                stream::iter(match page {
+                    Ok(page) => page.items.into_iter().map(Ok).collect::<Vec<_>>(),
+                    Err(error) => vec![Err(error)],
+                })
+            })
+        }
     }
 }

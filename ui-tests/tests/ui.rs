@@ -2,7 +2,7 @@
 //! case must fail to compile with exactly the message in its `.stderr` file, except the `pass_*`
 //! cases, which must compile. Refresh the snapshots after a deliberate change of a message
 //! with `TRYBUILD=overwrite cargo nextest run -p keyset-ui-tests --test ui`. The cases are
-//! compiled against this crate's dev-dependencies only (SQLite, PostgreSQL's query builder, chrono), not the whole
+//! compiled against this crate's dev-dependencies only (SQLite, PostgreSQL's query builder, chrono and the features that add public names), not the whole
 //! workspace's feature set.
 
 #[test]

@@ -559,7 +559,7 @@ impl Db {
             .max_bytes(max_bytes, json_len)
             // Memory: the rows whose stored text is past `max_bytes` are never fetched.
             .max_bytes_in_sql(max_bytes, events::attachment)
-            .measure(events::message)
+            .budget_column(events::message)
             .load_page(conn)
             .await)?)
     }
@@ -588,7 +588,7 @@ impl Db {
             };
             paginated
                 .max_bytes_in_sql(max_bytes, events::attachment)
-                .measure(events::message)
+                .budget_column(events::message)
                 .load_page(conn)
                 .await
         })?)
@@ -723,7 +723,7 @@ where
         .page_size(request.page_size)
         .max_bytes(app.settings.max_bytes, |row: &K| json_len(row.as_ref()))
         .max_bytes_in_sql(app.settings.max_bytes, events::attachment)
-        .measure(events::message)
+        .budget_column(events::message)
         .load_page(conn)
         .await?;
     Ok(Ok(PageResponse::from_page(

@@ -8,10 +8,11 @@ use serde::Serialize;
 
 use super::store::AsyncStoreBackend;
 use super::{as_i64, expired, going_away, payloads, Export, ExportError, ExportPage, Purged};
-use crate::async_::{LoadPage, TransactionConnection, Walk};
 use crate::backend::KeysetBackend;
 use crate::keyset::Keyset;
-use crate::snapshot::async_::in_transaction;
+use crate::load::async_::LoadPage;
+use crate::snapshot::async_::{in_transaction, TransactionConnection};
+use crate::walk::async_::Walk;
 
 /// [`export::ExportStore`](super::ExportStore) on diesel-async connections
 /// (`AsyncPgConnection`, `AsyncMysqlConnection`, `SyncConnectionWrapper<SqliteConnection>`;

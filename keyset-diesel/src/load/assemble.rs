@@ -1,5 +1,6 @@
 //! Rows into a page: the probe and count rows split from the page rows, the page check, the
-//! byte budget, and the Relay flags and cursors.
+//! byte budget (cut here in Rust, or measured in SQL before the page), and the Relay flags and
+//! cursors. A page is built here once.
 
 use super::check::check_rows;
 use crate::cursor::{Cursor, Direction};
@@ -67,11 +68,13 @@ pub(crate) fn split_union<K>(loaded: impl Iterator<Item = (K, i32, i64)>) -> (Ve
 }
 
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
-/// never returned (docs/CASES.md C03); a backward page is reversed into display order; flags
-/// and cursors follow the Relay connection spec's words (see [`Page`]). First the page check:
-/// the rows against each other and the first against the request's cursor. A byte budget cuts
-/// the page further, in walk order (the rows nearest the cursor stay), and a cut page has more
-/// in the walk's direction: at least the row it left out.
+/// never returned; a backward page is reversed into display order; flags and cursors follow
+/// the Relay connection spec's words (see [`Page`]). First the page check: the rows against
+/// each other and the first against the request's cursor. A byte budget cuts the page
+/// further, in walk order (the rows nearest the cursor stay), and a cut page has more in the
+/// walk's direction: at least the row it left out. A byte budget measured in SQL
+/// ([`Measured`](crate::query::shape::Measured)) read the page as asked, whether it cut it,
+/// the other side's flag and the total count before the page: they are the page's.
 pub(crate) fn assemble<K: Keyset>(
     mut items: Vec<K>,
     probe: Option<bool>,
@@ -84,11 +87,15 @@ pub(crate) fn assemble<K: Keyset>(
         let upto = keep.min(items.len());
         keep = budget.rows_within(&items[..upto]);
     }
-    let more_in_walk = items.len() > keep;
+    let measured = assembly.measured;
+    let more_in_walk = items.len() > keep || measured.is_some_and(|m| m.cut);
     items.truncate(keep);
     // The other side: exact with a probe; otherwise "there was a cursor" (its row was
     // delivered before). The first page (no cursor) has nothing on the other side.
-    let other_side = probe.unwrap_or(assembly.cursor.is_some());
+    let other_side = measured
+        .and_then(|m| m.other_side)
+        .or(probe)
+        .unwrap_or(assembly.cursor.is_some());
     let (has_previous_page, has_next_page) = match assembly.walk {
         Direction::Forward => (other_side, more_in_walk),
         Direction::Backward => {
@@ -96,21 +103,21 @@ pub(crate) fn assemble<K: Keyset>(
             (more_in_walk, other_side)
         }
     };
-    // Relay (C29): a page with rows has both cursors, whatever the flags say; they are the
-    // resume positions of a live list. No edges, no cursors. (A cursor made from the
+    // Relay: a page with rows has both cursors, whatever the flags say; they are the resume
+    // positions of a live list. No edges, no cursors. (A cursor made from the
     // request's key would be off by one: the page before an empty page ends *at* the
     // request's row, which `before` excludes.)
     let start_cursor = items.first().map(|row| Cursor::before(row.key()));
     let end_cursor = items.last().map(|row| Cursor::after(row.key()));
     Ok(Page {
         items,
-        page_size: assembly.page_size,
+        page_size: measured.map_or(assembly.page_size, |m| m.page_size),
         direction: assembly.walk,
         has_previous_page,
         has_next_page,
         start_cursor,
         end_cursor,
-        total_count,
+        total_count: measured.and_then(|m| m.total).or(total_count),
     })
 }
 

@@ -1,28 +1,25 @@
-//! How a page is read back: the page statement run on a connection (blocking here, diesel-async
-//! in `async_.rs`, both through the one dispatch [`load_page_query!`]), its rows checked
-//! (`check.rs`) and assembled into a [`Page`] (`assemble.rs`).
+//! How a read runs: the statements `query/` decides, run on a connection, blocking here and
+//! on diesel-async connections in `async_.rs`, both through one driver per read
+//! ([`read_page!`], [`read_budgeted_page!`]) and one list of bounds
+//! ([`page_connection_impl!`]); the rows checked (`check.rs`) and assembled into a [`Page`]
+//! (`assemble.rs`). `budget.rs` loads the pages of a byte budget measured in SQL.
 
-use diesel::connection::Connection;
+use diesel::connection::LoadConnection;
 use diesel::query_dsl::{LoadQuery, RunQueryDsl};
 use diesel::QueryResult;
 
-use self::learn::IndexPart;
-use crate::backend::KeysetBackend;
-use crate::keyset::{Keyset, KeysetSql};
+use crate::keyset::Keyset;
 use crate::page::Page;
 use crate::paginate::{PaginateDsl, Paginated};
-use crate::query::shape::shape;
-use crate::query::typing::{
-    TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
-    SPLIT_BACKWARD, SPLIT_FORWARD,
-};
-use crate::query::{PageSource, PageStatement, SelectParts, UnionPage};
+use crate::query::learn::IndexPart;
+use crate::query::shape::decide;
+use crate::query::PageSource;
 
 mod assemble;
 #[cfg(feature = "diesel-async")]
-pub mod async_;
+pub(crate) mod async_;
+pub(crate) mod budget;
 mod check;
-pub(crate) mod learn;
 
 pub(crate) use self::assemble::Loaded;
 
@@ -94,8 +91,136 @@ macro_rules! load_page_query {
         }
     }};
 }
-#[cfg(feature = "diesel-async")]
 pub(crate) use load_page_query;
+
+/// Reads the page `$page` (a [`Decided`](crate::query::shape::Decided) page) on backend `$db`:
+/// on MySQL/MariaDB the learned index first (the table's indexes listed with `|$sql| $list`,
+/// an expression of the catalog statement's text, when this process has not in the last
+/// minute), then the page statement, loaded with `|$q| $load` ([`load_page_query!`]) and
+/// assembled. Evaluates to the [`Page`]; returns the error from the enclosing function. The
+/// one driver of a page, blocking and async (`.await` inside `$list` and `$load`).
+macro_rules! read_page {
+    ($page:expr, $db:ty, |$sql:ident| $list:expr, |$q:ident| $load:expr) => {{
+        use $crate::query::learn;
+        let mut page = $page;
+        // MySQL/MariaDB: the index that serves the seek, when the page names none.
+        let named = match learn::lookup_cached::<$db, _, _>(&page) {
+            Some(lookup) => {
+                let index = match lookup.known(true) {
+                    Some(index) => index,
+                    None => {
+                        let mut listed = (0, Err(diesel::result::Error::NotFound));
+                        for (form, $sql) in lookup.catalog_statements() {
+                            listed = (form, $list);
+                            if listed.1.is_ok() {
+                                break;
+                            }
+                        }
+                        lookup.learn(listed.0, listed.1)
+                    }
+                };
+                lookup.name(index, &mut page)
+            }
+            None => None,
+        };
+        let (query, assembly) = page.statement::<$db>();
+        let loaded = $crate::load::load_page_query!(query, $db, assembly.total, |$q| $load
+            .map_err(|e| learn::refused(named.as_ref(), e))?);
+        loaded.into_page(assembly)?
+    }};
+}
+pub(crate) use read_page;
+
+/// Reads the page of `$budgeted` (a [`ByteBudgeted`](crate::paginate::budget::ByteBudgeted))
+/// on backend `$db`: its plan (`query/shape.rs`), the budget's probe and, when asked for, the
+/// other side's probe (each loaded with `|$probe| $load_probe`) and the count (`|$count|
+/// $load_count`), then the page they narrow, read as [`read_page!`] reads it. The one driver of
+/// a budgeted page, blocking and async.
+macro_rules! read_budgeted_page {
+    (
+        $budgeted:expr, $db:ty,
+        |$probe:ident| $load_probe:expr,
+        |$count:ident| $load_count:expr,
+        |$sql:ident| $list:expr,
+        |$q:ident| $load:expr
+    ) => {{
+        let plan = $crate::query::shape::budget_plan::<$db, _, _, _>($budgeted)?;
+        let sizes = {
+            let $probe = plan.probe;
+            $load_probe?
+        };
+        let other_side = match plan.other_side {
+            Some($probe) => Some(!$load_probe?.is_empty()),
+            None => None,
+        };
+        let total = match plan.count {
+            Some($count) => $load_count?.first().copied(),
+            None => None,
+        };
+        let page = plan.page.measured(&sizes, other_side, total)?;
+        $crate::load::read_page!(page, $db, |$sql| $list, |$q| $load)
+    }};
+}
+pub(crate) use read_budgeted_page;
+
+/// The blanket impl of a connection trait of the loads (`$Trait`: `BlockingPageConnection`,
+/// `AsyncPageConnection` and the byte budget's two) for every connection `Conn: $Conn` that
+/// loads every page statement of `Q` and `K` with the mode's `$Load` (Diesel's or
+/// diesel-async's `LoadQuery`, each bound `+ $plus`), plus the bounds `$extra`: the one list of
+/// what a page needs of its connection, blocking and async.
+macro_rules! page_connection_impl {
+    (
+        $Trait:ident for Conn: $Conn:ident, $Load:ident $(+ $plus:lifetime)?,
+        where { $($extra:tt)* }
+        $($body:tt)*
+    ) => {
+        #[diagnostic::do_not_recommend]
+        impl<'query, Conn, K, Q> $Trait<'query, Q, K> for Conn
+        where
+            Conn: $Conn,
+            Conn::Backend: $crate::KeysetBackend + Default,
+            <Conn::Backend as diesel::backend::Backend>::QueryBuilder: Default,
+            K: $crate::query::KeysetSql<Conn::Backend> + 'static,
+            Q: $crate::query::PageSource<K>
+                + $crate::query::SelectParts<Conn::Backend>
+                + diesel::query_builder::QueryId,
+            $crate::query::PageStatement<Q, K>: $Load<'query, Conn, K> $(+ $plus)?,
+            $crate::query::typing::TypeKeyed<
+                $crate::query::PageStatement<Q, K>,
+                { $crate::query::typing::FIRST_FORWARD },
+            >: $Load<'query, Conn, K> $(+ $plus)?,
+            $crate::query::typing::TypeKeyed<
+                $crate::query::PageStatement<Q, K>,
+                { $crate::query::typing::FIRST_BACKWARD },
+            >: $Load<'query, Conn, K> $(+ $plus)?,
+            $crate::query::typing::TypeKeyed<
+                $crate::query::PageStatement<Q, K>,
+                { $crate::query::typing::AFTER_FORWARD },
+            >: $Load<'query, Conn, K> $(+ $plus)?,
+            $crate::query::typing::TypeKeyed<
+                $crate::query::PageStatement<Q, K>,
+                { $crate::query::typing::AFTER_BACKWARD },
+            >: $Load<'query, Conn, K> $(+ $plus)?,
+            $crate::query::UnionPage<Q, K>: $Load<'query, Conn, (K, K::Key, i32)> $(+ $plus)?,
+            $crate::query::typing::TypeKeyed<
+                $crate::query::UnionPage<Q, K>,
+                { $crate::query::typing::SPLIT_FORWARD },
+            >: $Load<'query, Conn, (K, K::Key, i32)> $(+ $plus)?,
+            $crate::query::typing::TypeKeyed<
+                $crate::query::UnionPage<Q, K>,
+                { $crate::query::typing::SPLIT_BACKWARD },
+            >: $Load<'query, Conn, (K, K::Key, i32)> $(+ $plus)?,
+            $crate::query::typing::WithTotal<$crate::query::PageStatement<Q, K>>:
+                $Load<'query, Conn, (K, i64)> $(+ $plus)?,
+            $crate::query::typing::WithTotal<$crate::query::UnionPage<Q, K>>:
+                $Load<'query, Conn, (K, K::Key, i32, i64)> $(+ $plus)?,
+            $($extra)*
+        {
+            $($body)*
+        }
+    };
+}
+pub(crate) use page_connection_impl;
 
 impl<Q, K: Keyset> Paginated<Q, K> {
     /// Runs the page: exactly one SQL statement. On MySQL/MariaDB, a later page that names no
@@ -166,7 +291,7 @@ pub trait LoadPage<'query, Conn, K: Keyset>: PaginateDsl + PageSource<K> {
 // The query's own checks (ORDER BY, LIMIT, OFFSET, the keyset's table: `PageSource`) are
 // bounds here, so each reports its own message; what the connection must do is behind
 // `BlockingPageConnection`, whose message names the async import when the connection is a
-// diesel-async one (issue 32, item 4).
+// diesel-async one.
 impl<'query, Conn, K, Q> LoadPage<'query, Conn, K> for Q
 where
     K: Keyset,
@@ -179,7 +304,7 @@ where
 }
 
 /// A blocking Diesel connection that loads keyset pages of `K` from query `Q`: the bound
-/// behind [`LoadPage`]'s connection. Implemented for every [`Connection`] whose backend this
+/// behind [`LoadPage`]'s connection. Implemented for every Diesel `LoadConnection` whose backend this
 /// crate's features enable and which loads `Q`'s page statements as `K` rows.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot load keyset pages of `{K}` with the blocking `load_page`",
@@ -193,45 +318,16 @@ pub trait BlockingPageConnection<'query, Q, K: Keyset>: Sized {
     fn load_pages(paginated: Paginated<Q, K>, conn: &mut Self) -> QueryResult<Page<K>>;
 }
 
-#[diagnostic::do_not_recommend]
-impl<'query, Conn, K, Q> BlockingPageConnection<'query, Q, K> for Conn
-where
-    Conn: Connection,
-    Conn::Backend: KeysetBackend + Default,
-    <Conn::Backend as diesel::backend::Backend>::QueryBuilder: Default,
-    K: KeysetSql<Conn::Backend> + 'static,
-    Q: PaginateDsl + PageSource<K> + SelectParts<Conn::Backend> + diesel::query_builder::QueryId,
-    diesel::query_builder::SqlQuery: LoadQuery<'query, Conn, IndexPart>,
-    PageStatement<Q, K>: LoadQuery<'query, Conn, K>,
-    TypeKeyed<PageStatement<Q, K>, FIRST_FORWARD>: LoadQuery<'query, Conn, K>,
-    TypeKeyed<PageStatement<Q, K>, FIRST_BACKWARD>: LoadQuery<'query, Conn, K>,
-    TypeKeyed<PageStatement<Q, K>, AFTER_FORWARD>: LoadQuery<'query, Conn, K>,
-    TypeKeyed<PageStatement<Q, K>, AFTER_BACKWARD>: LoadQuery<'query, Conn, K>,
-    UnionPage<Q, K>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
-    TypeKeyed<UnionPage<Q, K>, SPLIT_FORWARD>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
-    TypeKeyed<UnionPage<Q, K>, SPLIT_BACKWARD>: LoadQuery<'query, Conn, (K, K::Key, i32)>,
-    WithTotal<PageStatement<Q, K>>: LoadQuery<'query, Conn, (K, i64)>,
-    WithTotal<UnionPage<Q, K>>: LoadQuery<'query, Conn, (K, K::Key, i32, i64)>,
-{
-    fn load_pages(mut paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
-        // MySQL/MariaDB: the index that serves the seek, when the page names none (`learn.rs`).
-        let named = learn::lookup_cached::<Conn::Backend, _, _, _>(&paginated).and_then(|lookup| {
-            let index = lookup.known(true).unwrap_or_else(|| {
-                let mut listed = (0, Err(diesel::result::Error::NotFound));
-                for (form, sql) in lookup.catalog_statements() {
-                    listed = (form, diesel::sql_query(sql).load::<IndexPart>(conn));
-                    if listed.1.is_ok() {
-                        break;
-                    }
-                }
-                lookup.learn(listed.0, listed.1)
-            });
-            lookup.name(index, &mut paginated)
-        });
-        let (query, assembly) = shape::<Conn::Backend, _, _, _>(paginated)?;
-        let loaded = load_page_query!(query, Conn::Backend, assembly.total, |q| q
-            .load(conn)
-            .map_err(|e| learn::refused(named.as_ref(), e))?);
-        Ok(loaded.into_page(assembly)?)
+page_connection_impl! {
+    BlockingPageConnection for Conn: LoadConnection, LoadQuery,
+    where {}
+    fn load_pages(paginated: Paginated<Q, K>, conn: &mut Conn) -> QueryResult<Page<K>> {
+        let page = decide::<Conn::Backend, _, _, _>(paginated)?;
+        Ok(read_page!(
+            page,
+            Conn::Backend,
+            |sql| diesel::sql_query(sql).load::<IndexPart>(conn),
+            |q| q.load(conn)
+        ))
     }
 }

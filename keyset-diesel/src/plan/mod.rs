@@ -98,7 +98,14 @@ use crate::backend::KeysetBackend;
 use crate::keyset::{KeyColumn, Keyset};
 use crate::paginate::Paginated;
 use crate::query::filters::filters_sql;
+use crate::query::learn::name_known;
+use crate::query::shape::decide;
 use crate::query::{PageQuery, PageSource, SelectParts};
+
+#[cfg(feature = "diesel-async")]
+pub(crate) mod async_;
+#[cfg(feature = "diesel-async")]
+pub use self::async_::AsyncExplainConnection;
 
 #[cfg(feature = "mysql")]
 mod mysql;
@@ -251,17 +258,10 @@ pub fn explain<'q, Q, K, Conn>(
     paginated: Paginated<Q, K>,
 ) -> Result<PlanReport, PlanError>
 where
-    Conn: Connection,
-    Conn::Backend: PlanBackend,
-    <Conn::Backend as Backend>::QueryBuilder: Default,
     K: Keyset,
-    Q: PageSource<K> + SelectParts<Conn::Backend>,
-    PageQuery<Q, K>: QueryFragment<Conn::Backend>,
-    Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
-        LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow>,
-    diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow>,
+    Conn: ExplainConnection<'q, Q, K>,
 {
-    run(conn, paginated, false)
+    Conn::explain_page(conn, paginated, false)
 }
 
 /// [`explain`], running the page too: the rows each read returned ([`TableRead::rows`],
@@ -277,50 +277,89 @@ pub fn explain_analyze<'q, Q, K, Conn>(
     paginated: Paginated<Q, K>,
 ) -> Result<PlanReport, PlanError>
 where
-    Conn: Connection,
-    Conn::Backend: PlanBackend,
-    <Conn::Backend as Backend>::QueryBuilder: Default,
     K: Keyset,
-    Q: PageSource<K> + SelectParts<Conn::Backend>,
-    PageQuery<Q, K>: QueryFragment<Conn::Backend>,
-    Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
-        LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow>,
-    diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow>,
+    Conn: ExplainConnection<'q, Q, K>,
 {
-    run(conn, paginated, true)
+    Conn::explain_page(conn, paginated, true)
 }
 
-fn run<'q, Q, K, Conn>(
-    conn: &mut Conn,
-    paginated: Paginated<Q, K>,
-    analyze: bool,
-) -> Result<PlanReport, PlanError>
-where
-    Conn: Connection,
-    Conn::Backend: PlanBackend,
-    <Conn::Backend as Backend>::QueryBuilder: Default,
-    K: Keyset,
-    Q: PageSource<K> + SelectParts<Conn::Backend>,
-    PageQuery<Q, K>: QueryFragment<Conn::Backend>,
-    Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
-        LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow>,
-    diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow>,
-{
-    let (query, mut run) = PlanRun::<Conn::Backend>::prepare(paginated, analyze)?;
-    if let Some(sql) = run.partitions_sql::<K>() {
-        run.partitions(diesel::sql_query(sql).load(conn)?);
-    }
-    if run.counters {
-        conn.batch_execute("FLUSH STATUS")?;
-    }
-    let rows = Explain::<_, <Conn::Backend as PlanBackend>::PlanSql>::new(run.prefix(), query)
-        .load(conn)?;
-    let status = if run.counters {
-        Some(diesel::sql_query(HANDLER_STATUS).load(conn)?)
-    } else {
-        None
+/// A connection the plan check runs on, for pages of query `Q` and keyset `K`: the one bound
+/// of [`explain`] and [`explain_analyze`]. Implemented for every Diesel connection whose
+/// backend is a [`PlanBackend`] and that loads the page's `EXPLAIN` rows (for a query `K`
+/// pages on that backend).
+pub trait ExplainConnection<'q, Q, K: Keyset>: Sized {
+    /// Runs the plan check (what [`explain`] and [`explain_analyze`] call).
+    #[doc(hidden)]
+    fn explain_page(
+        conn: &mut Self,
+        paginated: Paginated<Q, K>,
+        analyze: bool,
+    ) -> Result<PlanReport, PlanError>;
+}
+
+/// The blanket impl of a plan check's connection trait (`$Trait`: [`ExplainConnection`], or
+/// its async twin) for every `Conn: $Conn` that loads the page's `EXPLAIN` and status rows
+/// with the mode's `$Load` (each bound `+ $plus`), plus `$extra`: the plan check's bounds,
+/// written once for both modes.
+macro_rules! explain_connection_impl {
+    (
+        $Trait:ident for Conn: $Conn:ident, $Load:ident $(+ $plus:lifetime)?,
+        where { $($extra:tt)* }
+        $($body:tt)*
+    ) => {
+        impl<'q, Q, K, Conn> $Trait<'q, Q, K> for Conn
+        where
+            Conn: $Conn,
+            Conn::Backend: PlanBackend,
+            <Conn::Backend as diesel::backend::Backend>::QueryBuilder: Default,
+            K: Keyset,
+            Q: PageSource<K> + SelectParts<Conn::Backend>,
+            PageQuery<Q, K>: QueryFragment<Conn::Backend>,
+            Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
+                $Load<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow> $(+ $plus)?,
+            diesel::query_builder::SqlQuery: $Load<'q, Conn, StatusRow> $(+ $plus)?,
+            $($extra)*
+        {
+            $($body)*
+        }
     };
-    run.finish::<K>(rows, status)
+}
+pub(super) use explain_connection_impl;
+
+/// The plan check's statements on connection `$conn` of backend `$db`, in [`PlanRun`]'s order,
+/// each followed by `$($await)*` (nothing, or `.await`): the one driver of both modes.
+/// Evaluates to the report; returns a statement's error from the enclosing function.
+macro_rules! run_plan {
+    ($db:ty, $conn:ident, $paginated:expr, $analyze:expr $(, $($await:tt)+)?) => {{
+        let (query, mut run) = PlanRun::<$db>::prepare($paginated, $analyze)?;
+        if let Some(sql) = run.partitions_sql::<K>() {
+            run.partitions(diesel::sql_query(sql).load($conn) $($($await)+)? ?);
+        }
+        if run.counters {
+            $conn.batch_execute("FLUSH STATUS") $($($await)+)? ?;
+        }
+        let rows = Explain::<_, <$db as PlanBackend>::PlanSql>::new(run.prefix(), query)
+            .load($conn) $($($await)+)? ?;
+        let status = if run.counters {
+            Some(diesel::sql_query(HANDLER_STATUS).load($conn) $($($await)+)? ?)
+        } else {
+            None
+        };
+        run.finish::<K>(rows, status)
+    }};
+}
+pub(super) use run_plan;
+
+explain_connection_impl! {
+    ExplainConnection for Conn: Connection, LoadQuery,
+    where {}
+    fn explain_page(
+        conn: &mut Conn,
+        paginated: Paginated<Q, K>,
+        analyze: bool,
+    ) -> Result<PlanReport, PlanError> {
+        run_plan!(Conn::Backend, conn, paginated, analyze)
+    }
 }
 
 /// `SHOW SESSION STATUS LIKE 'Handler\_%'`: the handler counters ([`HandlerReads`]).
@@ -328,7 +367,7 @@ pub(crate) const HANDLER_STATUS: &str = "SHOW SESSION STATUS LIKE 'Handler\\_%'"
 
 /// One plan check between its statements: what [`explain`] and its async twin
 /// ([`async_::explain`](crate::async_::explain)) know before and after each, so both run the
-/// one logic and differ only in how a statement runs. The statements, in order: the
+/// one logic ([`run_plan!`]) and differ only in how a statement runs. The statements, in order: the
 /// partitions ([`PlanRun::partitions_sql`], if any), `FLUSH STATUS` (if
 /// [`PlanRun::counters`]), the `EXPLAIN` ([`PlanRun::prefix`]), the handler counters (if
 /// `counters`), then [`PlanRun::finish`].
@@ -352,7 +391,7 @@ where
 {
     /// The page's statement and the plan check's state.
     pub(crate) fn prepare<Q, K, M>(
-        mut paginated: Paginated<Q, K, M>,
+        paginated: Paginated<Q, K, M>,
         analyze: bool,
     ) -> Result<(PageQuery<Q, K>, Self), PlanError>
     where
@@ -364,9 +403,10 @@ where
         let page_size = paginated.page_size;
         let counted = paginated.total;
         let filters = filters_sql::<DB, Q>(&paginated.query)?;
+        let mut page = decide::<DB, _, _, _>(paginated)?;
         // The index a MySQL page names by itself, once this process has learned it.
-        crate::load::learn::name_known::<DB, _, _, _>(&mut paginated);
-        let query = paginated.into_query::<DB>()?;
+        name_known::<DB, _, _>(&mut page);
+        let (query, _) = page.statement::<DB>();
         let sql = diesel::debug_query::<DB, _>(&query).to_string();
         let (relation, table) = table_names::<K>();
         let run = PlanRun {
@@ -545,119 +585,5 @@ mod tests {
             had_cursor: true,
             partitions: Vec::new(),
         }
-    }
-}
-
-/// [`explain`] and [`explain_analyze`] on diesel-async connections, the same [`PlanRun`].
-#[cfg(feature = "diesel-async")]
-pub(crate) mod async_ {
-    use diesel::backend::Backend;
-    use diesel::query_builder::QueryFragment;
-    use diesel_async::methods::LoadQuery;
-    use diesel_async::{AsyncConnectionCore, RunQueryDsl};
-
-    use super::{Explain, PlanBackend, PlanError, PlanReport, PlanRun, StatusRow, HANDLER_STATUS};
-    use crate::async_::Async;
-    use crate::keyset::Keyset;
-    use crate::paginate::Paginated;
-    use crate::query::{PageQuery, PageSource, SelectParts};
-
-    /// [`plan::explain`](crate::plan::explain) on a diesel-async connection: the page's plan,
-    /// read and judged as the blocking form does, without running the page.
-    ///
-    /// ```
-    /// # include!("../doctest_setup.rs");
-    /// use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
-    /// use keyset_diesel::async_::{self, PaginateDsl};
-    ///
-    /// # #[tokio::main(flavor = "current_thread")]
-    /// # async fn main() -> Result<(), keyset_diesel::plan::PlanError> {
-    /// let mut conn = SyncConnectionWrapper::<SqliteConnection>::new(setup());
-    /// let page = events::table
-    ///     .filter(events::workspace_id.eq("W9"))
-    ///     .select(Event::as_select())
-    ///     .paginate_after::<Event>(None)
-    ///     .page_size(2);
-    /// let report = async_::explain(&mut conn, page).await?;
-    /// assert!(!report.seeks()); // no index on the keyset yet: the report names one
-    /// assert!(report.index_recipe.starts_with("CREATE INDEX"));
-    /// # Ok(())
-    /// # }
-    /// ```
-    ///
-    /// # Errors
-    /// As the blocking `explain`.
-    pub async fn explain<'q, Q, K, Conn>(
-        conn: &mut Conn,
-        paginated: Paginated<Q, K, Async>,
-    ) -> Result<PlanReport, PlanError>
-    where
-        Conn: AsyncConnectionCore + Send,
-        Conn::Backend: PlanBackend,
-        <Conn::Backend as Backend>::QueryBuilder: Default,
-        K: Keyset,
-        Q: PageSource<K> + SelectParts<Conn::Backend>,
-        PageQuery<Q, K>: QueryFragment<Conn::Backend>,
-        Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
-            LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow> + 'q,
-        diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow> + 'q,
-    {
-        run(conn, paginated, false).await
-    }
-
-    /// [`plan::explain_analyze`](crate::plan::explain_analyze) on a diesel-async connection.
-    ///
-    /// # Errors
-    /// As the blocking `explain_analyze`.
-    pub async fn explain_analyze<'q, Q, K, Conn>(
-        conn: &mut Conn,
-        paginated: Paginated<Q, K, Async>,
-    ) -> Result<PlanReport, PlanError>
-    where
-        Conn: AsyncConnectionCore + Send,
-        Conn::Backend: PlanBackend,
-        <Conn::Backend as Backend>::QueryBuilder: Default,
-        K: Keyset,
-        Q: PageSource<K> + SelectParts<Conn::Backend>,
-        PageQuery<Q, K>: QueryFragment<Conn::Backend>,
-        Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
-            LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow> + 'q,
-        diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow> + 'q,
-    {
-        run(conn, paginated, true).await
-    }
-
-    async fn run<'q, Q, K, Conn>(
-        conn: &mut Conn,
-        paginated: Paginated<Q, K, Async>,
-        analyze: bool,
-    ) -> Result<PlanReport, PlanError>
-    where
-        Conn: AsyncConnectionCore + Send,
-        Conn::Backend: PlanBackend,
-        <Conn::Backend as Backend>::QueryBuilder: Default,
-        K: Keyset,
-        Q: PageSource<K> + SelectParts<Conn::Backend>,
-        PageQuery<Q, K>: QueryFragment<Conn::Backend>,
-        Explain<PageQuery<Q, K>, <Conn::Backend as PlanBackend>::PlanSql>:
-            LoadQuery<'q, Conn, <Conn::Backend as PlanBackend>::PlanRow> + 'q,
-        diesel::query_builder::SqlQuery: LoadQuery<'q, Conn, StatusRow> + 'q,
-    {
-        let (query, mut run) = PlanRun::<Conn::Backend>::prepare(paginated, analyze)?;
-        if let Some(sql) = run.partitions_sql::<K>() {
-            run.partitions(diesel::sql_query(sql).load(conn).await?);
-        }
-        if run.counters {
-            conn.batch_execute("FLUSH STATUS").await?;
-        }
-        let rows = Explain::<_, <Conn::Backend as PlanBackend>::PlanSql>::new(run.prefix(), query)
-            .load(conn)
-            .await?;
-        let status = if run.counters {
-            Some(diesel::sql_query(HANDLER_STATUS).load(conn).await?)
-        } else {
-            None
-        };
-        run.finish::<K>(rows, status)
     }
 }

@@ -1,6 +1,6 @@
 //! Your query's `WHERE` clause as text, and which of the keyset's table's columns it pins to
 //! one value: what the plan check's index recipe (`plan/recipe.rs`) and the index a MySQL page
-//! names by itself (`load/learn.rs`) read from your query.
+//! names by itself (`learn.rs`) read from your query.
 
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, QueryBuilder, QueryFragment};

@@ -3,10 +3,16 @@
 //! `diesel::debug_query`, or in a hand-written [`KeysetSql`]; handlers need only the crate
 //! root (and a generic handler only [`LoadPage`](crate::LoadPage)).
 //!
-//! Inside, one file per stage of a page's SQL: `shape.rs` decides the statement from the
-//! options, `source.rs` takes your query apart, `statement.rs` and `union.rs` write the two
-//! statement shapes, `seek.rs` the seek predicate and `ORDER BY` as Diesel nodes, `sql.rs` the
-//! text rules they follow, and `typing.rs` how Diesel types a page (static ids, total count).
+//! Inside, `query/` decides every statement of a read and writes it; it runs none (that is
+//! `load/`). One file per stage of a page's SQL: `shape.rs` decides the statement from the
+//! options (checked once, with the backend's facts), `learn.rs` the index a MySQL/MariaDB page
+//! names by itself (and the catalog statement it learns from), `source.rs` takes your query
+//! apart and `filters.rs` reads its `WHERE` for the learned index and the plan check,
+//! `statement.rs` and `union.rs` write the two statement shapes, `budget.rs` the statements
+//! a byte budget reads before its page, `seek.rs` the seek predicate and `ORDER BY` as Diesel
+//! nodes, `sql.rs` the text rules they follow (`small_list.rs` their scratch lists),
+//! `text_memo.rs` the page texts kept per thread, and `typing.rs` how Diesel types a page
+//! (static ids, total count).
 //!
 //! [`Paginated::into_query`]: crate::Paginated::into_query
 
@@ -14,8 +20,9 @@ use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::QueryResult;
 
+pub(crate) mod budget;
 pub(crate) mod filters;
-pub(crate) mod measure;
+pub(crate) mod learn;
 mod seek;
 pub(crate) mod shape;
 mod small_list;
@@ -26,7 +33,7 @@ mod text_memo;
 pub(crate) mod typing;
 pub(crate) mod union;
 
-pub use self::measure::{CountQuery, SizeProbe};
+pub use self::budget::{BudgetProbe, CountQuery};
 pub use self::seek::{KeysetOrder, SeekPredicate};
 pub use self::source::{PageSource, SelectParts};
 pub use self::statement::PageStatement;

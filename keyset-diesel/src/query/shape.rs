@@ -1,20 +1,28 @@
 //! The one decision of a page: from its options, its backend and its cursor to the statement
 //! it runs ([`PageQuery`]) and how its rows become a page ([`Assembly`]).
+//!
+//! [`decide`] checks a page's options once and works out what its backend writes
+//! ([`Decided`]); on MySQL/MariaDB the learned index (`learn.rs`) may then name an index on it;
+//! [`Decided::statement`] writes the statement. A byte budget measured in SQL decides its
+//! probes from the same [`Decided`] ([`budget_plan`]), and the probes' answers narrow it into
+//! its page ([`Unmeasured::measured`]): what they read travels in the [`Assembly`], so the
+//! page is built once.
 
 use std::sync::Arc;
 
-use super::measure::{SizeColumn, SizeProbe};
+use super::budget::{BudgetProbe, CountQuery};
 use super::seek::{keyset_dialect, FarBound, KeysetOrder, SeekPredicate};
 use super::source::PageSource;
 use super::statement::PageStatement;
 use super::union::UnionPage;
 use super::PageQuery;
-use crate::backend::KeysetBackend;
+use crate::backend::{BackendKind, Dialect, KeysetBackend};
 use crate::cursor::Direction;
 use crate::error::KeysetError;
 use crate::key::KeyTuple;
 use crate::keyset::{column_name, Keyset};
-use crate::paginate::{ByteBudget, IndexHint, Paginated};
+use crate::paginate::budget::{fitting, ByteBudgeted};
+use crate::paginate::{ByteBudget, IndexHint, Paginated, WindowEnd};
 
 /// How the rows a page statement loads become a page (`load/assemble.rs`).
 pub(crate) struct Assembly<K: Keyset> {
@@ -25,23 +33,61 @@ pub(crate) struct Assembly<K: Keyset> {
     pub cursor: Option<K::Key>,
     /// The union carries a probe of the other side (exact flags).
     pub probed: bool,
-    /// The byte budget, if any ([`Paginated::max_bytes`]).
+    /// The byte budget cut in Rust, if any ([`Paginated::max_bytes`]).
     pub budget: Option<ByteBudget<K>>,
     /// The rows carry the total count ([`Paginated::with_total_count`]).
     pub total: bool,
+    /// What a byte budget measured in SQL read before the page, if any.
+    pub measured: Option<Measured>,
 }
 
-/// The page statement of `paginated` on backend `DB`, and how its rows become a page: the
-/// first page or one statement after the cursor (direct or deferred join), or a union of the
-/// seek's arms, the probe of the other side and the count row.
+/// What the statements of a byte budget measured in SQL
+/// ([`Paginated::max_bytes_in_sql`]) read before its page: the page as asked, and the facts the
+/// narrowed page statement does not read itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Measured {
+    /// The page size asked for (the page statement reads only the rows that fit).
+    pub page_size: u32,
+    /// The budget cut the page: rows follow in the walk's direction.
+    pub cut: bool,
+    /// After a cursor with exact flags, whether a row lies on the other side (its probe).
+    pub other_side: Option<bool>,
+    /// After a cursor with the total count, the count (its own statement).
+    pub total: Option<i64>,
+}
+
+/// A page whose options are checked and whose backend's facts are worked out, once: what
+/// [`decide`] makes of a [`Paginated`], ready to name its statement ([`Decided::statement`]).
+pub(crate) struct Decided<Q, K: Keyset> {
+    pub(super) query: Q,
+    pub(super) cursor: Option<K::Key>,
+    until: Option<WindowEnd<K>>,
+    pub(super) walk: Direction,
+    page_size: u32,
+    exact: bool,
+    pub(super) deferred: Option<bool>,
+    per_level: bool,
+    budget: Option<ByteBudget<K>>,
+    total: bool,
+    pub(super) index: IndexHint,
+    /// What the seek may write on this backend (row values, `NULLS FIRST`, ...), the
+    /// [`expanded_seek`](Paginated::expanded_seek) option applied.
+    dialect: Dialect,
+    /// The backend, for the check of a bound found later (a budget's window end).
+    kind: BackendKind,
+    measured: Option<Measured>,
+}
+
+/// Checks `paginated`'s options for backend `DB` and works out what the backend writes: the
+/// one validation of a page.
 ///
 /// # Errors
 /// [`KeysetError::InvalidPageSize`] for a page size of 0, the query's own refusals
 /// ([`PageSource::check_clauses`]), [`KeysetError::InvalidCursorKey`] for a cursor or window
 /// end that cannot be bound.
-pub(crate) fn shape<DB, Q, K, M>(
+pub(crate) fn decide<DB, Q, K, M>(
     paginated: Paginated<Q, K, M>,
-) -> Result<(PageQuery<Q, K>, Assembly<K>), KeysetError>
+) -> Result<Decided<Q, K>, KeysetError>
 where
     DB: KeysetBackend,
     Q: PageSource<K>,
@@ -67,146 +113,251 @@ where
     }
     query.check_clauses()?;
     for key in until.as_ref().map(|u| &u.key).into_iter().chain(&cursor) {
-        check_bound::<DB, K>(key)?;
+        check_bound::<K>(key, DB::KIND)?;
     }
-    let index = resolve_index(&query, index);
-    let deferred = deferred.unwrap_or(DB::DEFERRED_JOIN && index.is_none());
     let mut dialect = keyset_dialect::<DB, K>();
     dialect.row_values &= !expanded;
     dialect.negated_ties &= !expanded;
-    // u32 + 1 always fits in i64.
-    let limit = i64::from(page_size) + 1;
-    let order = KeysetOrder::new(walk);
-    let until = until.map(|end| FarBound::new(end.key, walk, end.inclusive, dialect));
-    let probed = exact && cursor.is_some();
-    let assembly = Assembly {
+    Ok(Decided {
+        query,
+        cursor,
+        until,
         walk,
         page_size,
-        cursor: cursor.clone(),
-        probed,
+        exact,
+        deferred,
+        per_level,
         budget,
         total,
-    };
-    let seek = cursor.map(|key| SeekPredicate::planned(key, walk, dialect, per_level));
-    // MySQL: a first page whose placement term would sort every row reads the values and the
-    // NULL group as two arms, each in index order.
-    let (query, seek) = match seek {
-        None => match UnionPage::first_split::<DB>(query, order, deferred, limit, total) {
-            Ok(union) => {
-                let union = union.until(until).index(index);
-                return Ok((PageQuery::Union(union), assembly));
-            }
-            Err(query) => (query, None),
-        },
-        seek => (query, seek),
-    };
-    let query = match seek {
-        // A later page with the total count is a union: its count row carries the count even
-        // when the page after the cursor is empty.
-        Some(seek) if seek.arms() > 1 || probed || total => PageQuery::Union(
-            UnionPage::new(query, seek, order, probed, deferred, limit, total)
-                .until(until)
-                .index(index),
-        ),
-        seek => PageQuery::Statement(PageStatement {
-            query,
-            deferred: deferred && seek.is_some(),
-            // Rows all on one side of the leading column's NULL group: MySQL orders them
-            // without the placement term, in the index's order (`KeysetOrder::of_split_arm`).
-            order: match seek.as_ref().and_then(SeekPredicate::one_side) {
-                Some(null_group) => order.of_split_arm(null_group),
-                None => order,
-            },
-            seek,
-            until,
-            limit,
-            total,
-            index,
-        }),
-    };
-    Ok((query, assembly))
-}
-
-/// The size probe of `paginated` on backend `DB` (`query/measure.rs`): the page's seek (one
-/// condition), window, order, index and `LIMIT page_size + 1` over a copy of its query,
-/// selecting the key columns and the sum of `columns`' sizes.
-///
-/// # Errors
-/// As [`shape`]: an invalid page size, the query's own refusals, a cursor or window end that
-/// cannot be bound.
-pub(crate) fn size_probe<DB, Q, K, M>(
-    paginated: &Paginated<Q, K, M>,
-    columns: Arc<[SizeColumn]>,
-) -> Result<SizeProbe<Q, K>, KeysetError>
-where
-    DB: KeysetBackend,
-    Q: PageSource<K> + Clone,
-    K: Keyset,
-{
-    let p = paginated;
-    if p.page_size == 0 {
-        return Err(KeysetError::InvalidPageSize(0));
-    }
-    p.query.check_clauses()?;
-    for key in p
-        .until
-        .as_ref()
-        .map(|u| &u.key)
-        .into_iter()
-        .chain(&p.cursor)
-    {
-        check_bound::<DB, K>(key)?;
-    }
-    let mut dialect = keyset_dialect::<DB, K>();
-    dialect.row_values &= !p.expanded;
-    dialect.negated_ties &= !p.expanded;
-    Ok(SizeProbe {
-        query: p.query.clone(),
-        seek: p
-            .cursor
-            .clone()
-            .map(|key| SeekPredicate::whole(key, p.walk, dialect)),
-        until: p
-            .until
-            .as_ref()
-            .map(|end| FarBound::new(end.key.clone(), p.walk, end.inclusive, dialect)),
-        order: KeysetOrder::new(p.walk),
-        limit: i64::from(p.page_size) + 1,
-        index: resolve_index(&p.query, p.index),
-        columns,
+        index,
+        dialect,
+        kind: DB::KIND,
+        measured: None,
     })
 }
 
-/// The other side of `paginated`'s cursor, key-only (`query/measure.rs`): at most one row at
-/// or before the cursor, nearest first; `None` without a cursor. What exact flags read for a
-/// budgeted page, instead of the union's probe branch, which reads one whole row.
+/// The page statement of `paginated` on backend `DB`, and how its rows become a page:
+/// [`decide`], then [`Decided::statement`] (no learned index).
 ///
 /// # Errors
-/// As [`size_probe`].
-pub(crate) fn other_side_probe<DB, Q, K, M>(
-    paginated: &Paginated<Q, K, M>,
-) -> Result<Option<SizeProbe<Q, K>>, KeysetError>
+/// As [`decide`].
+#[cfg(test)]
+pub(crate) fn shape<DB, Q, K, M>(
+    paginated: Paginated<Q, K, M>,
+) -> Result<(PageQuery<Q, K>, Assembly<K>), KeysetError>
+where
+    DB: KeysetBackend,
+    Q: PageSource<K>,
+    K: Keyset,
+{
+    Ok(decide::<DB, _, _, _>(paginated)?.statement::<DB>())
+}
+
+impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
+    /// The page statement on backend `DB` (the one [`decide`] was made for): the first page
+    /// or one statement after the cursor (direct or deferred join), or a union of the seek's
+    /// arms, the probe of the other side and the count row; and how its rows become a page.
+    pub(crate) fn statement<DB: KeysetBackend>(self) -> (PageQuery<Q, K>, Assembly<K>) {
+        let Decided {
+            query,
+            cursor,
+            until,
+            walk,
+            page_size,
+            exact,
+            deferred,
+            per_level,
+            budget,
+            total,
+            index,
+            dialect,
+            kind: _,
+            measured,
+        } = self;
+        let index = resolve_index(&query, index);
+        let deferred = deferred.unwrap_or(DB::DEFERRED_JOIN && index.is_none());
+        // u32 + 1 always fits in i64.
+        let limit = i64::from(page_size) + 1;
+        let order = KeysetOrder::new(walk);
+        let until = until.map(|end| FarBound::new(end.key, walk, end.inclusive, dialect));
+        let probed = exact && cursor.is_some();
+        let assembly = Assembly {
+            walk,
+            page_size,
+            cursor: cursor.clone(),
+            probed,
+            budget,
+            total,
+            measured,
+        };
+        let seek = cursor.map(|key| SeekPredicate::planned(key, walk, dialect, per_level));
+        // MySQL: a first page whose placement term would sort every row reads the values and
+        // the NULL group as two arms, each in index order.
+        let (query, seek) = match seek {
+            None => match UnionPage::first_split::<DB>(query, order, deferred, limit, total) {
+                Ok(union) => {
+                    let union = union.until(until).index(index);
+                    return (PageQuery::Union(union), assembly);
+                }
+                Err(query) => (query, None),
+            },
+            seek => (query, seek),
+        };
+        let query = match seek {
+            // A later page with the total count is a union: its count row carries the count
+            // even when the page after the cursor is empty.
+            Some(seek) if seek.arms() > 1 || probed || total => PageQuery::Union(
+                UnionPage::new(query, seek, order, probed, deferred, limit, total)
+                    .until(until)
+                    .index(index),
+            ),
+            seek => PageQuery::Statement(PageStatement {
+                query,
+                deferred: deferred && seek.is_some(),
+                // Rows all on one side of the leading column's NULL group: MySQL orders them
+                // without the placement term, in the index's order
+                // (`KeysetOrder::of_split_arm`).
+                order: match seek.as_ref().and_then(SeekPredicate::one_side) {
+                    Some(null_group) => order.of_split_arm(null_group),
+                    None => order,
+                },
+                seek,
+                until,
+                limit,
+                total,
+                index,
+            }),
+        };
+        (query, assembly)
+    }
+}
+
+/// The statements a byte budget measured in SQL reads before its page: the budget's probe,
+/// and after a cursor the key-only probe of the other side (exact flags) and the count (total
+/// count), each when asked for; then [`Unmeasured::measured`] with their answers.
+pub(crate) struct BudgetPlan<Q, K: Keyset> {
+    pub probe: BudgetProbe<Q, K>,
+    pub other_side: Option<BudgetProbe<Q, K>>,
+    pub count: Option<CountQuery<Q>>,
+    pub page: Unmeasured<Q, K>,
+}
+
+/// A byte-budgeted page before its probes have answered.
+pub(crate) struct Unmeasured<Q, K: Keyset> {
+    page: Decided<Q, K>,
+    max: usize,
+}
+
+/// The plan of `budgeted` on backend `DB`: its page [`decide`]d once, and the statements read
+/// before it (`query/budget.rs`): the probe has the page's seek (one condition), window, order,
+/// index and `LIMIT page_size + 1` over a copy of its query, selecting the key columns and the
+/// sum of the budget's columns' sizes; the other side's probe reads at most one key at or
+/// before the cursor, nearest first, instead of the union's probe branch, which reads one whole
+/// row.
+///
+/// # Errors
+/// As [`decide`].
+pub(crate) fn budget_plan<DB, Q, K, M>(
+    budgeted: ByteBudgeted<Q, K, M>,
+) -> Result<BudgetPlan<Q, K>, KeysetError>
 where
     DB: KeysetBackend,
     Q: PageSource<K> + Clone,
     K: Keyset,
 {
-    let p = paginated;
-    let Some(cursor) = p.cursor.clone() else {
-        return Ok(None);
+    let ByteBudgeted {
+        paginated,
+        max,
+        columns,
+    } = budgeted;
+    let page = decide::<DB, _, _, _>(paginated)?;
+    let (walk, dialect) = (page.walk, page.dialect);
+    let index = resolve_index(&page.query, page.index);
+    let probe = BudgetProbe {
+        query: page.query.clone(),
+        seek: page
+            .cursor
+            .clone()
+            .map(|key| SeekPredicate::whole(key, walk, dialect)),
+        until: page
+            .until
+            .as_ref()
+            .map(|end| FarBound::new(end.key.clone(), walk, end.inclusive, dialect)),
+        order: KeysetOrder::new(walk),
+        limit: i64::from(page.page_size) + 1,
+        index,
+        columns: columns.into(),
     };
-    let mut dialect = keyset_dialect::<DB, K>();
-    dialect.row_values &= !p.expanded;
-    dialect.negated_ties &= !p.expanded;
-    Ok(Some(SizeProbe {
-        query: p.query.clone(),
-        seek: None,
-        until: Some(FarBound::new(cursor, p.walk, true, dialect)),
-        order: KeysetOrder::new(p.walk.reversed()),
-        limit: 1,
-        index: resolve_index(&p.query, p.index),
-        columns: Arc::from(Vec::new()),
-    }))
+    let other_side = match (&page.cursor, page.exact) {
+        (Some(cursor), true) => Some(BudgetProbe {
+            query: page.query.clone(),
+            seek: None,
+            until: Some(FarBound::new(cursor.clone(), walk, true, dialect)),
+            order: KeysetOrder::new(walk.reversed()),
+            limit: 1,
+            index,
+            columns: Arc::from(Vec::new()),
+        }),
+        _ => None,
+    };
+    let count = (page.total && page.cursor.is_some()).then(|| CountQuery {
+        query: page.query.clone(),
+    });
+    Ok(BudgetPlan {
+        probe,
+        other_side,
+        count,
+        page: Unmeasured { page, max },
+    })
+}
+
+impl<Q, K: Keyset> Unmeasured<Q, K> {
+    /// The page, from what the probes read: `sizes` (keys and sizes in walk order), whether a
+    /// row lies on the other side and the total count (after a cursor, each when asked for).
+    /// Its window ends at the last row that fits (inclusive) and its page size is cut to the
+    /// rows that fit; after a cursor, exact flags and the total count come from their probes,
+    /// not from union branches that would read whole rows. With no row, the page as asked (it
+    /// is empty, or reads what was written since).
+    ///
+    /// # Errors
+    /// [`KeysetError::InvalidCursorKey`] when the last key that fits cannot be bound (a NaN
+    /// stored in a key column).
+    pub(crate) fn measured(
+        self,
+        sizes: &[(K::Key, i64)],
+        other_side: Option<bool>,
+        total: Option<i64>,
+    ) -> Result<Decided<Q, K>, KeysetError> {
+        let mut page = self.page;
+        let asked = page.page_size;
+        if page.cursor.is_some() {
+            page.exact = false;
+            page.total = false;
+        }
+        let within = sizes
+            .iter()
+            .take(usize::try_from(asked).unwrap_or(usize::MAX))
+            .map(|(_, size)| usize::try_from(*size).unwrap_or(0));
+        let fit = fitting(self.max, within);
+        let mut cut = false;
+        if let Some((last, _)) = fit.checked_sub(1).and_then(|i| sizes.get(i)) {
+            check_bound::<K>(last, page.kind)?;
+            cut = sizes.len() > fit;
+            page.until = Some(WindowEnd {
+                key: last.clone(),
+                inclusive: true,
+            });
+            // fit <= page_size, a u32.
+            page.page_size = u32::try_from(fit).unwrap_or(asked);
+        }
+        page.measured = Some(Measured {
+            page_size: asked,
+            cut,
+            other_side,
+            total,
+        });
+        Ok(page)
+    }
 }
 
 /// The index a page names: the query's default (the keyset's declared one), the forced one,
@@ -219,11 +370,11 @@ fn resolve_index<Q: PageSource<K>, K: Keyset>(query: &Q, hint: IndexHint) -> Opt
     }
 }
 
-/// A cursor or window end that can be bound on `DB`: no value that is never a key (a NaN),
-/// none Diesel would not bind exactly.
-fn check_bound<DB: KeysetBackend, K: Keyset>(key: &K::Key) -> Result<(), KeysetError> {
+/// A cursor or window end that can be bound on backend `kind`: no value that is never a key (a
+/// NaN), none Diesel would not bind exactly.
+fn check_bound<K: Keyset>(key: &K::Key, kind: BackendKind) -> Result<(), KeysetError> {
     key.check_key()
-        .and_then(|()| key.check_bind(DB::KIND))
+        .and_then(|()| key.check_bind(kind))
         .map_err(|(index, e)| KeysetError::InvalidCursorKey {
             column: column_name::<K>(index),
             reason: e.0,
@@ -245,7 +396,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     where
         Q: PageSource<K>,
     {
-        Ok(shape::<DB, Q, K, M>(self)?.0)
+        Ok(decide::<DB, _, _, _>(self)?.statement::<DB>().0)
     }
 
     /// The page's SQL and binds on the backend of connection `conn`, as `diesel::debug_query`
@@ -282,9 +433,9 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         PageQuery<Q, K>: diesel::query_builder::QueryFragment<C::Backend>,
     {
         let _ = conn;
-        let mut paginated = self;
-        crate::load::learn::name_known::<C::Backend, _, _, _>(&mut paginated);
-        let query = paginated.into_query::<C::Backend>()?;
+        let mut page = decide::<C::Backend, _, _, _>(self)?;
+        super::learn::name_known::<C::Backend, _, _>(&mut page);
+        let (query, _) = page.statement::<C::Backend>();
         Ok(diesel::debug_query::<C::Backend, _>(&query).to_string())
     }
 }

@@ -165,10 +165,10 @@ impl<K: Keyset> RelayRequest<K> {
     /// [`RelayRequest::paginate`] for a diesel-async connection (the
     /// [`async_::PaginateDsl`](crate::async_::PaginateDsl) mode): `.load_page(conn).await`.
     #[cfg(feature = "diesel-async")]
-    pub fn paginate_async<Q: crate::async_::PaginateDsl>(
+    pub fn paginate_async<Q: crate::paginate::async_::PaginateDsl>(
         self,
         query: Q,
-    ) -> Paginated<Q, K, crate::async_::Async> {
+    ) -> Paginated<Q, K, crate::paginate::async_::Async> {
         self.attach(query)
     }
 

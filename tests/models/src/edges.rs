@@ -94,7 +94,7 @@ pub fn take_loaded() -> (usize, usize) {
 /// How a [`MeasuredRead`] page bounds its bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Budget {
-    /// `max_bytes_in_sql(max, payload).measure(payload)`: measured by the database.
+    /// `max_bytes_in_sql(max, payload).budget_column(payload)`: measured by the database.
     InSql(usize),
     /// `max_bytes(max, Measured::weight)`: measured in Rust on the rows loaded.
     InRust(usize),
@@ -147,7 +147,7 @@ macro_rules! measured_read {
                         match budget {
                             Budget::InSql(max) => p
                                 .max_bytes_in_sql(max, plan_rows::payload)
-                                .measure(plan_rows::payload)
+                                .budget_column(plan_rows::payload)
                                 .load_page(self),
                             Budget::InRust(max) => {
                                 p.max_bytes(max, Measured::weight).load_page(self)
@@ -219,7 +219,7 @@ macro_rules! measured_read_async {
                         match budget {
                             Budget::InSql(max) => runtime.block_on(
                                 p.max_bytes_in_sql(max, plan_rows::payload)
-                                    .measure(plan_rows::payload)
+                                    .budget_column(plan_rows::payload)
                                     .load_page(conn),
                             ),
                             Budget::InRust(max) => {

@@ -474,7 +474,7 @@ pub fn sql_byte_budget_fetches_only_the_rows_that_fit_on<D: OracleDb + MeasuredR
         })
         .collect();
     db.db().insert_plan_rows(&rows);
-    // The budget counts `payload` twice (`max_bytes_in_sql(.., payload).measure(payload)`).
+    // The budget counts `payload` twice (`max_bytes_in_sql(.., payload).budget_column(payload)`).
     let weight: HashMap<i64, usize> = rows.iter().map(|r| (r.id, 2 * r.payload.len())).collect();
     let forward = db
         .db()

@@ -10,5 +10,9 @@ use keyset_diesel::PageResponse; // keyset_diesel::web::PageResponse
 use keyset_diesel::Problem; // keyset_diesel::web::Problem
 use keyset_diesel::encode_page_cursor; // removed: CursorCodec::encode_with_page_size
 use keyset_diesel::key::KeyValue as OldValue; // a private module
+use keyset_diesel::BytesBudgeted; // renamed: keyset_diesel::ByteBudgeted
+use keyset_diesel::MeasuredColumn; // renamed: keyset_diesel::BudgetColumn
+use keyset_diesel::query::SizeProbe; // renamed: keyset_diesel::query::BudgetProbe
+use keyset_diesel::async_::AsyncPageConnection; // hidden: the bound behind async_::LoadPage
 
 fn main() {}

@@ -30,6 +30,7 @@ fn assembly(page_size: u32, walk: Direction, cursor: Option<i64>) -> Assembly<Ro
         probed: false,
         budget: None,
         total: false,
+        measured: None,
     }
 }
 

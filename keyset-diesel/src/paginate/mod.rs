@@ -1,15 +1,22 @@
-//! `.paginate_after(cursor)` / `.paginate_before(cursor)` on Diesel select queries, and the
-//! options of a page ([`Paginated`]). What the options make of the SQL is decided in
+//! The DSL: `.paginate_after(cursor)` / `.paginate_before(cursor)` on Diesel select queries,
+//! in both modes ([`PaginateDsl`] and [`Blocking`] here, the async twin and `Async` in
+//! `async_.rs`), and the options of a page ([`Paginated`]; the byte budget's in `budget.rs`).
+//! An option is a field and a method here; what it makes of the SQL is decided in
 //! `query/shape.rs`; how a page is run, in `load/`.
 
 use std::fmt;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
 use diesel::query_builder::{BoxedSelectStatement, SelectStatement};
 
 use crate::cursor::{Cursor, Direction};
 use crate::keyset::Keyset;
+
+#[cfg(feature = "diesel-async")]
+pub(crate) mod async_;
+pub(crate) mod budget;
+
+pub(crate) use self::budget::ByteBudget;
 
 /// The page size used when `.page_size(n)` is not called.
 pub const DEFAULT_PAGE_SIZE: u32 = 20;
@@ -17,7 +24,7 @@ pub const DEFAULT_PAGE_SIZE: u32 = 20;
 /// Adds keyset pagination to Diesel select queries (`SelectStatement`, boxed or not).
 ///
 /// ```
-/// # include!("doctest_setup.rs");
+/// # include!("../doctest_setup.rs");
 /// # fn main() -> QueryResult<()> {
 /// # let conn = &mut setup();
 /// let feed = || events::table.filter(events::workspace_id.eq("W9")).select(Event::as_select());
@@ -128,38 +135,6 @@ impl IndexHint {
     }
 }
 
-/// A page's byte budget: at most `max` bytes of rows as `measure` counts them
-/// ([`Paginated::max_bytes`]).
-pub(crate) struct ByteBudget<K> {
-    pub max: usize,
-    pub measure: Arc<dyn Fn(&K) -> usize + Send + Sync>,
-}
-
-impl<K> Clone for ByteBudget<K> {
-    fn clone(&self) -> Self {
-        ByteBudget {
-            max: self.max,
-            measure: Arc::clone(&self.measure),
-        }
-    }
-}
-
-impl<K> ByteBudget<K> {
-    /// How many of `rows` (in walk order) the page keeps: the longest prefix whose sizes add
-    /// up to at most `max` bytes, but at least one row (a row bigger than the budget is
-    /// delivered alone, so a walk never stalls on it).
-    pub(crate) fn rows_within(&self, rows: &[K]) -> usize {
-        let mut used = 0usize;
-        for (i, row) in rows.iter().enumerate() {
-            used = used.saturating_add((self.measure)(row));
-            if used > self.max {
-                return i.max(1);
-            }
-        }
-        rows.len()
-    }
-}
-
 /// The mode of a [`Paginated`] made by [`PaginateDsl`]: `load_page` runs on a Diesel
 /// (blocking) `Connection`.
 #[derive(Debug, Clone, Copy)]
@@ -230,46 +205,6 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
         self
     }
 
-    /// A byte budget next to the page size: the page stops before the row that would take the
-    /// rows' total size above `max_bytes` (as `measure` counts a row, in bytes), but always
-    /// holds at least one row, so a walk never stalls on a row bigger than the budget. The
-    /// query is unchanged (`LIMIT page_size + 1`): the budget cuts among the rows fetched, in
-    /// walk order, and `has_more()` / `next_cursor()` stay exact (a cut page has more, and the
-    /// next page starts with the first row left out). A budget of 0 gives one row per page.
-    ///
-    /// **It bounds the response, not memory:** the page still loads `page_size + 1` whole rows
-    /// before it cuts, so a request allocates about (page size + 1) × the largest row (one
-    /// request of page size 100 over 2 MB rows raised a server's peak memory by 208 MiB). Bound
-    /// large columns where they are written (a `CHECK (length(col) <= n)`), keep them out of the
-    /// page's `select` (load them per row), or keep page sizes small where rows are large.
-    ///
-    /// ```
-    /// # include!("doctest_setup.rs");
-    /// # fn main() -> QueryResult<()> {
-    /// # let conn = &mut setup();
-    /// let page: Page<Event> = events::table
-    ///     .select(Event::as_select())
-    ///     .paginate_after(None)
-    ///     .page_size(5)
-    ///     .max_bytes(25, |e: &Event| e.message.len()) // "event e101": 10 bytes each
-    ///     .load_page(conn)?;
-    /// assert_eq!(page.items.len(), 2); // a third row would make 30 bytes
-    /// assert!(page.has_more());
-    /// # Ok(())
-    /// # }
-    /// ```
-    pub fn max_bytes(
-        mut self,
-        max_bytes: usize,
-        measure: impl Fn(&K) -> usize + Send + Sync + 'static,
-    ) -> Self {
-        self.budget = Some(ByteBudget {
-            max: max_bytes,
-            measure: Arc::new(measure),
-        });
-        self
-    }
-
     /// Also read the total count into [`Page::total_count`](crate::Page::total_count): the
     /// rows of your query without the page (its filters, `GROUP BY`/`HAVING` and `DISTINCT`
     /// kept; the seek, `ORDER BY` and `LIMIT` dropped), in rows (groups for `GROUP BY`,
@@ -280,7 +215,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// (docs/SQL.md, "Total count").
     ///
     /// ```
-    /// # include!("doctest_setup.rs");
+    /// # include!("../doctest_setup.rs");
     /// # fn main() -> QueryResult<()> {
     /// # let conn = &mut setup();
     /// let page: Page<Event> = events::table
@@ -334,7 +269,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// use (`no query solution`), as a Diesel `DatabaseError`.
     ///
     /// ```
-    /// # include!("doctest_setup.rs");
+    /// # include!("../doctest_setup.rs");
     /// # fn main() -> QueryResult<()> {
     /// # let conn = &mut setup();
     /// diesel::sql_query("CREATE INDEX events_feed ON events (workspace_id, occurred_at, event_id)")
@@ -388,7 +323,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// shards"). Default: off; on MySQL/MariaDB it changes nothing.
     ///
     /// ```
-    /// # include!("doctest_setup.rs");
+    /// # include!("../doctest_setup.rs");
     /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
     /// let at = chrono::NaiveDateTime::parse_from_str("2026-10-10 12:00:01", "%F %T")?;
     /// let page = events::table
@@ -420,7 +355,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// `load_page`, before any SQL) when the bound's key holds a NaN.
     ///
     /// ```
-    /// # include!("doctest_setup.rs");
+    /// # include!("../doctest_setup.rs");
     /// # fn main() -> QueryResult<()> {
     /// # let conn = &mut setup();
     /// # let at = |s: &str| chrono::NaiveDateTime::parse_from_str(&format!("2026-10-10 {s}"), "%F %T").unwrap();
@@ -521,18 +456,5 @@ mod tests {
             .paginate_after(Some(Cursor::<Row>::after((3,))))
             .has_cursor());
         assert!(!rows().paginate_after::<Row>(None).has_cursor());
-    }
-
-    #[test]
-    fn a_byte_budget_keeps_the_longest_prefix_within_it_and_at_least_one_row() {
-        let budget = ByteBudget::<Row> {
-            max: 6,
-            measure: Arc::new(|r: &Row| usize::try_from(r.id).unwrap()),
-        };
-        let rows = |ids: &[i64]| ids.iter().map(|&id| Row { id }).collect::<Vec<_>>();
-        assert_eq!(budget.rows_within(&rows(&[1, 2, 3, 4])), 3);
-        assert_eq!(budget.rows_within(&rows(&[1, 2])), 2);
-        assert_eq!(budget.rows_within(&rows(&[50, 1])), 1);
-        assert_eq!(budget.rows_within(&[]), 0);
     }
 }

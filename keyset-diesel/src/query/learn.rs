@@ -1,4 +1,4 @@
-//! MySQL/MariaDB: the index a later page names when you name none (issue 35, item 1).
+//! MySQL/MariaDB: the index a later page names when you name none.
 //!
 //! MariaDB costs a seek after the cursor from its row estimates, and at most depths it prefers
 //! `ref` access on your equality filter, which reads every index entry from the start of the
@@ -22,36 +22,45 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
+use diesel::deserialize::{self, QueryableByName};
 use diesel::query_builder::QueryId;
-use diesel::sql_types::{Nullable, Text};
-use diesel::QueryableByName;
+use diesel::row::NamedRow;
 
+use super::filters::{filters_sql, pinned_columns, table_parts};
+use super::shape::Decided;
+use super::union::splits_first_page;
+use super::{PageSource, SelectParts};
 use crate::backend::KeysetBackend;
 use crate::keyset::{KeyColumn, Keyset, SortDirection};
-use crate::paginate::{IndexHint, Paginated};
-use crate::query::filters::{filters_sql, pinned_columns, table_parts};
-use crate::query::union::splits_first_page;
-use crate::query::{PageSource, SelectParts};
+use crate::paginate::IndexHint;
 
 /// How long a table's learned indexes are used before they are looked up again (a new index
 /// is picked up within this time).
 const RELEARN_AFTER: Duration = Duration::from_secs(60);
 
 /// One column of one index of the keyset's table, as `information_schema.STATISTICS` lists
-/// them (in index name and column order).
-#[derive(QueryableByName, Debug, Clone, PartialEq, Eq)]
-pub struct IndexPart {
-    #[diesel(sql_type = Text)]
+/// them (in index name and column order). Read by name on any backend
+/// ([`KeysetBackend::text_by_name`]), so the catalog statement puts no bound on a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct IndexPart {
     index_name: String,
     /// NULL for a part that holds only a prefix of its column (it cannot order the column).
-    #[diesel(sql_type = Nullable<Text>)]
     column_name: Option<String>,
     /// `A` (ascending), `D` (descending) or NULL.
-    #[diesel(sql_type = Nullable<Text>)]
     collation: Option<String>,
     /// The table's storage engine (`InnoDB` appends the primary key to secondary indexes).
-    #[diesel(sql_type = Nullable<Text>)]
     engine: Option<String>,
+}
+
+impl<DB: KeysetBackend> QueryableByName<DB> for IndexPart {
+    fn build<'a>(row: &impl NamedRow<'a, DB>) -> deserialize::Result<Self> {
+        Ok(IndexPart {
+            index_name: DB::text_by_name(row, "index_name")?.ok_or("an index without a name")?,
+            column_name: DB::text_by_name(row, "column_name")?,
+            collation: DB::text_by_name(row, "collation")?,
+            engine: DB::text_by_name(row, "engine")?,
+        })
+    }
 }
 
 /// An index's usable columns (up to its first prefix part), with their directions
@@ -62,7 +71,8 @@ struct LearnedIndex {
     columns: Vec<(String, bool)>,
 }
 
-struct Learned {
+/// One table's indexes, as learned at `at`.
+struct TableIndexes {
     at: Instant,
     indexes: Vec<LearnedIndex>,
 }
@@ -70,7 +80,7 @@ struct Learned {
 #[derive(Default)]
 struct Catalog {
     /// By table (`schema.table` or `table`).
-    tables: HashMap<String, Learned>,
+    tables: HashMap<String, TableIndexes>,
     /// Index names the server refused (error 1176), by table, and when: not named again
     /// within [`RELEARN_AFTER`].
     refused: HashMap<(String, &'static str), Instant>,
@@ -78,15 +88,43 @@ struct Catalog {
     names: HashSet<&'static str>,
 }
 
-static CATALOG: LazyLock<Mutex<Catalog>> = LazyLock::new(Mutex::default);
+/// All the learned index keeps, in one place: what this process has learned of the tables'
+/// indexes and of its server, and which query types may name one.
+#[derive(Default)]
+struct State {
+    /// The tables' indexes, the refusals and the names.
+    catalog: Mutex<Catalog>,
+    /// Counts the changes to `catalog` (a table learned or dropped, an index refused), each
+    /// made under its lock: a choice made at the same count was made from the same catalog.
+    generation: AtomicU64,
+    /// The lookup parts of the query types with a static query id ([`Memo`]).
+    memo: Mutex<Memo>,
+    /// The first of [`USABLE`] this process's server accepted.
+    usable_form: AtomicUsize,
+}
 
-/// Counts the changes to [`CATALOG`] (a table learned or dropped, an index refused), each made
-/// under its lock: a choice made at the same count was made from the same catalog.
-static GENERATION: AtomicU64 = AtomicU64::new(0);
+static STATE: LazyLock<State> = LazyLock::new(State::default);
 
-fn catalog() -> std::sync::MutexGuard<'static, Catalog> {
-    // The catalog holds no invariant a panic could break halfway.
-    CATALOG.lock().unwrap_or_else(PoisonError::into_inner)
+impl State {
+    fn catalog(&self) -> std::sync::MutexGuard<'_, Catalog> {
+        // The catalog holds no invariant a panic could break halfway.
+        self.catalog.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn memo(&self) -> std::sync::MutexGuard<'_, Memo> {
+        // A map of immutable values: a panic leaves nothing half-written.
+        self.memo.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Runs `f` on this thread's copy of the last [`Memo`] entry it read (the memo's values
+    /// never change): a thread that loads pages of one type finds it without the lock and the
+    /// hash.
+    fn last_read<R>(f: impl FnOnce(&RefCell<Option<(MemoKey, Option<Lookup>)>>) -> R) -> R {
+        thread_local! {
+            static LAST: RefCell<Option<(MemoKey, Option<Lookup>)>> = const { RefCell::new(None) };
+        }
+        LAST.with(f)
+    }
 }
 
 /// A later page that may name a learned index: its table, the statement listing the table's
@@ -100,7 +138,7 @@ pub(crate) struct LookupParts {
     schema: (String, String),
     equality: Vec<String>,
     key: &'static [KeyColumn],
-    /// The index chosen from the catalog at a [`GENERATION`] (while no index was refused): a
+    /// The index chosen from the catalog at a generation (while no index was refused): a
     /// page type read again and again neither locks the catalog nor chooses again at every
     /// page.
     chosen: Mutex<Option<Chosen>>,
@@ -133,15 +171,7 @@ type Memo = HashMap<MemoKey, Option<Lookup>>;
 /// A [`Memo`] key: the query's static id and the keyset's type.
 type MemoKey = (TypeId, TypeId);
 
-static MEMO: LazyLock<Mutex<Memo>> = LazyLock::new(Mutex::default);
-
-thread_local! {
-    /// The last entry of [`MEMO`] this thread read (its values never change): a thread that
-    /// loads pages of one type finds it without the lock and the hash.
-    static LAST: RefCell<Option<(MemoKey, Option<Lookup>)>> = const { RefCell::new(None) };
-}
-
-/// The lookup for `paginated` on backend `DB`, or `None` when the page names no learned index:
+/// The lookup for `page` on backend `DB`, or `None` when the page names no learned index:
 /// not MySQL/MariaDB, a first page (but one split around the leading column's NULL group,
 /// `UnionPage::first_split`, whose values arm MariaDB otherwise reads from the start of
 /// the NULL group), an index or form chosen (`force_index`, `deferred_join`, a
@@ -149,66 +179,62 @@ thread_local! {
 /// expression, a table name that is not a plain identifier, or a `WHERE` clause that is more
 /// than `column = value` pins joined by `AND` (an `OR`, `NOT`, `IN`, range or SQL text: the
 /// server's own choice may use a selective filter this cannot read).
-pub(crate) fn lookup<DB, Q, K, M>(paginated: &Paginated<Q, K, M>) -> Option<Lookup>
+pub(crate) fn lookup<DB, Q, K>(page: &Decided<Q, K>) -> Option<Lookup>
 where
     DB: KeysetBackend + Default,
     DB::QueryBuilder: Default,
     K: Keyset,
     Q: PageSource<K> + SelectParts<DB>,
 {
-    may_name::<DB, Q, K, M>(paginated)
-        .then(|| lookup_parts::<DB, Q, K>(&paginated.query))
+    may_name::<DB, Q, K>(page)
+        .then(|| lookup_parts::<DB, Q, K>(&page.query))
         .flatten()
 }
 
 /// [`lookup`] as a page load runs it: for a query type with a static query id, its table and
-/// pinned columns are read once per process and type ([`MEMO`]), not written out and parsed
+/// pinned columns are read once per process and type ([`Memo`]), not written out and parsed
 /// again at every page.
-pub(crate) fn lookup_cached<DB, Q, K, M>(paginated: &Paginated<Q, K, M>) -> Option<Lookup>
+pub(crate) fn lookup_cached<DB, Q, K>(page: &Decided<Q, K>) -> Option<Lookup>
 where
     DB: KeysetBackend + Default,
     DB::QueryBuilder: Default,
     K: Keyset + 'static,
     Q: PageSource<K> + SelectParts<DB> + QueryId,
 {
-    if !may_name::<DB, Q, K, M>(paginated) {
+    if !may_name::<DB, Q, K>(page) {
         return None;
     }
     let Some(id) = Q::query_id() else {
-        return lookup_parts::<DB, Q, K>(&paginated.query);
+        return lookup_parts::<DB, Q, K>(&page.query);
     };
     let key = (id, TypeId::of::<K>());
-    let last = LAST.with_borrow(|last| {
-        last.as_ref()
+    let last = State::last_read(|last| {
+        last.borrow()
+            .as_ref()
             .filter(|(last, _)| *last == key)
             .map(|(_, lookup)| lookup.clone())
     });
     if let Some(lookup) = last {
         return lookup;
     }
-    let known = memo().get(&key).cloned();
+    let known = STATE.memo().get(&key).cloned();
     let lookup = known.unwrap_or_else(|| {
-        let parts = lookup_parts::<DB, Q, K>(&paginated.query);
-        memo().insert(key, parts.clone());
+        let parts = lookup_parts::<DB, Q, K>(&page.query);
+        STATE.memo().insert(key, parts.clone());
         parts
     });
-    LAST.set(Some((key, lookup.clone())));
+    State::last_read(|last| *last.borrow_mut() = Some((key, lookup.clone())));
     lookup
 }
 
-/// Whether a page of `paginated` may name a learned index, from its options alone.
-fn may_name<DB: KeysetBackend, Q, K: Keyset, M>(p: &Paginated<Q, K, M>) -> bool {
+/// Whether `page` may name a learned index, from its options alone.
+fn may_name<DB: KeysetBackend, Q, K: Keyset>(p: &Decided<Q, K>) -> bool {
     DB::LEARNS_INDEX
         && (p.cursor.is_some() || splits_first_page::<DB, K>(p.walk))
         && p.index == IndexHint::Declared
         && p.deferred.is_none()
         && K::INDEX.is_none()
         && !K::COLUMNS.iter().any(|c| c.expression)
-}
-
-fn memo() -> std::sync::MutexGuard<'static, Memo> {
-    // A map of immutable values: a panic leaves nothing half-written.
-    MEMO.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// [`lookup`]'s table and pinned columns, from `query`'s SQL text.
@@ -235,19 +261,19 @@ where
     })))
 }
 
-/// Names on `paginated` the index its page would name from what this process has learned,
-/// without running a statement: what [`Paginated::debug_sql`] and the plan check show, so they
-/// show the statement `load_page` runs.
-pub(crate) fn name_known<DB, Q, K, M>(paginated: &mut Paginated<Q, K, M>)
+/// Names on `page` the index it would name from what this process has learned, without
+/// running a statement: what [`Paginated::debug_sql`](crate::Paginated::debug_sql) and the plan
+/// check show, so they show the statement `load_page` runs.
+pub(crate) fn name_known<DB, Q, K>(page: &mut Decided<Q, K>)
 where
     DB: KeysetBackend + Default,
     DB::QueryBuilder: Default,
     K: Keyset,
     Q: PageSource<K> + SelectParts<DB>,
 {
-    if let Some(lookup) = lookup::<DB, _, _, _>(paginated) {
+    if let Some(lookup) = lookup::<DB, _, _>(page) {
         if let Some(index) = lookup.known(false) {
-            lookup.name(index, paginated);
+            lookup.name(index, page);
         }
     }
 }
@@ -273,9 +299,6 @@ fn catalog_schema(parts: &[String]) -> Option<(String, String)> {
 /// an ignored or invisible index fails the page (error 1176).
 const USABLE: [&str; 3] = [" AND s.IGNORED = 'NO'", " AND s.IS_VISIBLE = 'YES'", ""];
 
-/// The first of [`USABLE`] this process's server accepted.
-static USABLE_FORM: AtomicUsize = AtomicUsize::new(0);
-
 /// The statement listing the usable B-tree indexes (FULLTEXT, SPATIAL and HASH indexes hold no
 /// key order) of the table `(schema, table)`, with condition `usable`.
 fn catalog_sql((schema, table): &(String, String), usable: &str) -> String {
@@ -296,14 +319,17 @@ impl Lookup {
     /// server kind, the one this process's server accepted first: run them in turn until one
     /// succeeds, and pass its result and position to [`Lookup::learn`].
     pub(crate) fn catalog_statements(&self) -> impl Iterator<Item = (usize, String)> + '_ {
-        let from = USABLE_FORM.load(Ordering::Relaxed).min(USABLE.len() - 1);
+        let from = STATE
+            .usable_form
+            .load(Ordering::Relaxed)
+            .min(USABLE.len() - 1);
         (from..USABLE.len()).map(|form| (form, catalog_sql(&self.schema, USABLE[form])))
     }
 
     /// The index to name, from indexes learned within the last minute (or earlier, when
     /// `stale` is allowed); `None` when they are to be looked up (again).
     pub(crate) fn known(&self, fresh: bool) -> Option<Option<&'static str>> {
-        let generation = GENERATION.load(Ordering::Acquire);
+        let generation = STATE.generation.load(Ordering::Acquire);
         let chosen = *self.chosen.lock().unwrap_or_else(PoisonError::into_inner);
         if let Some(c) = chosen.filter(|c| c.generation == generation) {
             // The catalog this choice was made from, unchanged since.
@@ -312,7 +338,7 @@ impl Lookup {
             }
             return None;
         }
-        let catalog = catalog();
+        let catalog = STATE.catalog();
         let learned = catalog.tables.get(&self.table)?;
         if fresh && learned.at.elapsed() >= RELEARN_AFTER {
             return None;
@@ -322,7 +348,7 @@ impl Lookup {
         // choose again at every page.
         if catalog.refused.is_empty() {
             *self.chosen.lock().unwrap_or_else(PoisonError::into_inner) = Some(Chosen {
-                generation: GENERATION.load(Ordering::Acquire),
+                generation: STATE.generation.load(Ordering::Acquire),
                 learned_at: learned.at,
                 index,
             });
@@ -339,19 +365,19 @@ impl Lookup {
         listed: diesel::QueryResult<Vec<IndexPart>>,
     ) -> Option<&'static str> {
         if listed.is_ok() {
-            USABLE_FORM.store(form, Ordering::Relaxed);
+            STATE.usable_form.store(form, Ordering::Relaxed);
         }
-        let mut catalog = catalog();
+        let mut catalog = STATE.catalog();
         let indexes = learned_indexes(&mut catalog.names, listed.unwrap_or_default());
         let choice = self.choose(&catalog, &indexes);
         catalog.tables.insert(
             self.table.clone(),
-            Learned {
+            TableIndexes {
                 at: Instant::now(),
                 indexes,
             },
         );
-        GENERATION.fetch_add(1, Ordering::AcqRel);
+        STATE.generation.fetch_add(1, Ordering::AcqRel);
         choice
     }
 
@@ -367,15 +393,15 @@ impl Lookup {
         serving_index(usable, self.key, &self.equality)
     }
 
-    /// Names `index` on `paginated` (the direct form follows); returns what
-    /// [`refused`] needs, `None` when there is no index to name.
-    pub(crate) fn name<Q, K: Keyset, M>(
+    /// Names `index` on `page` (the direct form follows); returns what [`refused`] needs,
+    /// `None` when there is no index to name.
+    pub(crate) fn name<Q, K: Keyset>(
         self,
         index: Option<&'static str>,
-        paginated: &mut Paginated<Q, K, M>,
+        page: &mut Decided<Q, K>,
     ) -> Option<(Lookup, &'static str)> {
         let index = index?;
-        paginated.index = IndexHint::Named(index);
+        page.index = IndexHint::Named(index);
         Some((self, index))
     }
 }
@@ -394,12 +420,12 @@ pub(crate) fn refused(
         let message = info.message();
         let table = lookup.table.rsplit('.').next().unwrap_or_default();
         if message.contains(&format!("'{index}'")) && message.contains(&format!("'{table}'")) {
-            let mut catalog = catalog();
+            let mut catalog = STATE.catalog();
             catalog
                 .refused
                 .insert((lookup.table.clone(), index), Instant::now());
             catalog.tables.remove(&lookup.table);
-            GENERATION.fetch_add(1, Ordering::AcqRel);
+            STATE.generation.fetch_add(1, Ordering::AcqRel);
         }
     }
     error

@@ -177,32 +177,36 @@ fn lookup_of(table: &str) -> Lookup {
 #[test]
 fn a_static_query_type_is_parsed_once_and_a_list_filter_never_kept() {
     use crate::fixtures::{feed, ById};
+    use crate::query::shape::decide;
     use crate::{Cursor, PaginateDsl};
     use diesel::prelude::*;
     type My = diesel::mysql::Mysql;
-    let pinned = feed::table
-        .filter(feed::name.eq("a"))
-        .select(feed::id)
-        .paginate_after(Some(Cursor::<ById>::after((5,))));
-    let listed = feed::table
-        .filter(feed::name.eq_any(vec!["a", "b"]))
-        .select(feed::id)
-        .paginate_after(Some(Cursor::<ById>::after((5,))));
-    let kept = || memo().len();
+    let pinned = decide::<My, _, _, _>(
+        feed::table
+            .filter(feed::name.eq("a"))
+            .select(feed::id)
+            .paginate_after(Some(Cursor::<ById>::after((5,)))),
+    )
+    .expect("a page");
+    let listed = decide::<My, _, _, _>(
+        feed::table
+            .filter(feed::name.eq_any(vec!["a", "b"]))
+            .select(feed::id)
+            .paginate_after(Some(Cursor::<ById>::after((5,)))),
+    )
+    .expect("a page");
+    let kept = || STATE.memo().len();
     let before = kept();
-    let first = lookup_cached::<My, _, _, _>(&pinned).expect("a pinned filter");
+    let first = lookup_cached::<My, _, _>(&pinned).expect("a pinned filter");
     assert_eq!(first.equality, ["name"]);
     assert_eq!(
         first.equality,
-        lookup::<My, _, _, _>(&pinned).expect("the same").equality
+        lookup::<My, _, _>(&pinned).expect("the same").equality
     );
     assert_eq!(kept(), before + 1);
-    let again = lookup_cached::<My, _, _, _>(&pinned).expect("a pinned filter");
+    let again = lookup_cached::<My, _, _>(&pinned).expect("a pinned filter");
     assert!(Arc::ptr_eq(&first.0, &again.0), "read from the memo");
-    assert!(
-        lookup_cached::<My, _, _, _>(&listed).is_none(),
-        "IN is no pin"
-    );
+    assert!(lookup_cached::<My, _, _>(&listed).is_none(), "IN is no pin");
     assert_eq!(kept(), before + 1, "a list filter is not kept");
 }
 
@@ -229,7 +233,7 @@ fn the_catalog_statement_takes_only_plain_names() {
         .collect();
     assert_eq!(
         forms.len(),
-        USABLE.len() - USABLE_FORM.load(Ordering::Relaxed)
+        USABLE.len() - STATE.usable_form.load(Ordering::Relaxed)
     );
     assert!(forms
         .last()

@@ -1,7 +1,8 @@
-//! The size probe of a page whose byte budget the database measures
-//! ([`Paginated::max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)): the page's own seek,
-//! window, order and limit, selecting only the key columns and the row's size in bytes, so
-//! the rows that do not fit the budget are never fetched.
+//! The statements a byte budget measured in SQL reads before its page
+//! ([`Paginated::max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)): the budget's probe
+//! ([`BudgetProbe`]: the page's own seek, window, order and limit, selecting only the key
+//! columns and the row's size in bytes, so the rows that do not fit the budget are never
+//! fetched) and, after a cursor, the total count in a statement of its own ([`CountQuery`]).
 //!
 //! ```sql
 //! SELECT <key columns>, CAST(COALESCE(octet_length("t"."body"), 0) AS BIGINT) + ..
@@ -32,17 +33,10 @@ use super::statement::{walk_count, walk_index_hint, walk_limit};
 use crate::backend::{BackendKind, KeysetBackend};
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
+use crate::paginate::budget::SqlColumn;
 
-/// A column whose stored size counts toward a page's byte budget: its table's SQL name in
-/// parts (schema first) and its own name, as Diesel writes them.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct SizeColumn {
-    pub table: Vec<String>,
-    pub column: &'static str,
-}
-
-/// The size probe statement (see the module docs). Loads `(key, size in bytes)`.
-pub struct SizeProbe<Q, K: Keyset> {
+/// The byte budget's probe (see the module docs). Loads `(key, size in bytes)`.
+pub struct BudgetProbe<Q, K: Keyset> {
     pub(crate) query: Q,
     pub(crate) seek: Option<SeekPredicate<K>>,
     pub(crate) until: Option<FarBound<K>>,
@@ -50,12 +44,12 @@ pub struct SizeProbe<Q, K: Keyset> {
     /// `LIMIT`: page size + 1.
     pub(crate) limit: i64,
     pub(crate) index: Option<&'static str>,
-    pub(crate) columns: Arc<[SizeColumn]>,
+    pub(crate) columns: Arc<[SqlColumn]>,
 }
 
-impl<Q: fmt::Debug, K: Keyset> fmt::Debug for SizeProbe<Q, K> {
+impl<Q: fmt::Debug, K: Keyset> fmt::Debug for BudgetProbe<Q, K> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SizeProbe")
+        f.debug_struct("BudgetProbe")
             .field("query", &self.query)
             .field("seek", &self.seek)
             .field("until", &self.until)
@@ -66,21 +60,21 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for SizeProbe<Q, K> {
     }
 }
 
-impl<Q, K: Keyset> QueryId for SizeProbe<Q, K> {
+impl<Q, K: Keyset> QueryId for BudgetProbe<Q, K> {
     type QueryId = ();
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-impl<Q, K: Keyset> Query for SizeProbe<Q, K>
+impl<Q, K: Keyset> Query for BudgetProbe<Q, K>
 where
     K::Columns: Expression,
 {
     type SqlType = (SqlTypeOf<K::Columns>, BigInt);
 }
 
-impl<Q, K: Keyset> RunQueryDslSupport for SizeProbe<Q, K> {}
+impl<Q, K: Keyset> RunQueryDslSupport for BudgetProbe<Q, K> {}
 
-impl<Q, K, DB> QueryFragment<DB> for SizeProbe<Q, K>
+impl<Q, K, DB> QueryFragment<DB> for BudgetProbe<Q, K>
 where
     DB: KeysetBackend + HasSqlType<BigInt>,
     i64: ToSql<BigInt, DB>,
@@ -132,7 +126,7 @@ where
 /// term a 64-bit integer before the sum (PostgreSQL's `octet_length` is a 32-bit `integer`, so
 /// three columns near 1 GB would overflow it).
 fn walk_size<DB: KeysetBackend>(
-    columns: &[SizeColumn],
+    columns: &[SqlColumn],
     mut out: AstPass<'_, '_, DB>,
 ) -> QueryResult<()> {
     if columns.is_empty() {
