@@ -81,7 +81,7 @@ impl From<super::ExportStore> for ExportStore {
 impl ExportStore {
     /// The blocking store's configuration, as [`export::ExportStore::new`](super::ExportStore::new)
     /// makes it; for the other options, configure a blocking store and convert it.
-    pub fn new(codec: crate::CursorCodec, ttl: std::time::Duration) -> Self {
+    pub fn new(codec: crate::token::CursorCodec, ttl: std::time::Duration) -> Self {
         super::ExportStore::new(codec, ttl).into()
     }
 

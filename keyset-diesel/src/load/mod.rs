@@ -178,7 +178,7 @@ macro_rules! page_connection_impl {
         impl<'query, Conn, K, Q> $Trait<'query, Q, K> for Conn
         where
             Conn: $Conn,
-            Conn::Backend: $crate::KeysetBackend + Default,
+            Conn::Backend: $crate::backend::KeysetBackend + Default,
             <Conn::Backend as diesel::backend::Backend>::QueryBuilder: Default,
             K: $crate::query::KeysetSql<Conn::Backend> + 'static,
             Q: $crate::query::PageSource<K>

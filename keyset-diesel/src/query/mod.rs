@@ -8,6 +8,7 @@
 //! options (checked once, with the backend's facts), `learn.rs` the index a MySQL/MariaDB page
 //! names by itself (and the catalog statement it learns from), `source.rs` takes your query
 //! apart and `filters.rs` reads its `WHERE` for the learned index and the plan check,
+//! `preview.rs` shows a page's statement without running it,
 //! `statement.rs` and `union.rs` write the two statement shapes, `budget.rs` the statements
 //! a byte budget reads before its page, `seek.rs` the seek predicate and `ORDER BY` as Diesel
 //! nodes, `sql.rs` the text rules they follow (`small_list.rs` their scratch lists),
@@ -23,6 +24,7 @@ use diesel::QueryResult;
 pub(crate) mod budget;
 pub(crate) mod filters;
 pub(crate) mod learn;
+mod preview;
 mod seek;
 pub(crate) mod shape;
 mod small_list;
