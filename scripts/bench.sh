@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The benchmark command (docs/PERFORMANCE.md is its output): set-up, then every benchmark on every
-# backend, then docs/PERFORMANCE.md written from that run (after section 2a, CPU instructions
+# The benchmark command (reports/PERFORMANCE.md is its output): set-up, then every benchmark on every
+# backend, then reports/PERFORMANCE.md written from that run (after section 2a, CPU instructions
 # per page counted by valgrind, and section 2b, nullable keys, whose targets it lists), then
 # sections 2c (peers), 4a (concurrent walkers through a connection pool) and 4e (the HTTP
 # path) measured and written into it. The data set (1,300,100 rows per

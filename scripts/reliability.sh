@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reliability command (docs/RELIABILITY.md is its output; docs/TESTING.md explains it):
+# The reliability command (reports/RELIABILITY.md is its output; docs/TESTING.md explains it):
 #
 #   bash scripts/reliability.sh [PART...]     PART: soak faults oracle mutants (default: all four)
 #
@@ -18,7 +18,7 @@
 #            the command in `command.txt`; a later run's outcome for a mutant replaces an
 #            earlier one's (e.g. survivors retested after new tests).
 #
-# Each part rewrites only its own section of docs/RELIABILITY.md, stating when it ran, on
+# Each part rewrites only its own section of reports/RELIABILITY.md, stating when it ran, on
 # which machine, with which settings and how long it took; the other sections stay as they
 # were. Every figure comes from this run's raw output (target/reliability/<time>/). A part
 # that fails still writes its section (marked FAILED) and the command exits non-zero.
@@ -65,7 +65,7 @@ run_part() {
     end=$(date -u +%s)
     echo "part $part: exit $status, $((end - start)) s" >&2
     [ "$status" -eq 0 ] || failed=1
-    python3 scripts/reliability_report.py "$out" "$part" "$status" "$start" "$end" docs/RELIABILITY.md
+    python3 scripts/reliability_report.py "$out" "$part" "$status" "$start" "$end" reports/RELIABILITY.md
 }
 
 soak() {
@@ -131,5 +131,5 @@ started=$(date -u +%s)
 for p in "${parts[@]}"; do
     run_part "$p" "$p"
 done
-echo "reliability run: $(($(date -u +%s) - started)) s; docs/RELIABILITY.md written" >&2
+echo "reliability run: $(($(date -u +%s) - started)) s; reports/RELIABILITY.md written" >&2
 exit $failed

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes one part's section of docs/RELIABILITY.md from a run of scripts/reliability.sh.
+"""Writes one part's section of reports/RELIABILITY.md from a run of scripts/reliability.sh.
 
 Usage: reliability_report.py OUTDIR PART STATUS START END REPORT
 
@@ -44,7 +44,7 @@ random runs, and how much of its SQL rules the tests pin down (issue 15). Genera
 `bash scripts/reliability.sh`; each section was written by the part of the command named in
 it, states when that part ran, on which machine, with which settings and how long it took, and
 holds only figures from that run. A full run takes hours; parts can run alone, so sections may
-come from different runs. How the checks work: [TESTING.md](TESTING.md#reliability).
+come from different runs. How the checks work: [docs/TESTING.md](../docs/TESTING.md#reliability).
 """
 
 

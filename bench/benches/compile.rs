@@ -1,4 +1,4 @@
-//! Section 5 of `docs/PERFORMANCE.md`: what `#[derive(Keyset)]` costs a user at compile time.
+//! Section 5 of `reports/PERFORMANCE.md`: what `#[derive(Keyset)]` costs a user at compile time.
 //!
 //! Generates four crates under `<target>/keyset-bench/compile/`, each its own workspace with
 //! this repository's `Cargo.lock` (so Diesel and the rest are the versions the tests use) and
@@ -220,9 +220,9 @@ fn main() {
         });
     }
     let text = render(&rows, started.elapsed());
-    let path = repo.join("docs/PERFORMANCE.md");
+    let path = repo.join("reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
     std::fs::write(&path, section::COMPILE.replace(&doc, &text))
-        .expect("write docs/PERFORMANCE.md");
+        .expect("write reports/PERFORMANCE.md");
     eprintln!("[compile] wrote section 5 of {}", path.display());
 }

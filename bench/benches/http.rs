@@ -6,7 +6,7 @@
 //! over loopback at 1 and 32 concurrent clients, first page and a deep page (90,000 rows in).
 //! Requests/s and the latency percentiles p50 and p99 are wrk's; each configuration runs three
 //! times, feed server and hand handler alternating, and the medians are reported. Rewrites
-//! section 4e of docs/PERFORMANCE.md.
+//! section 4e of reports/PERFORMANCE.md.
 //!
 //! The hand handler is what a user of no pagination crate would write: one pooled connection
 //! per request, the four statements, the items as JSON and an unsigned `next` cursor
@@ -186,9 +186,9 @@ fn main() {
         }
     }
     let text = render(&rows, started.elapsed().as_secs_f64());
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, section::HTTP.replace(&doc, &text)).expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, section::HTTP.replace(&doc, &text)).expect("write PERFORMANCE.md");
     eprintln!("[http] wrote section 4e of {}", path.display());
 }
 

@@ -1,4 +1,4 @@
-//! Section 2b of `docs/PERFORMANCE.md`: a nullable key column paged deep against its first
+//! Section 2b of `reports/PERFORMANCE.md`: a nullable key column paged deep against its first
 //! page, on PostgreSQL, SQLite and MariaDB.
 //!
 //! One table per backend, `nullable_rows (id, score NULL, payload)`, 200,000 rows: `score` is
@@ -227,7 +227,7 @@ fn render(rows: &[Measured], took: Duration) -> String {
          (900 rows per value), indexed `(score, id)`; keyset `score ASC NULLS LAST, id ASC`, pages \
          of {PAGE}. The deep page follows the row at depth {DEPTH}, a value half-way into its tie \
          group (450 rows of the group before it). A page after a value is two arms in one \
-         statement, the values after the cursor and the NULL group ([SQL.md](SQL.md), \"Nullable \
+         statement, the values after the cursor and the NULL group ([the SQL guide](../keyset-diesel/src/guide/sql.md), \"Nullable \
          key columns\"). \"default\" writes the values arm as one row value on PostgreSQL, \
          `(score, id) > ($1, $2)`, an index range from the cursor, and on SQLite as one arm per \
          column, `score > ?` and `score = ? AND id > ?`, each an index range from the cursor \
@@ -272,16 +272,16 @@ fn render(rows: &[Measured], took: Duration) -> String {
         s,
         "\nReading the table: on MariaDB the first page of a `NULLS LAST` keyset is the same \
          two arms as a later page, the values and the NULL group, each read in index order \
-         through the index the page names ([SQL.md](SQL.md), \"Nullable key columns\"): one \
+         through the index the page names ([the SQL guide](../keyset-diesel/src/guide/sql.md), \"Nullable key columns\"): one \
          statement ordered by the placement term `score IS NULL`, which no index serves, \
          sorted every row of the table before its `LIMIT`. On PostgreSQL the later page reads \
          the values arm's rows and one index entry of the NULL arm (`Merge Append`), and loads \
          its key columns twice (the union's aliases). On SQLite the four rows are two files, \
          each read with and without `sqlite_stat4` rows: the cursor's values are written `+?`, \
          which SQLite does not read while planning, so a cached later page is planned once \
-         either way ([SQL.md](SQL.md), \"SQLite: a cached statement that is planned again\"). \
+         either way ([the SQL guide](../keyset-diesel/src/guide/sql.md), \"SQLite: a cached statement that is planned again\"). \
          The arms are members of one compound that SQLite merges in index order, with no \
-         temporary B-tree ([SQL.md](SQL.md), \"SQLite: a union merged in index order\"). \
+         temporary B-tree ([the SQL guide](../keyset-diesel/src/guide/sql.md), \"SQLite: a union merged in index order\"). \
          SQLite's row-value range does not reach a rowid in an index: with `id INTEGER PRIMARY \
          KEY` a values arm `(score, id) > (?, ?)` would start at the cursor's score and read the \
          rows of its group before the cursor, so SQLite's values are an arm per column, \
@@ -371,9 +371,9 @@ fn main() {
             .expect("drop");
     }
     let text = render(&rows, started.elapsed());
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
     std::fs::write(&path, section::NULLABLE.replace(&doc, &text))
-        .expect("write docs/PERFORMANCE.md");
+        .expect("write reports/PERFORMANCE.md");
     eprintln!("[nullable] wrote section 2b of {}", path.display());
 }

@@ -7,7 +7,7 @@
 //! seconds), and the figures are medians. Every form runs on the same diesel-async
 //! `AsyncPgConnection` (the peer has no blocking `RunQueryDsl` on Diesel 2.4). Before timing,
 //! each page is checked against OFFSET's, and a walk over a nullable key shows what each can
-//! page at all. Rewrites section 2c of docs/PERFORMANCE.md. Needs section 1's data set (the
+//! page at all. Rewrites section 2c of reports/PERFORMANCE.md. Needs section 1's data set (the
 //! full run loads it first; run alone, it loads it when missing).
 
 #[path = "pagination/data.rs"]
@@ -343,9 +343,9 @@ fn main() {
     ];
     let nulls = nullable_walks(&mut conn, &runtime);
     let text = render(&runs, nulls, started.elapsed());
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, section::PEERS.replace(&doc, &text)).expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, section::PEERS.replace(&doc, &text)).expect("write PERFORMANCE.md");
     eprintln!("[peers] wrote section 2c of {}", path.display());
 }
 

@@ -101,6 +101,7 @@ mod error;
 pub mod export;
 #[cfg(test)]
 mod fixtures;
+pub mod guide;
 mod key;
 mod keyset;
 mod load;

@@ -1,6 +1,6 @@
 //! Concurrent walkers (issue 16 §7): 1, 4 and 16 threads reading pages of the big tenant at the
 //! same time through a connection pool, keyset pages against OFFSET pages from the same start
-//! depths. Writes section 4a of `docs/PERFORMANCE.md` in place.
+//! depths. Writes section 4a of `reports/PERFORMANCE.md` in place.
 //!
 //! `bash scripts/bench.sh concurrency` (or `cargo bench -p keyset-bench --bench concurrency`;
 //! the full `bash scripts/bench.sh` runs it too). It reads the pagination benchmark's data set
@@ -429,7 +429,7 @@ fn render(outcomes: &[Outcome], duration: Duration, took: Duration, load: &str) 
              The index entries column counts what the server read per page (over every \
              connection, during the configuration): where the default form's figure is far \
              above the page size, its inner seek was planned as `ref` access reading the index \
-             from the start of the tenant, the case [SQL.md](SQL.md) describes under \
+             from the start of the tenant, the case [the SQL guide](../keyset-diesel/src/guide/sql.md) describes under \
              \"Naming the index\".",
             forced.join("; ")
         );
@@ -529,9 +529,9 @@ fn main() {
         return;
     }
     let text = render(&outcomes, duration, started.elapsed(), &load);
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
     std::fs::write(&path, section::CONCURRENCY.replace(&doc, &text))
-        .expect("write docs/PERFORMANCE.md");
+        .expect("write reports/PERFORMANCE.md");
     eprintln!("[concurrency] wrote section 4a of {}", path.display());
 }

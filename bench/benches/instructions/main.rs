@@ -1,7 +1,7 @@
 //! The library's own cost in CPU instructions: the same later page read `PAGES` times with
 //! `load_page` and with the same SQL text and binds prepared by hand, counted by valgrind's
 //! callgrind (deterministic for the same binary and inputs, whatever the machine's load).
-//! Writes section 2a of `docs/PERFORMANCE.md` in place.
+//! Writes section 2a of `reports/PERFORMANCE.md` in place.
 //!
 //! `bash scripts/bench.sh instructions` (or `cargo bench -p keyset-bench --bench
 //! instructions`): loads a small table per backend (PostgreSQL schema `keyset_instr`, MariaDB
@@ -699,7 +699,7 @@ fn render(
          query's type, the keyset and the page's shape, so a cached page writes no SQL text \
          (0 in the table), except on PostgreSQL a page of up to 100 rows: its `LIMIT` is a \
          number in its text, so that PostgreSQL keeps one generic plan for it instead of \
-         planning it at every page (server-side work these counts do not see; [SQL.md](SQL.md), \
+         planning it at every page (server-side work these counts do not see; [the SQL guide](../keyset-diesel/src/guide/sql.md), \
          \"PostgreSQL: a page planned once\"), and it is found by its text, which the library \
          writes once per thread and query type, shape and page size and then pushes whole \
          (the library's SQL text in the PostgreSQL rows). Other pages (here MariaDB's \
@@ -745,7 +745,7 @@ fn render(
              statement for the values bound to bare parameters compared with indexed columns \
              (here your filter's `tenant = ?`; the crate writes its own cursor values and \
              `LIMIT` as `+?`, which SQLite does not read while planning) and plans it again \
-             whenever they are bound anew, at every page ([SQL.md](SQL.md), \"SQLite: a \
+             whenever they are bound anew, at every page ([the SQL guide](../keyset-diesel/src/guide/sql.md), \"SQLite: a \
              cached statement that is planned again\"); a later page's statement, with its \
              seek terms (and a union's second `SELECT`, which filters `tenant = ?` too), costs \
              more to plan than the first page's. The last three columns count the same pages on a copy of the file \
@@ -927,10 +927,10 @@ fn drive() {
         started.elapsed().as_secs_f64(),
         runs,
     );
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_else(|_| "# Performance\n".to_string());
     std::fs::write(&path, section::INSTRUCTIONS.replace(&doc, &section))
-        .expect("write docs/PERFORMANCE.md");
+        .expect("write reports/PERFORMANCE.md");
     eprintln!(
         "[instructions] wrote section 2a of {} in {:.1?}",
         path.display(),

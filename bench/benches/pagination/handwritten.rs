@@ -53,7 +53,7 @@ where
 /// The binds of the library's page query on `DB`, in the order its SQL uses them: the tenant
 /// filter (twice in a deferred join: outer query and seek), the seek, the limit (twice in a
 /// deferred join). On PostgreSQL the library writes the limit of a page of up to 100 rows as a
-/// number in the text ([SQL.md](SQL.md), "PostgreSQL: a page planned once"), so it is not a
+/// number in the text (keyset-diesel/src/guide/sql.md, "PostgreSQL: a page planned once"), so it is not a
 /// bind there (`same_statement` checks the text and binds against the library's).
 pub fn page_binds<DB: KeysetBackend>(
     tenant: i32,

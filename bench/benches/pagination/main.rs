@@ -1,5 +1,5 @@
 //! Keyset pagination against depth, OFFSET and hand-written SQL on PostgreSQL, SQLite and
-//! MariaDB; token costs; full walks with their peak memory. Writes `docs/PERFORMANCE.md` from
+//! MariaDB; token costs; full walks with their peak memory. Writes `reports/PERFORMANCE.md` from
 //! this run's criterion estimates.
 //!
 //! `bash scripts/bench.sh` (set-up, then `cargo bench -p keyset-bench`). The data set is
@@ -155,7 +155,7 @@ fn main() {
     }
     c.final_summary();
 
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let previous = std::fs::read_to_string(&path).unwrap_or_default();
     let text = report::render(&report::Inputs {
         output: &output,
@@ -182,6 +182,6 @@ fn main() {
         compile: section::COMPILE.extract(&previous),
     });
     std::fs::create_dir_all(path.parent().expect("docs")).expect("docs directory");
-    std::fs::write(&path, text).expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, text).expect("write reports/PERFORMANCE.md");
     eprintln!("[bench] wrote {}", path.display());
 }

@@ -234,7 +234,7 @@ pub fn render(i: &Inputs<'_>) -> String {
             let _ = writeln!(
                 body,
                 "`keyset` is the library's default here: a later page names the table's index that \
-                 serves its seek, looked up once a minute ([SQL.md](SQL.md#the-index-a-page-names-by-itself)), \
+                 serves its seek, looked up once a minute ([the SQL guide](../keyset-diesel/src/guide/sql.md#the-index-a-page-names-by-itself)), \
                  `bench_rows_tenant_at_id` (`bench_rows_tenant_score_id` and \
                  `bench_rows_tenant_grade_id` for the `score` and `grade` shapes); `deferred` is \
                  `.deferred_join(true)`, the default before (and still when no index serves the \

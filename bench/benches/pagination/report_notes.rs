@@ -17,7 +17,7 @@ pub fn text() -> String {
   ?))`): the index range starts at the cursor's score and the rows of that score before the
   cursor are read and filtered ("ties up to the cursor"). With about 10 ties that is noise;
   the extra shape `grade DESC, id ASC`, with about 10,000 rows per grade, shows the cost
-  growing with the cursor's position inside its run of ties (the case [DESIGN.md](DESIGN.md#long-runs-of-ties)
+  growing with the cursor's position inside its run of ties (the case [the SQL guide](../keyset-diesel/src/guide/sql.md#long-runs-of-ties)
   describes). The same shape with `.seek_per_level(true)` is a union of one seek per
   key level (`grade < ?`, `grade = ? AND id > ?`), each starting at the cursor: its rows show
   what that costs and saves. Neither has a target; they are here so that nobody reads the

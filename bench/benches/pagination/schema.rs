@@ -59,7 +59,7 @@ pub struct Mixed {
 }
 
 /// `grade DESC, id ASC`: mixed directions with long runs of ties (about 10,000 rows per
-/// grade in the big tenant): docs/DESIGN.md, "Long runs of ties", asks benchmarks to be honest
+/// grade in the big tenant): the SQL guide's "Long runs of ties", asks benchmarks to be honest
 /// about this case.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, QueryableByName, Keyset)]
 #[diesel(table_name = bench_rows)]

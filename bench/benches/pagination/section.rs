@@ -1,4 +1,4 @@
-//! The sections of `docs/PERFORMANCE.md` that other targets write between two markers: 2a
+//! The sections of `reports/PERFORMANCE.md` that other targets write between two markers: 2a
 //! (the `instructions` target), 2b (the `nullable` target), 2c (the `peers` target), 2d (the
 //! opt-in `bench/seaorm` crate), 5 (the `compile` target), 4a (the `concurrency` target), 4b and 4d (the `scale` target),
 //! 4c (the `shards` target), 4e (the `http` target) and 4f (the `spider` target). The `pagination` target

@@ -1,7 +1,7 @@
 //! Ten million rows on one tenant (issue 16 §5), PostgreSQL and SQLite: the page at depth
 //! 5,000,000 against the first page for the three keyset shapes, and a full walk of the tenant
 //! at page size 1,000 with its rows/s and peak memory. Writes section 4b of
-//! `docs/PERFORMANCE.md` in place.
+//! `reports/PERFORMANCE.md` in place.
 //!
 //! `bash scripts/bench.sh scale` (or `cargo bench -p keyset-bench --bench scale`; not part of
 //! the full run, whose data set is ten times smaller). The data set is the pagination
@@ -80,7 +80,7 @@ const PART_VERSION: &str = "keyset-bench scale partitioned v1: 13000130 rows, at
 const PART_TARGET: f64 = 1.3;
 
 /// The data set with `at` over 27 months, in a table range-partitioned by month on `at`
-/// (schema `keyset_scale_parts`): the index recipe of docs/SQL.md, the keysets' indexes
+/// (schema `keyset_scale_parts`): the index recipe of the SQL guide, the keysets' indexes
 /// created on the parent.
 fn fill_partitioned(conn: &mut PgConnection, rows: i64, version: &str) -> QueryResult<()> {
     let mut sql = String::from(
@@ -264,7 +264,7 @@ fn render(
         s,
         "\nIn this tenant each `score` value holds about 100 rows (section 1's tenant: about \
          10), and a later page of the mixed keyset reads the cursor's run of ties from its \
-         start to the cursor: up to 100 index entries before the page ([SQL.md](SQL.md), \"Long runs \
+         start to the cursor: up to 100 index entries before the page ([the SQL guide](../keyset-diesel/src/guide/sql.md), \"Long runs \
          of ties\"). `.seek_per_level(true)` starts each level's range at the cursor instead, \
          at the price of a union of one statement per level on every later page (its first \
          page is the same statement as the row above): its row shows which costs more at this \
@@ -486,7 +486,7 @@ fn main() {
             other => panic!("unknown backend {other}: use postgres, sqlite, partitioned"),
         }
     }
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let mut doc = std::fs::read_to_string(&path).unwrap_or_default();
     if !depths.is_empty() {
         let text = render(&depths, &walks, &loads, started.elapsed(), &load_avg);
@@ -498,7 +498,7 @@ fn main() {
         doc = section::PARTITIONED.replace(&doc, &text);
         eprintln!("[scale] writing section 4d");
     }
-    std::fs::write(&path, doc).expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, doc).expect("write reports/PERFORMANCE.md");
     eprintln!("[scale] wrote {}", path.display());
 }
 
@@ -531,7 +531,7 @@ fn render_partitioned(depths: &[Depth], load: &str, took: Duration, load_avg: &s
         "Section 4b's {} rows (tenant 1: {}) with `at` 70 seconds apart per run of 10 ties from \
          2024-01-01, so they fill 27 months, in a table range-partitioned by month on `at` \
          ({MONTHS} partitions; schema `keyset_scale_parts`) with section 1's indexes created on \
-         the parent (the recipe in [SQL.md](SQL.md), \"Partitioned tables\"). The page after the \
+         the parent (the recipe in [the SQL guide](../keyset-diesel/src/guide/sql.md), \"Partitioned tables\"). The page after the \
          row at depth {} of tenant 1 (in the 14th month) against the first page, {PAGE} rows, read as in \
          section 4b. The default seek of a one-direction keyset is a row value, which \
          PostgreSQL does not prune partitions on: each partition before the cursor is one \

@@ -4,7 +4,7 @@
 //! and 5434, `KEYSET_SHARD_PORTS`). For the three keyset shapes with `.expanded_seek(true)`:
 //! the page after the row at depth 1,000,000 against the first page, and the rows each shard
 //! sends for one deep page (its `pg_stat_statements` rows of postgres_fdw's `FETCH`es).
-//! Writes section 4c of `docs/PERFORMANCE.md` in place.
+//! Writes section 4c of `reports/PERFORMANCE.md` in place.
 //!
 //! `bash scripts/bench.sh shards` (or `cargo bench -p keyset-bench --bench shards`; not part of
 //! the full run). The parent lives in schema `keyset_shards` of the test server, each shard's
@@ -214,7 +214,7 @@ fn render(depths: &[(Depth, [Vec<i64>; 2])], load: &str, took: std::time::Durati
          `id` into two `postgres_fdw` foreign tables, one on each of two more PostgreSQL 15 \
          servers on this machine (the shard clusters `scripts/setup.sh` creates), each with \
          section 1's indexes; `fetch_size` {FETCH} (page size + 1). Every page reads both \
-         shards and merges their sorted rows. Pages use `.expanded_seek(true)` ([SQL.md](SQL.md), \
+         shards and merges their sorted rows. Pages use `.expanded_seek(true)` ([the SQL guide](../keyset-diesel/src/guide/sql.md), \
          \"Foreign tables and shards\": postgres_fdw sends no row-value comparison, so by \
          default a one-direction keyset's seek would stay local and each shard would send \
          every row before the cursor). The first page and the page after the row at depth {} \
@@ -331,8 +331,8 @@ fn main() {
     );
     depths.push((d, sent));
     let text = render(&depths, &load, started.elapsed());
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, section::SHARDS.replace(&doc, &text)).expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, section::SHARDS.replace(&doc, &text)).expect("write PERFORMANCE.md");
     eprintln!("[shards] wrote section 4c of {}", path.display());
 }

@@ -4,7 +4,7 @@
 //! `scripts/setup.sh` (ports 3307 and 3308, `KEYSET_MARIADB_SHARD_PORTS`). For the three keyset
 //! shapes, in the default form and as a deferred join: the page after the row at depth
 //! 1,000,000 against the first page, and the rows each shard sends for one deep page (the
-//! shard's `Rows_sent`). Writes section 4f of `docs/PERFORMANCE.md` in place.
+//! shard's `Rows_sent`). Writes section 4f of `reports/PERFORMANCE.md` in place.
 //!
 //! `bash scripts/bench.sh spider` (or `cargo bench -p keyset-bench --bench spider`; not part of
 //! the full run). The Spider table lives in database `keyset_spider` of the main server, each
@@ -221,7 +221,7 @@ fn render(rows: &[(Depth, &str, Sent)], load: &str, took: std::time::Duration) -
          section 1's indexes, which the Spider table declares too. Spider sends each shard the \
          page's seek, `ORDER BY` and `LIMIT` (page size + 1), as one query per arm of the \
          expanded form's `OR` (the cursor's tie group, then the rows after it), and merges the \
-         shards' sorted rows, so no option is needed ([SQL.md](SQL.md), \"MariaDB: a Spider \
+         shards' sorted rows, so no option is needed ([the SQL guide](../keyset-diesel/src/guide/sql.md), \"MariaDB: a Spider \
          table over shards\"): a shard sends at most one page and its look-ahead row per arm. \"default\" is the page as the library writes it with no option (on MariaDB, \
          the index it learned, named); \"deferred join\" is `.deferred_join(true)`. The first \
          page and the page after the row at depth {} ({PAGE} rows) are read {SAMPLES} times \
@@ -352,8 +352,8 @@ fn main() {
         );
     }
     let text = render(&rows, &load, started.elapsed());
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, section::SPIDER.replace(&doc, &text)).expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, section::SPIDER.replace(&doc, &text)).expect("write PERFORMANCE.md");
     eprintln!("[spider] wrote section 4f of {}", path.display());
 }

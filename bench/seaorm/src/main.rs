@@ -5,7 +5,7 @@
 //! this crate and OFFSET, interleaved in one run: every round times each form once at every
 //! depth (OFFSET in the first rounds only: its deep pages take seconds), and the figures are
 //! medians. Before timing, each page is checked against OFFSET's, and a walk over a nullable
-//! key shows what each pages at all. Rewrites section 2d of docs/PERFORMANCE.md.
+//! key shows what each pages at all. Rewrites section 2d of reports/PERFORMANCE.md.
 //!
 //! An opt-in crate with its own workspace: sea-orm and sqlx are heavy, and nothing else here
 //! needs them. It reads section 1's data set (PostgreSQL schema `keyset_bench`), which
@@ -359,9 +359,9 @@ fn main() {
         (runs, nulls, plans)
     });
     let text = render(&runs, nulls, &plans, started.elapsed());
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/PERFORMANCE.md");
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../reports/PERFORMANCE.md");
     let doc = std::fs::read_to_string(&path).unwrap_or_default();
-    std::fs::write(&path, section::SEAORM.replace(&doc, &text)).expect("write docs/PERFORMANCE.md");
+    std::fs::write(&path, section::SEAORM.replace(&doc, &text)).expect("write PERFORMANCE.md");
     eprintln!("[seaorm] wrote section 2d of {}", path.display());
 }
 

@@ -512,7 +512,7 @@ impl Db {
 
     /// Whether `member` may read `workspace`, decided in SQL by the same comparison the events
     /// filter makes (a Rust comparison next to a SQL filter under a case-insensitive collation
-    /// let a member of `w9` read `W9`: docs/SECURITY.md).
+    /// let a member of `w9` read `W9`: keyset-diesel/src/guide/security.md).
     ///
     /// # Errors
     /// Database errors.

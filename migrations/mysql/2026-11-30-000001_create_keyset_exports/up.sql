@@ -1,4 +1,4 @@
--- Stored exports of keyset-diesel's ExportStore (docs/READ_CONTRACTS.md): one row per export,
+-- Stored exports of keyset-diesel's ExportStore (keyset_diesel::guide::read_contracts): one row per export,
 -- and the export's rows by position. Times are Unix seconds.
 -- Ids and scope digests are hex and compare byte for byte (`ascii_bin`), never under a
 -- case-insensitive collation.

@@ -1,4 +1,4 @@
--- Stored exports of keyset-diesel's ExportStore (docs/READ_CONTRACTS.md): one row per export,
+-- Stored exports of keyset-diesel's ExportStore (keyset_diesel::guide::read_contracts): one row per export,
 -- and the export's rows by position. Times are Unix seconds.
 CREATE TABLE keyset_exports (
     export_id VARCHAR(64) NOT NULL PRIMARY KEY,
