@@ -9,7 +9,7 @@
 //! in scope the method call is ambiguous, as with Diesel's two `RunQueryDsl`s.)
 //!
 //! * Every read contract has its async form here, one implementation with the blocking form
-//!   (docs/READ_CONTRACTS.md): [`Walk`] (a `Stream` of pages or rows),
+//!   ([read contracts](crate::guide::read_contracts)): [`Walk`] (a `Stream` of pages or rows),
 //!   [`with_read_snapshot`], `ExportStore` (feature `export`), `explain` and
 //!   `explain_analyze` (feature `plan-check`), and [`LoadBudgetedPage`] for
 //!   `max_bytes_in_sql`.

@@ -32,8 +32,8 @@ pub enum BackendKind {
 /// | [`BEGIN_READ_SNAPSHOT`](Self::BEGIN_READ_SNAPSHOT) | `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY` | `BEGIN DEFERRED` | `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; START TRANSACTION WITH CONSISTENT SNAPSHOT, READ ONLY` |
 /// | [`BEGIN_WRITE_SNAPSHOT`](Self::BEGIN_WRITE_SNAPSHOT) | `BEGIN ISOLATION LEVEL REPEATABLE READ` | `BEGIN IMMEDIATE` | `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ; START TRANSACTION WITH CONSISTENT SNAPSHOT` |
 ///
-/// Why each rule holds is in docs/SQL.md (row values, NULL placement, deferred joins, unions)
-/// and docs/READ_CONTRACTS.md (snapshots).
+/// Why each rule holds is in [the SQL guide](crate::guide::sql) (row values, NULL placement, deferred
+/// joins, unions) and the [read contracts](crate::guide::read_contracts) (snapshots).
 pub trait KeysetBackend: Backend + DieselReserveSpecialization + private::Sealed + 'static {
     /// Row-value comparison `(a, b) > ($1, $2)` is an index range start on this backend.
     /// False for MySQL/MariaDB, whose manuals say row comparisons other than `=` and `IN` do
@@ -56,7 +56,8 @@ pub trait KeysetBackend: Backend + DieselReserveSpecialization + private::Sealed
     /// keyset's table alone names the table's index that serves its seek, looked up in
     /// `information_schema.STATISTICS` at most once a minute per table and process: true for
     /// MySQL/MariaDB, whose optimizer otherwise often reads from the start of your filtered
-    /// range (docs/SQL.md, "The index a page names by itself").
+    /// range ([the index a page names by
+    /// itself](crate::guide::sql#the-index-a-page-names-by-itself)).
     const LEARNS_INDEX: bool;
     /// A member of `UNION ALL` may be parenthesized to carry its own `ORDER BY` and `LIMIT`
     /// (PostgreSQL, MySQL); SQLite needs `SELECT * FROM (..)` instead.
@@ -104,14 +105,14 @@ pub(crate) struct Dialect {
     /// A key level of a seek split into levels is one column, never a row value: SQLite
     /// ranges an index over a row value only through its ordinary columns, so a row value
     /// ending in the rowid (`id INTEGER PRIMARY KEY`) starts its range at the leading
-    /// column's value, while `a = ? AND id > ?` starts at the cursor (docs/SQL.md, "Nullable
+    /// column's value, while `a = ? AND id > ?` starts at the cursor (the SQL guide, "Nullable
     /// key columns").
     pub column_levels: bool,
     /// A seek of two key levels on non-null columns is written `bound AND NOT (level 0 equal
     /// AND level 1 at or before the key)` instead of the expanded `OR`: SQLite plans an `OR`
     /// of indexable terms as a candidate union of index searches, and plans the statement
     /// again at every page once `sqlite_stat4` samples a column compared with a bare
-    /// parameter (docs/SQL.md, "SQLite: a cached statement that is planned again"); the
+    /// parameter (the SQL guide, "SQLite: a cached statement that is planned again"); the
     /// `NOT` form reads the same index range and costs less to plan.
     pub negated_ties: bool,
 }

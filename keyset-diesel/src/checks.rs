@@ -8,7 +8,8 @@
 //!   checks, so `paginate_after` on an ordered, limited or offset query, or on a query that does
 //!   not read the keyset's table, fails to compile with these messages.
 //!
-//! docs/COMPILE_ERRORS.md lists every message; `ui-tests/tests/ui` pins them.
+//! The guide's [compile errors](crate::guide::compile_errors) page lists every message; `ui-tests/tests/ui`
+//! pins them.
 
 use std::borrow::Cow;
 
@@ -148,7 +149,7 @@ impl NoOffsetYet for NoOffsetClause {}
 #[diagnostic::on_unimplemented(
     message = "this query has DISTINCT ON, which keyset pages cannot page correctly",
     label = "remove `.distinct_on(..)` from the query given to `paginate_after`",
-    note = "DISTINCT ON keeps the first row of each group in the query's own ORDER BY; the page's seek would re-admit the rest of the cursor's group, and an ORDER BY not led by the DISTINCT ON expressions is PostgreSQL error 42P10 (docs/CASES.md C33)",
+    note = "DISTINCT ON keeps the first row of each group in the query's own ORDER BY; the page's seek would re-admit the rest of the cursor's group, and an ORDER BY not led by the DISTINCT ON expressions is PostgreSQL error 42P10 (keyset_diesel::guide::keys_and_limits)",
     note = "page the reduced rows instead: `.group_by(..)` with aggregates, or a view (or subquery table) that keeps one row per group, paginated like a table"
 )]
 pub trait NoDistinctOn {}

@@ -31,7 +31,7 @@ pub enum KeysetError {
     AlreadyLimited,
     /// A boxed query has PostgreSQL's `DISTINCT ON`, which keyset pages cannot page correctly:
     /// it keeps the first row of each group in the query's own order, and the page's seek
-    /// would re-admit the rest of the cursor's group (docs/CASES.md C33). Refused before any
+    /// would re-admit the rest of the cursor's group ([limits](crate::guide::keys_and_limits#limits)). Refused before any
     /// SQL runs (an unboxed query does not compile). Page the reduced rows instead: a
     /// `GROUP BY` with aggregates, or a view that keeps one row per group.
     #[error(
@@ -41,7 +41,7 @@ pub enum KeysetError {
     DistinctOn,
     /// A page with a byte budget the database measures
     /// ([`Paginated::max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)) on a `SELECT
-    /// DISTINCT` query: its size probe would count a duplicated row once per copy, so the
+    /// DISTINCT` query: its budget probe would count a duplicated row once per copy, so the
     /// page could stop between two copies of one row. Refused before any SQL runs. Page the
     /// distinct rows through a `GROUP BY`, or measure in Rust with
     /// [`Paginated::max_bytes`](crate::Paginated::max_bytes).
@@ -73,7 +73,8 @@ pub enum KeysetError {
     /// column's collation (the crate adds no `COLLATE`); if that collation calls the two equal,
     /// the tie-breaker is not unique under it, the `ORDER BY` leaves their order open and a
     /// strict seek from one skips the other. Rust cannot ask the collation, so the page check
-    /// refuses the page instead of guessing (docs/CASES.md C39). Fix: when the column's
+    /// refuses the page instead of guessing ([text keys and
+    /// collations](crate::guide::keys_and_limits#text-keys-and-collations)). Fix: when the column's
     /// collation is exact (PostgreSQL's deterministic collations such as the default, SQLite
     /// `BINARY`, MySQL `_nopad_bin`) and the values really are distinct (`Bob` and `bob`), say
     /// so with `#[keyset(.., exact_text)]` on the column; otherwise make the tie-breaker

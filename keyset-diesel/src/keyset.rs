@@ -255,7 +255,8 @@ pub trait Keyset: Sized {
 /// A hand-written impl must write the same SQL for a column index every time, and bind exactly
 /// one value of the column's SQL type (and no text) in `walk_value`: a page in the default form
 /// is cached by Diesel under its types (the query, the keyset's model type and the page's
-/// shape), not its SQL text (docs/SQL.md, "Prepared statements").
+/// shape), not its SQL text
+/// ([prepared statements](crate::guide::sql#prepared-statements-which-pages-diesel-finds-by-type)).
 pub trait KeysetSql<DB: Backend>: Keyset {
     /// Writes column `index` of the keyset, e.g. `"events"."occurred_at"`.
     ///

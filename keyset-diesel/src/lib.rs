@@ -68,13 +68,13 @@
 //! cursor: `score <= $1 AND (score < $1 OR (score = $1 AND id > $2))` (on SQLite, for two
 //! levels on columns that are never NULL, the same rows as `score <= ? AND NOT (score = ? AND
 //! id <= ?)`, which SQLite plans for less). Keys are bound as
-//! parameters of the column's own SQL type, never cast or formatted as text. docs/SQL.md
-//! gives the rules and the measurements behind them.
+//! parameters of the column's own SQL type, never cast or formatted as text. [The SQL
+//! guide](crate::guide::sql) gives the rules and the measurements behind them.
 //!
 //! # What a page read promises
 //!
 //! Each page is an independent, live read; there is no snapshot across pages (for one, see
-//! [`with_read_snapshot`] and docs/READ_CONTRACTS.md). A row inserted after the cursor's
+//! [`with_read_snapshot`] and the [read contracts](crate::guide::read_contracts)). A row inserted after the cursor's
 //! position shows up on a later page; a row inserted before it is not revisited; a deleted row
 //! stops appearing, and deleting the cursor's own row is harmless because the cursor holds its
 //! key values, not its identity. Key columns should be immutable. Authorization is the
@@ -186,7 +186,7 @@ pub use crate::walk::Walk;
 /// `#[diesel(table_name = ..)]`, `#[diesel(column_name = ..)]` and
 /// `#[diesel(select_expression = ..)]` are honoured as in Diesel's own derives. A keyset that
 /// cannot page correctly does not compile; every mistake of a model is reported in one
-/// compile, on the field or option concerned, with the fix (docs/COMPILE_ERRORS.md).
+/// compile, on the field or option concerned, with the fix ([compile errors](crate::guide::compile_errors)).
 pub use keyset_derive::Keyset;
 
 /// The names most code needs: `use keyset_diesel::prelude::*;`.

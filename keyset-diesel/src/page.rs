@@ -26,7 +26,7 @@ use crate::keyset::Keyset;
 ///   `exact_flags`. The first page (no cursor, forward) says `false`, the last page (no
 ///   cursor, backward) says `has_next_page == false`.
 /// * `start_cursor`: `Some(Cursor::before(key of the first item))` whenever the page has rows
-///   (the Relay spec; docs/CASES.md C29), whatever `has_previous_page` says: pass it to
+///   (the Relay spec), whatever `has_previous_page` says: pass it to
 ///   `paginate_before` (or `paginate`) for the previous page, or, at the top of a live list,
 ///   to load rows inserted before it since ("load newer" on a newest-first feed).
 /// * `end_cursor`: `Some(Cursor::after(key of the last item))` whenever the page has rows:

@@ -49,7 +49,7 @@ fn is_export_id(id: &str) -> bool {
 
 /// Stores exports and reads them back page by page: the read contract for an HTTP API whose
 /// every page is a separate request on whatever pooled connection is free, and that must
-/// still deliver one defined dataset (docs/READ_CONTRACTS.md).
+/// still deliver one defined dataset ([read contracts](crate::guide::read_contracts#stored-export-across-requests)).
 ///
 /// * [`ExportStore::create`] walks the query once, inside one transaction on a consistent
 ///   snapshot, and stores every row (serialized with serde, as JSON) with its position under
@@ -64,7 +64,7 @@ fn is_export_id(id: &str) -> bool {
 ///   [`ExportError::Expired`] (HTTP 410) until it is purged, then [`ExportError::Unknown`] (404).
 ///
 /// The tables come with the crate as Diesel migrations (`migrations/<backend>/*_create_keyset_exports`
-/// in the repository); apply them with your own migrations (see docs/READ_CONTRACTS.md).
+/// in the repository); apply them with your own migrations (see [the store's tables](crate::guide::read_contracts#the-stores-tables)).
 ///
 /// Creating holds a transaction for the whole walk; on SQLite it is `BEGIN IMMEDIATE`, so
 /// other writers wait (their busy timeout) while an export is created.

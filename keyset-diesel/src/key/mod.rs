@@ -229,8 +229,8 @@ pub trait KeyValue: Clone + fmt::Debug + PartialEq + Send + Sync + 'static {
 /// equal under none of SQLite's built-in collations, PostgreSQL's deterministic and
 /// `und-u-ks-level1/2` ICU collations, or MySQL's and MariaDB's `_bin`, `_general_ci`,
 /// `_unicode_ci` and `_0900_ai_ci` collations, except for expansions (`ß` / `ss`, `æ` / `ae`)
-/// and ignorable punctuation that the fold does not model (docs/SQL.md, "Text keys and
-/// collations").
+/// and ignorable punctuation that the fold does not model ([text keys and
+/// collations](crate::guide::keys_and_limits#text-keys-and-collations)).
 ///
 /// Steps: compatibility decomposition (NFKD, so canonically equivalent and compatibility forms
 /// meet), combining diacritics (U+0300..U+036F and the other diacritic blocks; not the vowel
@@ -356,7 +356,8 @@ impl KeyValue for bool {
         Cow::Borrowed("bool")
     }
     /// SQLite and MySQL keep booleans as integers (`BOOLEAN`, `TINYINT(1)`) that may hold
-    /// other values; Diesel reads each non-zero one as `true` (docs/CASES.md C31).
+    /// other values; Diesel reads each non-zero one as `true`
+    /// ([lossy reads](crate::guide::keys_and_limits#values-diesel-reads-lossily)).
     fn unrepresented_sql(backend: BackendKind) -> Option<&'static str> {
         match backend {
             BackendKind::Sqlite | BackendKind::Mysql => Some(" NOT IN (0, 1)"),

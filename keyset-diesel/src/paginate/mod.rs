@@ -212,7 +212,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// read in the statement's own snapshot on every backend; a later page becomes a union
     /// with a count row, so the count arrives even when the page is empty. It costs O(n) per
     /// page, not O(page): ask for it on the first page only when the filtered set is large
-    /// (docs/SQL.md, "Total count").
+    /// ([total count](crate::guide::sql#total-count)).
     ///
     /// ```
     /// # include!("../doctest_setup.rs");
@@ -259,7 +259,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// the key columns in keyset order and direction), named after the page's `FROM`:
     /// `FORCE INDEX (..)` on MySQL/MariaDB, `INDEXED BY ..` on SQLite, nothing on PostgreSQL.
     /// It makes the direct form the default on MySQL/MariaDB, whose planner may otherwise read
-    /// from the start of your filtered range (docs/SQL.md, "Naming the index"). Give it only for a
+    /// from the start of your filtered range ([naming the index](crate::guide::sql#naming-the-index)). Give it only for a
     /// query on one table. It overrides the keyset's declared [`Keyset::INDEX`];
     /// `force_index(None)` leaves any hint out.
     ///
@@ -300,7 +300,7 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// start). Pages are identical either way; the union costs more when ties are short.
     /// Use it on PostgreSQL and SQLite for leading columns that tie in the thousands (a
     /// bulk import's timestamp, or a mixed-direction keyset led by a status or a type), not on
-    /// MySQL/MariaDB (docs/SQL.md, "Long runs of ties"). The plan check tells such a page:
+    /// MySQL/MariaDB ([long runs of ties](crate::guide::sql#long-runs-of-ties)). The plan check tells such a page:
     /// `plan::explain_analyze` (feature `plan-check`) reports it as
     /// `NotASeek::ReadsPastThePage` with this remedy. A run of columns in one direction is
     /// one level on PostgreSQL (a row value, already a range from the cursor); on SQLite
@@ -319,8 +319,8 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     /// are identical either way. Turn it on where something between you and the index reads
     /// only plain comparisons: `postgres_fdw` foreign tables and tables partitioned across
     /// servers (a row value is not sent to the remote, which then sends every row before the
-    /// cursor), and partition pruning on the leading bound (docs/SQL.md, "Foreign tables and
-    /// shards"). Default: off; on MySQL/MariaDB it changes nothing.
+    /// cursor), and partition pruning on the leading bound ([foreign tables and
+    /// shards](crate::guide::sql#foreign-tables-and-shards-postgresql-postgres_fdw)). Default: off; on MySQL/MariaDB it changes nothing.
     ///
     /// ```
     /// # include!("../doctest_setup.rs");

@@ -47,8 +47,8 @@
 //! ([`NotASeek::ReadsPastThePage`]): an index range that starts before the cursor and filters
 //! the rest of the cursor's run of ties, typically a mixed-direction keyset whose leading column
 //! has few distinct values (a status, a type). The message names the remedy,
-//! [`Paginated::seek_per_level`](crate::Paginated::seek_per_level) (docs/SQL.md, "Long runs
-//! of ties").
+//! [`Paginated::seek_per_level`](crate::Paginated::seek_per_level) ([long runs
+//! of ties](crate::guide::sql#long-runs-of-ties)).
 //!
 //! Plans depend on statistics: run the check on a table with enough rows (thousands) after
 //! `ANALYZE`, or the planner may rightly prefer a full scan of a tiny table (on PostgreSQL,

@@ -55,7 +55,8 @@ impl<DB: KeysetBackend, K: KeysetSql<DB>> Emitter for Pass<'_, '_, '_, DB, K> {
     /// `sqlite_stat4` rows) and then plans it again at every page, since every page binds it
     /// anew; it does not read the value behind `+?` (a no-op on any value, which keeps the
     /// column's affinity and collation in the comparison) and still ranges the index on it.
-    /// docs/SQL.md, "SQLite: a cached statement that is planned again".
+    /// [SQLite: a cached statement that is planned
+    /// again](crate::guide::sql#sqlite-a-cached-statement-that-is-planned-again).
     fn value(&mut self, index: usize) -> QueryResult<()> {
         let Some(key) = self.key else {
             return Err(column_index_error(index));
@@ -228,7 +229,7 @@ impl<K: Keyset> SeekPredicate<K> {
             part,
         )?;
         if admit {
-            // docs/CASES.md C31: rows a lossy key type cannot name are in every page query,
+            // Rows a lossy key type cannot name are in every page query,
             // so a walk reads them again and the page check sees it.
             pass.sql(")");
             for i in 0..K::COLUMNS.len() {
@@ -256,7 +257,7 @@ fn unrepresented_sql<DB: KeysetBackend, K: Keyset>(i: usize) -> Option<&'static 
 }
 
 /// Whether a page seek of `K` on `DB` admits the stored values a key type does not represent
-/// (docs/CASES.md C31): only where the page check can see a row read again, every key column
+/// ([lossy reads](crate::guide::keys_and_limits#values-diesel-reads-lossily)): only where the page check can see a row read again, every key column
 /// exactly ordered in Rust (a text column between would let a re-read row pass as "after").
 /// Such rows come from anywhere in the table, NULL group included.
 pub(crate) fn admits_unrepresented<DB: KeysetBackend, K: Keyset>() -> bool {
@@ -509,7 +510,7 @@ where
         let terms = sql::each_term(K::COLUMNS, self.walk);
         // PostgreSQL and SQLite read a stated placement from the index (PostgreSQL needs it
         // to match an index declared with one); only MySQL's `col IS NULL` term sorts.
-        // An arm that admits unrepresented values (C31) may hold rows of the other side of the
+        // An arm that admits unrepresented values (lossy reads) may hold rows of the other side of the
         // split: it keeps the placement that sorts them last.
         let leading = match dialect::<DB>().nulls_order_syntax || admits_unrepresented::<DB, K>() {
             true => Leading::Placed,

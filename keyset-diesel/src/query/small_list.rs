@@ -8,7 +8,7 @@ pub(crate) const INLINE: usize = 12;
 /// A list of at most a keyset's columns (its terms, its groups), kept on the stack up to
 /// [`INLINE`] items and on the heap beyond (a hand-written keyset with more columns): the SQL
 /// of a page is written in every pass Diesel makes over it (binds, cache check, text), and a
-/// derived keyset's passes then allocate nothing (docs/PERFORMANCE.md, section 2a: each
+/// derived keyset's passes then allocate nothing (the benchmark report, section 2a: each
 /// allocation cost more than the list's work).
 #[derive(Debug, Clone)]
 pub(crate) enum SmallList<T> {

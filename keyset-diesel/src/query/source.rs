@@ -19,7 +19,7 @@ use crate::keyset::Keyset;
 /// by the compiler; the clauses when the page is built: [`KeysetError::AlreadyOrdered`],
 /// [`KeysetError::AlreadyLimited`], [`KeysetError::DistinctOn`]). A query with PostgreSQL's
 /// `DISTINCT ON` is refused (at compile time unboxed), since the seek would re-admit the rest
-/// of the cursor's group (docs/CASES.md C33).
+/// of the cursor's group ([limits](crate::guide::keys_and_limits#limits)).
 pub trait PageSource<K: Keyset>: Sized {
     /// Refuses clauses the type system cannot see (boxed queries).
     ///

@@ -1,7 +1,7 @@
 //! The SQL text of a keyset: ORDER BY terms and seek predicates, written through an
 //! [`Emitter`] so the same code drives Diesel's `AstPass` and the unit tests below.
 //!
-//! Rules (docs/DESIGN.md, "The seek predicate"):
+//! Rules ([the SQL guide](crate::guide::sql#the-rules)):
 //! 1. All columns in one direction on a row-value backend: one row-value comparison,
 //!    `(a, b) > ($1, $2)`.
 //! 2. Otherwise the factored expanded-OR form with a redundant bound on the leading group in its
@@ -156,7 +156,7 @@ impl Group {
 /// NULL of it can follow the key in this seek: its NULLs sort before the key (`NULLS FIRST`), or
 /// they are another arm (`values_only`, the leading column of a NULL split). There a row value
 /// drops the NULL rows as they must be dropped (a comparison with NULL is never true), and the
-/// index range starts at the key's full value (docs/DESIGN.md, "The seek predicate").
+/// index range starts at the key's full value ([the rules](crate::guide::sql#the-rules)).
 fn groups(
     terms: &[Term],
     row_values: bool,
@@ -235,7 +235,7 @@ pub(crate) enum SeekPlan {
     },
     /// One arm per key level (group of columns compared together): the levels before it
     /// equal to the key's, that level strictly after it (`a = $1 AND b > $2`), each arm an
-    /// index range of its own (docs/DESIGN.md, "Long runs of ties").
+    /// index range of its own ([long runs of ties](crate::guide::sql#long-runs-of-ties)).
     PerLevel {
         /// The number of levels (at least 2).
         levels: usize,

@@ -14,7 +14,7 @@
 //! tie-breaker. It is the default on MySQL/MariaDB, where a page whose select list is not
 //! covered by the index is otherwise planned as `ref` access on your equality filter with the
 //! seek pushed into the index condition, which reads every index entry from the start of your
-//! filtered range to the cursor (docs/SQL.md, "MySQL and MariaDB"):
+//! filtered range to the cursor ([MySQL and MariaDB](crate::guide::sql#mysql-and-mariadb)):
 //!
 //! ```sql
 //! SELECT <your select> FROM <your table> WHERE <your filters> AND `t`.`id` IN (
@@ -387,7 +387,8 @@ pub(crate) const MAX_LIMIT_IN_TEXT: i64 = 101;
 /// `LIMIT $n` and assumes a tenth of the rows, so a page whose limit was bound was planned again
 /// at every execution: measured on the benchmark's table, 0 generic and 40 custom plans in 40
 /// pages, planning 0.067 ms against 0.037 ms of execution; with `LIMIT 21` in the text, 35
-/// generic plans of 40 and planning 0.007 ms (docs/SQL.md, "PostgreSQL: a page planned once").
+/// generic plans of 40 and planning 0.007 ms ([a page planned
+/// once](crate::guide::sql#postgresql-a-page-planned-once)).
 /// A limit in the text makes the page size part of the statement Diesel caches (one prepared
 /// statement per page size and shape on a connection, which Diesel finds by its SQL text), so
 /// only page sizes up to 100 are written so; larger pages, whose rows cost more than the
@@ -398,7 +399,7 @@ pub(crate) fn limit_is_text<DB: KeysetBackend>(limit: i64) -> bool {
 
 /// ` LIMIT ?` with `limit` bound, written ` LIMIT +?` on SQLite, whose planner reads the value
 /// bound to a bare `LIMIT ?` and so plans a cached statement again at every execution
-/// (docs/SQL.md, "Prepared statements"); ` LIMIT <limit>` as a number where
+/// ([prepared statements](crate::guide::sql#prepared-statements-which-pages-diesel-finds-by-type)); ` LIMIT <limit>` as a number where
 /// [`limit_is_text`].
 pub(crate) fn walk_limit<'b, DB>(limit: &'b i64, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()>
 where

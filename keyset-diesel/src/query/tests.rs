@@ -78,7 +78,7 @@ struct MaybeFirst {
 }
 
 /// `m ASC NULLS LAST, f ASC, id ASC`: a nullable leading column and a `bool` key, whose
-/// seek admits the values `bool` does not represent on MySQL and SQLite (docs/CASES.md C31).
+/// seek admits the values `bool` does not represent on MySQL and SQLite (lossy reads).
 #[derive(Debug, Clone, PartialEq, diesel::Queryable, keyset_derive::Keyset)]
 #[diesel(table_name = flags)]
 struct Flag {
@@ -246,7 +246,7 @@ fn pages_in_the_default_form_have_a_static_shape_and_every_other_page_none() {
         Some(StaticShape::AfterForward)
     );
     // A nullable leading column: the first page is fixed; a later page after a value is a
-    // union around the NULL group whose text the types fix too (issue 35: cached by type, as a
+    // union around the NULL group whose text the types fix too (cached by type, as a
     // one-statement page is); a NULL cursor (NULLs last) writes `IS NULL` arms.
     let maybes = || maybes::table.select(maybes::id);
     let maybe = |p: Paginated<_, Maybe>| fixed::<Sqlite, Maybe, _>(p);
@@ -589,7 +589,7 @@ fn boxed_queries_with_order_limit_or_offset_are_refused() {
 
 /// On MySQL the arms of a leading NULL split order their rows as the index holds them (no
 /// `m IS NULL` term: MariaDB filesorted the arm with it), except where an arm admits the rows
-/// a key type does not represent (C31): those come from anywhere, NULL group included, and the
+/// a key type does not represent (lossy reads): those come from anywhere, NULL group included, and the
 /// placement term sorts them after the arm's own rows.
 #[cfg(feature = "mysql")]
 #[test]

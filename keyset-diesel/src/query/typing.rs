@@ -6,7 +6,7 @@
 //!   are one of four [`StaticShape`]s whose SQL their types fix
 //!   ([`PageStatement::static_shape`]); such a page loads as `TypeKeyed<PageStatement<Q, K>,
 //!   SHAPE>`, whose id is `(Q's id, K, SHAPE)`, and a cached page costs no SQL writing
-//!   (docs/PERFORMANCE.md, section 2a). A later page whose seek splits a leading nullable
+//!   (the benchmark report, section 2a). A later page whose seek splits a leading nullable
 //!   column's values from its NULL group is a union of two arms whose SQL its types fix too
 //!   ([`UnionPage::static_shape`]): it loads as `TypeKeyed<UnionPage<Q, K>, SPLIT_..>`. Every
 //!   other page keeps the SQL-text key, as does every page of up to 100 rows on PostgreSQL,

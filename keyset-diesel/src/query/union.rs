@@ -243,7 +243,8 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
     /// compound's `ORDER BY`, which each arm's index range delivers as it reads, and stops
     /// reading at the compound's `LIMIT`; a member written as `SELECT * FROM (..)` to carry
     /// its own `ORDER BY` is sorted again into a temporary B-tree before the merge
-    /// (docs/SQL.md, "SQLite: a union merged in index order"). The probe and the count row
+    /// ([a union merged in index
+    /// order](crate::guide::sql#sqlite-a-union-merged-in-index-order)). The probe and the count row
     /// read in another order than the page, so a union holding them keeps that form.
     fn flat<DB: KeysetBackend>(&self) -> bool {
         !DB::PARENTHESIZED_UNION && !self.probe && !self.count

@@ -327,8 +327,7 @@ mod tests {
         );
     }
 
-    /// A token's C24 fault case: each input is a typed error, never a panic, never a cursor
-    /// (docs/CASES.md).
+    /// Hostile token input: each input is a typed error, never a panic, never a cursor.
     #[test]
     fn c24_malformed_or_tampered_tokens() {
         let codec = codec();

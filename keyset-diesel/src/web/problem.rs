@@ -25,7 +25,7 @@ use crate::web::PageRequestError;
 /// * `detail` (optional): for a page size, which rule (`"page size must be at most 100"`).
 ///   Never the token, nor why a token was refused (that is for your logs: the
 ///   [`CursorError`] variant).
-/// * `code`: the crate's stable code (the table below; listed in docs/TOKENS.md).
+/// * `code`: the crate's stable code (the table below; listed in the [tokens guide](crate::guide::tokens#errors)).
 /// * `restart_from_first_page`: `true` for every refused token (drop it and request the first
 ///   page); absent otherwise.
 ///
@@ -162,7 +162,7 @@ pub const CURSOR_REFUSED: &str = "invalid or expired cursor; restart from the fi
 const INTERNAL: (u16, &str, &str) = (500, "internal_error", "internal server error");
 
 /// The one table of responses: every error the crate returns to a client, as status, code
-/// (stable, listed in docs/TOKENS.md; never changed) and title.
+/// (stable, listed in the tokens guide; never changed) and title.
 ///
 /// | error | status | code | title |
 /// |---|---|---|---|

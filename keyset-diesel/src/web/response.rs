@@ -20,7 +20,7 @@ use crate::web::PageLinks;
 ///
 /// * `next_cursor` / `has_more`: the walk's continuation ([`Page::next_cursor`]); `null` and
 ///   `false` at the end of results. A client that just follows tokens uses these two.
-/// * `start_cursor` / `end_cursor` (C29): the Relay cursors, present whenever the page has
+/// * `start_cursor` / `end_cursor`: the Relay cursors, present whenever the page has
 ///   rows. `start_cursor` is a backward token (the page before the first item: "previous",
 ///   or "load newer" at the top of a newest-first list); `end_cursor` a forward one, also at
 ///   the end of results: the resume position, from which a client at the end of a live list
@@ -165,7 +165,7 @@ mod tests {
     use crate::cursor::{Cursor, Direction};
     use crate::token::fixtures::{codec, ById};
 
-    /// A forward page of `ids`, as `assemble` makes it (C29: both cursors whenever rows).
+    /// A forward page of `ids`, as `assemble` makes it (both cursors whenever it has rows).
     fn page(ids: &[i64], has_more: bool) -> Page<ById> {
         let end_cursor = ids.last().map(|&id| Cursor::after((id,)));
         Page {
@@ -180,7 +180,7 @@ mod tests {
         }
     }
 
-    /// C34: the total count is a member only when the page was read with it (the exact JSON
+    /// The total count is a member only when the page was read with it (the exact JSON
     /// of a page without it is pinned in the test below).
     #[test]
     fn the_total_count_is_serialized_only_when_present() {
@@ -241,7 +241,7 @@ mod tests {
         assert_eq!(back, response);
     }
 
-    /// C29: the last page has no next token but keeps its resume position.
+    /// The last page has no next token but keeps its resume position.
     #[test]
     fn the_last_page_says_null_and_false_and_keeps_the_resume_position() {
         let codec = codec();

@@ -46,13 +46,13 @@ fn page_from_rows(rows: Vec<Row>, page_size: u32) -> Page<Row> {
 
 #[test]
 fn look_ahead_row_is_dropped_and_cursor_is_last_delivered() {
-    // docs/CASES.md C03: LIMIT 4 returned 4 rows for page size 3.
+    // The look-ahead row is never delivered: LIMIT 4 read 4 rows for page size 3.
     let page = page_from_rows((1..=4).map(Row).collect(), 3);
     assert_eq!(page.items, vec![Row(1), Row(2), Row(3)]);
     assert!(page.has_more());
     assert_eq!(page.next_cursor().unwrap().key, (3,));
     // Exactly page_size rows: no look-ahead, so no next cursor; the end cursor (the resume
-    // position, C29) is still there.
+    // position of a live list) is still there.
     let page = page_from_rows((4..=6).map(Row).collect(), 3);
     assert_eq!(page.items.len(), 3);
     assert!(!page.has_more() && !page.has_next_page);
@@ -65,7 +65,7 @@ fn look_ahead_row_is_dropped_and_cursor_is_last_delivered() {
     assert!(page.start_cursor.is_none() && page.end_cursor.is_none());
 }
 
-/// C29 (b): read backward to the start, the page still has its start cursor ("load newer" on
+/// Read backward to the start, the page still has its start cursor ("load newer" on
 /// a newest-first list); the walk's own cursor is absent.
 #[test]
 fn c29_backward_page_at_the_start_keeps_its_start_cursor() {

@@ -201,7 +201,7 @@ fn mysql_never_gets_a_row_value() {
 
 #[test]
 fn null_key_values_become_is_null_arms_and_are_never_bound() {
-    // docs/CASES.md C09: ASC NULLS LAST, cursor name = NULL: one arm, `IS NULL` is indexable.
+    // ASC NULLS LAST, cursor name = NULL: one arm, `IS NULL` is indexable.
     assert_eq!(seek("a/last a", &[0], PG), "(c0 IS NULL AND c1 > $1)");
     // NULLS FIRST, value cursor: the NULLs are behind it, so the column joins the row value
     // (a comparison with NULL is never true: the NULL group stays out, as it must).
@@ -225,9 +225,9 @@ fn null_key_values_become_is_null_arms_and_are_never_bound() {
 #[test]
 fn a_leading_null_group_on_the_far_side_is_its_own_arm() {
     let n = |spec: &str, nulls: &[usize]| plan(spec, nulls, PG, false).arms();
-    // C10: non-null cursor, NULLs after it: the values after it, then the NULL group.
+    // Non-null cursor, NULLs after it: the values after it, then the NULL group.
     assert_eq!(n("a/last a", &[]), 2);
-    // Issue 35, item 2: the values arm holds no NULL of the leading column, so where the
+    // The values arm holds no NULL of the leading column, so where the
     // directions agree it is one row value, an index range that starts at the key (PostgreSQL
     // filtered the key's tie group column by column before).
     assert_eq!(
@@ -249,14 +249,14 @@ fn a_leading_null_group_on_the_far_side_is_its_own_arm() {
         "c0 >= $0 AND (c0 > $0 OR (c0 = $0 AND c1 > $1))"
     );
     assert_eq!(part("a/last a", &[], PG, Part::Arm(1)), "c0 IS NULL");
-    // C11 (a): NULLS FIRST, NULL cursor: the rest of the NULL group, then the values.
+    // NULLS FIRST, NULL cursor: the rest of the NULL group, then the values.
     assert_eq!(n("a/first a", &[0]), 2);
     assert_eq!(
         part("a/first a", &[0], PG, Part::Arm(0)),
         "c0 IS NULL AND c1 > $1"
     );
     assert_eq!(part("a/first a", &[0], PG, Part::Arm(1)), "c0 IS NOT NULL");
-    // C11 (b): DESC NULLS FIRST, NULL cursor, ASC tie-breaker.
+    // DESC NULLS FIRST, NULL cursor, ASC tie-breaker.
     assert_eq!(
         part("d/first a", &[0], MYSQL, Part::Arm(0)),
         "c0 IS NULL AND c1 > $1"
@@ -317,7 +317,7 @@ fn the_probe_is_the_reversed_seek_including_the_key() {
 fn per_level_arms_are_equal_prefixes_then_one_strict_level() {
     // One level: the plain seek (nothing to split).
     assert_eq!(levels("a a", &[], PG), ["(c0, c1) > ($0, $1)"]);
-    // docs/DESIGN.md, "Long runs of ties": one seek per key level.
+    // Long runs of ties (the SQL guide): one seek per key level.
     assert_eq!(levels("d a", &[], PG), ["c0 < $0", "c0 = $0 AND c1 > $1"]);
     assert_eq!(
         levels("a a d", &[], PG),
@@ -441,7 +441,7 @@ fn whole(spec: &str, nulls: &[usize], dialect: Dialect) -> String {
 
 #[test]
 fn a_seek_written_whole_keeps_the_null_group_beyond_the_key() {
-    // docs/CASES.md C30: `score DESC NULLS LAST, id ASC` after (20, 2) holds the NULL
+    // A nullable leading column in mixed directions: `score DESC NULLS LAST, id ASC` after (20, 2) holds the NULL
     // group: no leading bound (`c0 <= $0` would drop it), `OR c0 IS NULL` in the chain.
     assert_eq!(
         whole("d/last a", &[], PG),

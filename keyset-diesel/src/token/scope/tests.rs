@@ -34,7 +34,7 @@ fn scope_is_canonical_and_binding() {
         workspace: "W9",
     };
     assert!(codec.decode::<Row>(&token, &same).is_ok());
-    // A map is not a struct (issue 12, 3c): the same entries as a map are another scope.
+    // A map is not a struct (a map's entries are not a struct's fields): the same entries as a map are another scope.
     for other in [
         serde_json::json!({"status": ["a", "d"], "workspace": "W9"}),
         serde_json::json!({"status": ["a", "d"], "workspace": "W7"}),
@@ -202,7 +202,7 @@ mod erased {
     }
 }
 
-/// A generated scope value of the kinds issue 12 (3) lists: maps (string or integer keys),
+/// A generated scope value of every kind a scope may hold: maps (string or integer keys),
 /// structs, enum variants, options, unit, sequences, sets, strings and integers.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 enum Value {
