@@ -169,8 +169,8 @@ pub fn depth<'a>(
                 if r.depth == DEEP {
                     let long_ties = shape.starts_with("long_ties");
                     let per_level = *shape == "long_ties_per_level";
-                    // Issue 35: deep / first ≤ 1.2 on PostgreSQL and SQLite (§3, the limit
-                    // the physical floor allows), ≤ 1.3 on MariaDB (§1) and for long ties (§3).
+                    // The goals: deep / first ≤ 1.2 on PostgreSQL and SQLite (as close as the
+                    // physical floor allows), ≤ 1.3 on MariaDB and for long ties.
                     let limit = if mysql || long_ties { 1.3 } else { 1.2 };
                     let deep_ratio = k.zip(first).map(|(k, f)| k / f);
                     let deep_plan = run.plans.iter().find(|p| {
