@@ -1,5 +1,5 @@
 //! `cargo bench -p keyset-bench --bench http` (or `bash scripts/bench.sh http`): the HTTP path
-//! (issue 35, item 5). The feed server's `GET /workspaces/{w}/events` (its router, in this
+//! end to end. The feed server's `GET /workspaces/{w}/events` (its router, in this
 //! process, on a deadpool pool of `AsyncPgConnection`s) against a minimal axum handler written
 //! by hand that runs the same statements (bearer look-up, membership, the byte budget's size
 //! probe, the page) as hand-written SQL on the same pool, loaded with `wrk` (Debian's package)

@@ -34,7 +34,7 @@ const PAGE: u32 = 20;
 const DEPTH: i64 = 90_450;
 const ROUNDS: usize = 300;
 const WARM_UP: usize = 20;
-/// Issue 35's goal for a nullable key: deep page / first page.
+/// The goal for a nullable key: deep page / first page at most this.
 const TARGET: f64 = 1.2;
 
 diesel::table! {

@@ -1,4 +1,4 @@
-//! Concurrent walkers (issue 16 §7): 1, 4 and 16 threads reading pages of the big tenant at the
+//! Concurrent walkers: 1, 4 and 16 threads reading pages of the big tenant at the
 //! same time through a connection pool, keyset pages against OFFSET pages from the same start
 //! depths. Writes section 4a of `reports/PERFORMANCE.md` in place.
 //!

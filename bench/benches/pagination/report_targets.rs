@@ -1,6 +1,6 @@
 //! The targets of sections 2a (CPU instructions per page) and 2b (nullable keys), read from
-//! those sections as the file has them: the full run writes both before this part (issue 35
-//! §2 and §3), so the one table of targets at the top holds every goal of the report.
+//! those sections as the file has them: the full run writes both before this part, so the
+//! one table of targets at the top holds every goal of the report.
 
 /// One row of the report's table of targets.
 pub struct Target {

@@ -1,4 +1,4 @@
-//! Ten million rows on one tenant (issue 16 §5), PostgreSQL and SQLite: the page at depth
+//! Ten million rows on one tenant, PostgreSQL and SQLite: the page at depth
 //! 5,000,000 against the first page for the three keyset shapes, and a full walk of the tenant
 //! at page size 1,000 with its rows/s and peak memory. Writes section 4b of
 //! `reports/PERFORMANCE.md` in place.

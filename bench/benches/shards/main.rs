@@ -1,4 +1,4 @@
-//! A table partitioned across PostgreSQL servers (issue 16 §8): section 1's data set (1,300,100
+//! A table partitioned across PostgreSQL servers: section 1's data set (1,300,100
 //! rows, tenant 1 holding 1,000,079) in a parent hash-partitioned on `id` whose two partitions
 //! are `postgres_fdw` foreign tables on the shard clusters of `scripts/setup.sh` (ports 5433
 //! and 5434, `KEYSET_SHARD_PORTS`). For the three keyset shapes with `.expanded_seek(true)`:

@@ -1,4 +1,4 @@
-//! A table sharded across MariaDB servers with the Spider storage engine (issue 35 §6):
+//! A table sharded across MariaDB servers with the Spider storage engine:
 //! section 1's data set (1,300,100 rows, tenant 1 holding 1,000,079) in a Spider table
 //! hash-partitioned on `id` whose two partitions are tables on the MariaDB shards of
 //! `scripts/setup.sh` (ports 3307 and 3308, `KEYSET_MARIADB_SHARD_PORTS`). For the three keyset

@@ -128,8 +128,8 @@ mod feed_tests {
         }
     }
 
-    /// Issue 12 (7): a set but unusable secret stops the example; only an unset one falls
-    /// back to the demo secret.
+    /// A set but unusable secret stops the example; only an unset one falls back to the demo
+    /// secret.
     #[test]
     fn the_secret_comes_from_the_environment_and_is_checked() {
         let demo = codec_keys(env(&[])).unwrap().build().unwrap();
