@@ -599,9 +599,9 @@ fn plan_seek_per_level_starts_every_branch_at_the_cursor_inside_a_long_tie_run()
 #[test]
 fn c33_distinct_on_is_refused_before_any_sql() {
     use keyset_diesel::{KeysetError, PaginateDsl};
-    use keyset_test_suites::loud::{c33_events, loud_events, DeviceEvent};
+    use keyset_test_suites::loud::{create_loud_events, loud_events, DeviceEvent};
     let mut db = diesel::PgConnection::open();
-    c33_events(&mut *db);
+    create_loud_events(&mut *db);
     let conn: &mut diesel::PgConnection = &mut db;
     for page_size in [1, 2] {
         let refused = loud_events::table

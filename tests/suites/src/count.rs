@@ -87,7 +87,7 @@ fn oracle_count<C: TestDb>(db: &mut C, sql: &str) -> i64 {
 /// the last row (empty) still carries total 5.
 pub fn c34_filtered_total_is_the_same_on_every_page<C: CountQueries>() {
     let mut db = C::open();
-    c34_items(&mut *db);
+    create_count_items(&mut *db);
     let all_a = oracle_count(&mut *db, "SELECT id FROM count_items WHERE tenant = 'A'");
     let a_grp3 = oracle_count(
         &mut *db,
@@ -141,7 +141,7 @@ pub fn c34_filtered_total_is_the_same_on_every_page<C: CountQueries>() {
 /// total 2. `SELECT DISTINCT grp`: three distinct rows, total 3. Every read shape.
 pub fn c34_grouped_and_distinct_totals_count_groups_and_distinct_rows<C: CountQueries>() {
     let mut db = C::open();
-    c34_items(&mut *db);
+    create_count_items(&mut *db);
     let groups = oracle_count(
         &mut *db,
         "SELECT grp AS id FROM count_items WHERE tenant = 'A' GROUP BY grp",

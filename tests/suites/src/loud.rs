@@ -615,7 +615,7 @@ where
 /// `HAVING count(*) >= 3`: [(d1,3)]. Boxed and unboxed alike.
 pub fn group_by_pages_one_row_per_group<C: GroupQueries>() {
     let mut db = C::open();
-    c33_events(&mut *db);
+    create_loud_events(&mut *db);
     for boxed in [false, true] {
         for (having, expected) in [
             (None, vec![("d1", 3), ("d2", 2), ("d3", 2)]),
