@@ -597,7 +597,9 @@ keyset_test_suites::locking_clause_test!(diesel::mysql::Mysql);
 /// repeated, lost or endless page (`keyset_test_suites::loud`).
 #[test]
 fn c31a_tinyint_holding_2_read_as_bool_is_a_typed_error() {
-    keyset_test_suites::loud::bool_column_holding_2_is_a_typed_error::<diesel::MysqlConnection>();
+    keyset_test_suites::loud::lossy_values::bool_column_holding_2_is_a_typed_error::<
+        diesel::MysqlConnection,
+    >();
 }
 
 /// `chrono::NaiveTime` over `time_rows.t_time`: the remedy the refusal below names.

@@ -292,14 +292,18 @@ fn plan_seek_per_level_searches_every_level_from_the_cursor() {
 /// repeated, lost or endless page (`keyset_test_suites::loud`).
 #[test]
 fn c31a_bool_column_holding_2_is_a_typed_error() {
-    keyset_test_suites::loud::bool_column_holding_2_is_a_typed_error::<diesel::SqliteConnection>();
+    keyset_test_suites::loud::lossy_values::bool_column_holding_2_is_a_typed_error::<
+        diesel::SqliteConnection,
+    >();
 }
 
 /// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
 /// repeated, lost or endless page (`keyset_test_suites::loud`).
 #[test]
 fn c31b_real_in_an_integer_column_is_a_typed_error_not_an_endless_walk() {
-    keyset_test_suites::loud::real_in_integer_column_is_a_typed_error::<diesel::SqliteConnection>();
+    keyset_test_suites::loud::lossy_values::real_in_integer_column_is_a_typed_error::<
+        diesel::SqliteConnection,
+    >();
 }
 
 /// `time::Time` models over `typed_rows.k_time`, which chrono writes.
