@@ -166,7 +166,7 @@ proptest! {
     }
 }
 
-/// Issue 12 (10): two tables of one name in two schemas, each imported as `events`: their
+/// Two tables of one name in two schemas, each imported as `events`: their
 /// keysets have different sort signatures, so a token for one is refused by the other. Before,
 /// the signature named the table by its Rust path only (`events` for both) and the token was
 /// accepted.
@@ -267,7 +267,7 @@ fn default_codecs() -> Vec<(&'static str, CursorCodec)> {
     codecs
 }
 
-/// Issue 12 (1): any key a `varchar(1000)` column can hold (any Unicode, control characters
+/// Any key a `varchar(1000)` column can hold (any Unicode, control characters
 /// included) makes a token the default codec issues and reads back, short enough for a URL
 /// query string (at most `DEFAULT_MAX_TOKEN_LEN`, 6,144 characters, all URL-safe), for keys of
 /// 3 and 4 columns, signed and encrypted. Before, 255 control characters (2,159 characters) and

@@ -18,7 +18,7 @@ mod mysql {
     keyset_tests_http::feed_server_suite!(diesel::MysqlConnection);
 }
 
-/// Issue 33 (3): the GraphQL schema's types are the issue's, field for field.
+/// The GraphQL schema's types are the Relay connection the example documents, field for field.
 #[test]
 fn graphql_schema_has_the_relay_types() {
     let sdl = keyset_feed_server::schema().sdl();

@@ -309,9 +309,9 @@ pub fn whole_second_times() -> Vec<time::Time> {
     times
 }
 
-/// A PostgreSQL native enum key (docs/CASES.md C19): `CREATE TYPE stage AS ENUM ('todo',
-/// 'doing', 'done')`, Diesel's usual mapping, `#[derive(KeyValue)]` on the Rust enum. Used by
-/// the C19 walks (tests/tests/postgres.rs) and the oracle's random pool on PostgreSQL.
+/// A PostgreSQL native enum key: `CREATE TYPE stage AS ENUM ('todo', 'doing', 'done')`, Diesel's
+/// usual mapping, `#[derive(KeyValue)]` on the Rust enum. Used by the native enum walks
+/// (tests/postgres/tests/postgres/native_enum.rs) and the oracle's random pool on PostgreSQL.
 #[cfg(feature = "postgres")]
 pub mod stage {
     use diesel::deserialize::{self, FromSql};

@@ -2,6 +2,11 @@
 //! decimals and long text. The tests read it at run time from `data/chinook` in the shared
 //! directory beside the repository ([`crate::shared_data`]); it is never copied in.
 //!
+//! Partner: `tests/suites/src/chinook.rs` holds the tests of this subject. The split follows the
+//! crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing
+//! a test rebuilds no page.
+//!
 //! Walks: Invoice by (invoice date DESC, invoice id DESC); Track by (unit price DESC, name ASC,
 //! track id ASC), by (milliseconds ASC, track id ASC) and by composer (NULLs last, or first in
 //! descending order); page sizes 1, 7 and 50. Each walk must equal the same plain `ORDER BY`:

@@ -1,10 +1,15 @@
-//! docs/CASES.md C34: the opt-in total count (`with_total_count`), on every backend: the count
+//! The opt-in total count (`with_total_count`), on every backend: the count
 //! of the query without the seek, `ORDER BY` and `LIMIT`, equal to the oracle's row count (the
 //! plain query's rows, read by SQL of its own) on every page: first and later pages, forward
 //! and backward, empty pages, filtered, grouped (`GROUP BY`, `HAVING`) and `DISTINCT` queries,
 //! boxed and unboxed, with and without exact flags, one seek per key level and the deferred
 //! join. (The oracle property test checks the count on random tables and walks, blocking and
 //! async; the async SQL test checks that the count costs no second statement.)
+//!
+//! Partner: `tests/suites/src/count.rs` holds the tests of this subject. The split follows the
+//! crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing
+//! a test rebuilds no page.
 
 use crate::models::Read;
 use crate::TestDb;
@@ -13,7 +18,7 @@ use diesel::QueryResult;
 use keyset_diesel::{Cursor, Keyset, Page};
 
 diesel::table! {
-    /// C34's items.
+    /// The items of the total-count tests.
     count_items (id) {
         id -> BigInt,
         tenant -> Text,
@@ -52,7 +57,7 @@ pub struct DistinctGroup {
     pub grp: i64,
 }
 
-/// The C34 queries on one backend, each read as `how` says, with the total count.
+/// The total-count queries on one backend, each read as `how` says, with the total count.
 pub trait CountQueries: TestDb {
     /// Tenant `tenant`'s items, and only group `grp` when given.
     ///
@@ -171,9 +176,9 @@ impl_count_queries!("sqlite", diesel::SqliteConnection);
 impl_count_queries!("postgres", diesel::PgConnection);
 impl_count_queries!("mysql", diesel::MysqlConnection);
 
-/// Creates and fills C34's `count_items`: tenant A (1,1) (2,1) (3,2) (4,3) (5,3), tenant B
+/// Creates and fills `count_items`: tenant A (1,1) (2,1) (3,2) (4,3) (5,3), tenant B
 /// (6,1) (7,2) as `(id, grp)`.
-pub fn c34_items<C: TestDb>(db: &mut C) {
+pub fn create_count_items<C: TestDb>(db: &mut C) {
     db.exec(
         "CREATE TABLE count_items (id BIGINT NOT NULL PRIMARY KEY, tenant VARCHAR(8) NOT NULL, \
          grp BIGINT NOT NULL)",

@@ -1,5 +1,10 @@
-//! The edges of a page: the Relay cursors on edge pages (docs/CASES.md C29) and the byte budget
+//! The edges of a page: the Relay cursors on edge pages and the byte budget
 //! (`Paginated::max_bytes`), on every backend.
+//!
+//! Partner: `tests/suites/src/edges.rs` holds the tests of this subject. The split follows the
+//! crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing
+//! a test rebuilds no page.
 
 use keyset_diesel::Direction;
 

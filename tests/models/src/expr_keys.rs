@@ -1,8 +1,12 @@
-//! Keys read through `#[diesel(select_expression = ..)]` (issue 11 §1, docs/CASES.md C18 and
-//! C35): a key on an SQL expression of the model's table (`lower(name)`, a nullable
-//! `lower(nick)`), and a key on columns of a joined table (`authors.name, authors.id,
-//! books.id` over `authors.inner_join(books)`). Every walk goes through tokens and is compared
-//! with the database's own `ORDER BY` of the same expressions.
+//! Keys read through `#[diesel(select_expression = ..)]`: a key on an SQL expression of the model's
+//! table (`lower(name)`, a nullable `lower(nick)`), and a key on columns of a joined table
+//! (`authors.name, authors.id, books.id` over `authors.inner_join(books)`). Every walk goes through
+//! tokens and is compared with the database's own `ORDER BY` of the same expressions.
+//!
+//! Partner: `tests/suites/src/expr_keys.rs` holds the tests of this subject. The split follows the
+//! crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing
+//! a test rebuilds no page.
 
 use crate::models::Read;
 use crate::TestDb;
@@ -92,7 +96,8 @@ pub struct PersonNick {
 }
 crate::impl_walk!(PersonNick, expr_people);
 
-/// `name ASC, id ASC` on the plain column: the ordering C18's wrong seek used.
+/// `name ASC, id ASC` on the plain column: the ordering a seek that ignored the expression would
+/// use.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = expr_people)]
 pub struct PersonName {

@@ -1,10 +1,15 @@
-//! Faults during a walk (issue 15, item 2; docs/RELIABILITY.md), on PostgreSQL and
+//! Faults during a walk (docs/RELIABILITY.md), on PostgreSQL and
 //! MySQL/MariaDB: the connection killed by the server, a statement timeout, the server going
 //! away and coming back (a restart, simulated by cutting an in-process TCP proxy, so the
 //! shared server other tests use keeps running), and a connection cut in the middle of a
 //! page's result. In each, the page read returns Diesel's error (never a panic, never a
 //! partial or wrong page), and a client that reconnects and resumes from its last token
 //! finishes the walk with every row exactly once.
+//!
+//! Partner: `tests/suites/src/faults.rs` holds the tests of this subject. The split follows the
+//! crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing
+//! a test rebuilds no page.
 
 use crate::read_contracts::SharedDb;
 

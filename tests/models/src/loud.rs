@@ -1,7 +1,12 @@
-//! Loud instead of wrong (issue 11, section 4): the page check turns a tie-breaker that is not
-//! unique in the query's rows (docs/CASES.md C35 without a joined key; `unique` on a column
-//! with ties) and a key value that does not survive the round trip to Rust and back (C31) into
-//! a typed error on the page where the walk meets them, never a repeated, lost or endless page.
+//! The tables and models of the loud-instead-of-wrong tests: a tie-breaker that is not unique
+//! in the query's rows (a join repeating it, `unique` on a column with ties), key values that
+//! do not survive the round trip to Rust and back (a `bool` holding 2, a REAL in an INTEGER
+//! column), text a collation calls equal, `GROUP BY` keyed on its group, and long text keys.
+//!
+//! Partner: `tests/suites/src/loud.rs` holds the tests of this subject. The split follows the
+//! crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing
+//! a test rebuilds no page.
 
 use crate::models::Read;
 use crate::TestDb;
@@ -11,7 +16,7 @@ use diesel::QueryResult;
 use keyset_diesel::{Cursor, Keyset, Page};
 
 diesel::table! {
-    /// C35's teams.
+    /// The teams of the join that repeats the tie-breaker.
     loud_teams (id) {
         id -> Integer,
         name -> Text,
@@ -19,7 +24,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    /// C35's members: teams 1 and 3 have several, so a join repeats their team rows.
+    /// Their members: teams 1 and 3 have several, so a join repeats their team rows.
     loud_members (id) {
         id -> Integer,
         team_id -> Integer,
@@ -30,7 +35,8 @@ diesel::joinable!(loud_members -> loud_teams (team_id));
 diesel::allow_tables_to_appear_in_same_query!(loud_teams, loud_members);
 
 diesel::table! {
-    /// C31 (a): `pinned` declared `Bool`, as print-schema emits for MariaDB's `TINYINT(1)`.
+    /// A flag that may hold 2: `pinned` declared `Bool`, as print-schema emits for MariaDB's
+    /// `TINYINT(1)`.
     loud_flags (id) {
         id -> Integer,
         pinned -> Bool,
@@ -38,7 +44,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    /// C31 (a) with a text column between the flag and the tie-breaker.
+    /// The same with a text column between the flag and the tie-breaker.
     loud_flag_titles (id) {
         id -> Integer,
         pinned -> Bool,
@@ -46,8 +52,8 @@ diesel::table! {
     }
 }
 
-/// C31 (a): `pinned DESC, title ASC, id ASC`: a text column in the keyset, so the seek adds
-/// no arm for unrepresented values (the page check could not see a row it reads again).
+/// A flag that may hold 2, `pinned DESC, title ASC, id ASC`: a text column in the keyset, so the
+/// seek adds no arm for unrepresented values (the page check could not see a row it reads again).
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_flag_titles)]
 pub struct FlagTitle {
@@ -61,7 +67,7 @@ pub struct FlagTitle {
 crate::impl_walk!(FlagTitle, loud_flag_titles);
 
 diesel::table! {
-    /// C31 (b): an INTEGER column that SQLite lets hold a REAL.
+    /// An INTEGER column that SQLite lets hold a REAL.
     loud_scores (id) {
         id -> Integer,
         score -> Integer,
@@ -69,7 +75,7 @@ diesel::table! {
 }
 
 diesel::table! {
-    /// C39: a text tie-breaker unique only by convention, its column's collation set per case
+    /// A text tie-breaker unique only by convention, its column's collation set per case
     /// by the test (`NOCASE`, an ICU nondeterministic collation, `utf8mb4_general_ci`, ...).
     loud_tags (tag) {
         tag -> Text,
@@ -77,7 +83,7 @@ diesel::table! {
     }
 }
 
-/// C39: `grp ASC, tag ASC (unique)`.
+/// A text tie-breaker: `grp ASC, tag ASC (unique)`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_tags)]
 pub struct TagAsc {
@@ -88,7 +94,7 @@ pub struct TagAsc {
 }
 crate::impl_walk!(TagAsc, loud_tags);
 
-/// C39: `grp ASC, tag DESC (unique)`.
+/// A text tie-breaker: `grp ASC, tag DESC (unique)`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_tags)]
 pub struct TagDesc {
@@ -99,8 +105,8 @@ pub struct TagDesc {
 }
 crate::impl_walk!(TagDesc, loud_tags);
 
-/// C39: `grp ASC, tag ASC (unique, exact_text)`: the model says the column's collation calls
-/// only the same strings equal.
+/// A text tie-breaker: `grp ASC, tag ASC (unique, exact_text)`: the model says the column's
+/// collation calls only the same strings equal.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_tags)]
 pub struct TagExact {
@@ -121,7 +127,7 @@ pub struct UniqueTimestamp {
 }
 crate::impl_walk!(UniqueTimestamp, crate::schema::keyset_rows);
 
-/// C35: a team keyed `name ASC, id ASC (unique)` with one of its members' ids selected, paged
+/// A team keyed `name ASC, id ASC (unique)` with one of its members' ids selected, paged
 /// over `loud_teams.inner_join(loud_members)`: `loud_teams.id` repeats per member.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_teams)]
@@ -134,7 +140,7 @@ pub struct TeamMember {
     pub member_id: i32,
 }
 
-/// C31 (a): `pinned ASC, id ASC`.
+/// A flag that may hold 2: `pinned ASC, id ASC`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_flags)]
 pub struct FlagAsc {
@@ -145,7 +151,7 @@ pub struct FlagAsc {
 }
 crate::impl_walk!(FlagAsc, loud_flags);
 
-/// C31 (a): `pinned DESC, id ASC`.
+/// A flag that may hold 2: `pinned DESC, id ASC`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_flags)]
 pub struct FlagDesc {
@@ -156,7 +162,7 @@ pub struct FlagDesc {
 }
 crate::impl_walk!(FlagDesc, loud_flags);
 
-/// C31 (b): `score ASC, id ASC` read as `i32`.
+/// A REAL in an INTEGER column: `score ASC, id ASC` read as `i32`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_scores)]
 pub struct ScoreAsc {
@@ -167,7 +173,7 @@ pub struct ScoreAsc {
 }
 crate::impl_walk!(ScoreAsc, loud_scores);
 
-/// The page of C35's joined rows on one backend.
+/// The page of the teams joined to their members, on one backend.
 pub trait LoudQueries: TestDb {
     /// `loud_teams.inner_join(loud_members)` as [`TeamMember`].
     ///
@@ -209,7 +215,7 @@ impl_loud_queries!("postgres", diesel::PgConnection);
 impl_loud_queries!("mysql", diesel::MysqlConnection);
 
 diesel::table! {
-    /// docs/CASES.md C33's events.
+    /// Events of three devices, for `DISTINCT ON` and `GROUP BY device`.
     loud_events (id) {
         id -> Integer,
         device -> Text,
@@ -217,7 +223,7 @@ diesel::table! {
     }
 }
 
-/// C33's keyset `device ASC, at DESC, id DESC`.
+/// The keyset `device ASC, at DESC, id DESC` over `loud_events`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_events)]
 pub struct DeviceEvent {
@@ -229,7 +235,8 @@ pub struct DeviceEvent {
     pub id: i32,
 }
 
-/// C33's control: events per device, keyed on the group key `device` (unique per group).
+/// The control of `DISTINCT ON`: events per device, keyed on the group key `device` (unique per
+/// group).
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_events)]
 pub struct DeviceCount {
@@ -242,7 +249,7 @@ pub struct DeviceCount {
     pub events: i64,
 }
 
-/// The C33 queries on one backend.
+/// The `GROUP BY device` queries on one backend.
 pub trait GroupQueries: TestDb {
     /// `GROUP BY device` with `count(*)`, optionally `HAVING count(*) >= having`.
     ///
@@ -304,8 +311,8 @@ impl_group_queries!("sqlite", diesel::SqliteConnection);
 impl_group_queries!("postgres", diesel::PgConnection);
 impl_group_queries!("mysql", diesel::MysqlConnection);
 
-/// Creates and fills C33's `loud_events`.
-pub fn c33_events<C: TestDb>(db: &mut C) {
+/// Creates and fills `loud_events`.
+pub fn create_loud_events<C: TestDb>(db: &mut C) {
     db.exec(
         "CREATE TABLE loud_events (id INTEGER NOT NULL PRIMARY KEY, device VARCHAR(8) NOT NULL, \
          at INTEGER NOT NULL)",
@@ -317,14 +324,14 @@ pub fn c33_events<C: TestDb>(db: &mut C) {
 }
 
 diesel::table! {
-    /// docs/CASES.md C32's documents.
+    /// Documents with long and escape-heavy titles.
     loud_docs (id) {
         id -> BigInt,
         title -> Text,
     }
 }
 
-/// C32's keyset `title ASC, id ASC`.
+/// The keyset `title ASC, id ASC` over `loud_docs`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]
 #[diesel(table_name = loud_docs)]
 pub struct DocByTitle {

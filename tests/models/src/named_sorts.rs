@@ -1,8 +1,13 @@
-//! Named sorts (issue 11 §1): one model, `#[keyset(sort(Name(..)))]` three times, one sort
+//! Named sorts: one model, `#[keyset(sort(Name(..)))]` three times, one sort
 //! chosen per request from the generated enum. Each sort's row type walks through tokens
 //! exactly as the database's own `ORDER BY` of its columns (page sizes 1, 2 and 5, both ways,
 //! plain and boxed, with and without the deferred join, exact flags or not), and a token made
 //! in one sort is refused by every other with `SortMismatch`.
+//!
+//! Partner: `tests/suites/src/named_sorts.rs` holds the tests of this subject. The split follows
+//! the crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing a
+//! test rebuilds no page.
 
 use crate::schema::keyset_rows;
 use diesel::prelude::*;

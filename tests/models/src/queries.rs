@@ -2,6 +2,11 @@
 //! `ORDER BY`/`LIMIT`/`OFFSET`, `OR` filters, `DISTINCT` over a join, two output columns of one
 //! name, a page size of zero. The tests are generic over [`Queries`]; the Diesel query each one
 //! runs is written once, in `impl_queries!`, and implemented for every enabled backend.
+//!
+//! Partner: `tests/suites/src/queries.rs` holds the tests of this subject. The split follows the
+//! crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing
+//! a test rebuilds no page.
 
 use crate::joins::{Post, PostWithTagId};
 use crate::models::{FeedEvent, ID_asc};

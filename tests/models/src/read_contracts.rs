@@ -3,6 +3,11 @@
 //! several connections share (a WAL-mode SQLite file, a PostgreSQL schema, a MySQL database),
 //! runs writer threads on their own connections, and checks what the reader got.
 //!
+//! Partner: `tests/suites/src/read_contracts.rs` holds the tests of this subject. The split follows
+//! the crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing a
+//! test rebuilds no page.
+//!
 //! Writers are bounded by count and time, and the reader waits (briefly) for them between
 //! pages, so every page is read after concurrent changes and each test ends in seconds.
 

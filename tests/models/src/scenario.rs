@@ -61,7 +61,8 @@ fn check_window<M: Oracle + Keyset>(
 ) {
     assert_eq!(ids(page), expected[lo..hi], "{what}: rows");
     let len = expected.len();
-    // C34: the count of the filtered query, the same on every page, empty pages included.
+    // The total count: the count of the filtered query, the same on every page, empty pages
+    // included.
     let count = i64::try_from(len).expect("a small table");
     assert_eq!(
         page.total_count,
@@ -95,7 +96,7 @@ fn check_window<M: Oracle + Keyset>(
         let walk_on = page.end_cursor.clone().filter(|_| page.has_more());
         assert_eq!(page.next_cursor(), walk_on, "{what}: next_cursor");
     }
-    // C29: the Relay cursors whenever the page has rows, whatever the flags say.
+    // Edge pages keep the Relay cursors whenever the page has rows, whatever the flags say.
     assert_eq!(
         page.start_cursor.is_some(),
         !page.items.is_empty(),
@@ -199,7 +200,7 @@ where
             "random step {i} ({})",
             if forward { "next" } else { "previous" }
         );
-        // A step only where the flag says there are rows (C29: the cursors alone do not).
+        // A step only where the flag says there are rows (the edge pages' cursors alone do not).
         let next = if forward {
             page.end_cursor.clone().filter(|_| page.has_next_page)
         } else {

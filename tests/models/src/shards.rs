@@ -1,4 +1,4 @@
-//! A table partitioned across two more PostgreSQL servers (issue 16, section 8): the parent
+//! A table partitioned across two more PostgreSQL servers: the parent
 //! `shard_rows` lives on the test server, hash-partitioned on `id` into two `postgres_fdw`
 //! foreign tables, one on each shard cluster (`scripts/setup.sh` creates `shard1` on port
 //! 5433 and `shard2` on port 5434; `KEYSET_SHARD_PORTS` names others). Every page reads both

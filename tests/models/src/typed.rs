@@ -1,6 +1,11 @@
 //! One-column keysets (plus the `id` tie-breaker) over `typed_rows`, one per supported key
 //! type, and the test that pages each of them exactly: [`every_key_type_pages_exactly`].
 //!
+//! Partner: `tests/suites/src/typed.rs` holds the tests of this subject. The split follows the
+//! crates' layers (docs/TESTING.md): this file, in the models crate, declares the models and
+//! instantiates their pages once per backend; the tests reach them through traits, so editing
+//! a test rebuilds no page.
+//!
 //! The table's columns differ per backend (`Timestamptz` vs `TimestamptzSqlite`, `Uuid` on
 //! PostgreSQL only, no `timestamptz` on MySQL), so `typed_backend!` declares the table, its
 //! insertable row and its models from one column list per backend, in the modules

@@ -142,7 +142,7 @@ fn deep_pages_read_a_bounded_number_of_index_entries() {
     deep_page_reads!(&mut db, PlanMixed, mixed, direct);
 }
 
-/// Issue 35: a nullable key (`maybe ASC NULLS LAST, id ASC`) after a value cursor is a union
+/// A nullable key (`maybe ASC NULLS LAST, id ASC`) after a value cursor is a union
 /// of the values after it and the NULL group. Each arm orders its rows as the index holds them
 /// (no `maybe IS NULL` sort term in the values arm, no NULL column in the NULL arm), so neither
 /// arm sorts every row after the cursor: the default statement (the index named) and the
@@ -477,7 +477,7 @@ fn deep_backward_pages_read_a_bounded_number_of_index_entries() {
     assert!(reads <= bound, "{reads} > {bound}");
 }
 
-mod c20 {
+mod collated_products {
     diesel::table! {
         products (id) {
             id -> BigInt,
@@ -497,12 +497,12 @@ mod c20 {
     }
 }
 
-/// docs/CASES.md C20: the column is `utf8mb4_unicode_ci`, the connection another collation; string
-/// keys are bound as plain parameters, so page 2 does not fail with "Illegal mix of collations"
-/// (error 1267). p1 `[1,2]`, p2 `[3,4]`.
+/// The column is `utf8mb4_unicode_ci`, the connection another collation; string keys are bound
+/// as plain parameters, so page 2 does not fail with "Illegal mix of collations" (error 1267).
+/// p1 `[1,2]`, p2 `[3,4]`.
 #[test]
-fn c20_connection_collation_differs_from_the_column() {
-    use c20::{products, Product};
+fn pages_when_the_connection_collation_differs_from_the_column() {
+    use collated_products::{products, Product};
     let mut db = My::open();
     db.exec(
         "CREATE TABLE products (id BIGINT NOT NULL PRIMARY KEY, \
@@ -593,11 +593,14 @@ fn chinook_walks_equal_order_by() {
 
 keyset_test_suites::locking_clause_test!(diesel::mysql::Mysql);
 
-/// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
-/// repeated, lost or endless page (`keyset_test_suites::loud`).
+/// A `TINYINT(1)` holding 2 read as `bool`, a stored value the key type cannot represent, is a
+/// typed error, never a repeated, lost or endless page
+/// (`keyset_test_suites::loud::lossy_values`).
 #[test]
-fn c31a_tinyint_holding_2_read_as_bool_is_a_typed_error() {
-    keyset_test_suites::loud::bool_column_holding_2_is_a_typed_error::<diesel::MysqlConnection>();
+fn tinyint_holding_2_read_as_bool_is_a_typed_error() {
+    keyset_test_suites::loud::lossy_values::bool_column_holding_2_is_a_typed_error::<
+        diesel::MysqlConnection,
+    >();
 }
 
 /// `chrono::NaiveTime` over `time_rows.t_time`: the remedy the refusal below names.
@@ -630,7 +633,7 @@ fn time_time_fraction_diesel_drops_is_a_typed_error_before_any_sql() {
     );
 }
 
-/// Issue 31 (5), MariaDB: every row of tenant 1 on one score (`score DESC, id ASC`, the cursor
+/// MariaDB: every row of tenant 1 on one score (`score DESC, id ASC`, the cursor
 /// deep inside the run). `explain_analyze` counts the statement's handler reads
 /// (`rows_examined`) and sets them against the rows fetched; a count past the check's limit
 /// (twice the fetch per key level and one, plus 16) is `ReadsPastThePage`, whose message

@@ -109,7 +109,7 @@ fn plan_mixed_keyset_bounds_the_leading_column_in_the_index_search() {
     assert_search(&report, "plan_rows_tenant_score_desc_id", "score<?");
 }
 
-/// Issue 35, item 2: a nullable key (`maybe ASC NULLS LAST, id ASC`) after a value cursor is a
+/// A nullable key (`maybe ASC NULLS LAST, id ASC`) after a value cursor is a
 /// union of the values after it and the NULL group. On SQLite the values are one arm per
 /// column, `maybe > ?` and `maybe = ? AND id > ?`, each an index search from the cursor, and
 /// the NULL branch searches `maybe IS NULL`; SQLite merges the three in index order (no temp
@@ -169,11 +169,11 @@ fn plan_nullable_value_cursor_searches_from_the_cursor_in_each_arm() {
     }
 }
 
-/// docs/CASES.md C15: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`) and by
-/// `CURRENT_TIMESTAMP`-style text (`%F %T`) compare alike, because the cursor re-binds the
+/// SQLite timestamps are text: SQLite keeps timestamps as text. Rows written by Diesel (`%F %T%.f`)
+/// and by `CURRENT_TIMESTAMP`-style text (`%F %T`) compare alike, because the cursor re-binds the
 /// value through Diesel's own encoding: p1 `[4,3]`, p2 `[2,1]`, no repeats, no loop.
 #[test]
-fn c15_text_timestamps_from_diesel_and_current_timestamp_page_alike() {
+fn text_timestamps_from_diesel_and_current_timestamp_page_alike() {
     use keyset_test_suites::models::C_desc__ID_desc;
     use keyset_test_suites::oracle::{assert_matches, walk_and_compare, walk_pages};
     let mut db = diesel::SqliteConnection::open();
@@ -205,7 +205,7 @@ fn c15_text_timestamps_from_diesel_and_current_timestamp_page_alike() {
     for page_size in [1, 2, 3] {
         let compared = walk_and_compare::<C_desc__ID_desc, _>(&mut *db, &0, page_size, false);
         assert_eq!(compared.walked, vec![4, 5, 6, 3, 2, 1]);
-        assert_matches(&compared, "C15 mixed writers");
+        assert_matches(&compared, "text timestamps, mixed writers");
     }
 }
 
@@ -221,11 +221,11 @@ fn chinook_walks_equal_order_by() {
     check_all::<camel::Models, _>(conn, "{}");
 }
 
-/// docs/CASES.md C15 with other writers: timestamps stored as `T`-separated ISO text, with six
-/// fraction digits, or with `strftime`'s `.000`. Keyed as the column's text (`String`), the
+/// SQLite timestamps written by other writers: timestamps stored as `T`-separated ISO text, with
+/// six fraction digits, or with `strftime`'s `.000`. Keyed as the column's text (`String`), the
 /// cursor carries the exact stored text and pages follow the text order: no repeats, no loop.
 #[test]
-fn c15_timestamp_text_from_other_writers_pages_by_the_stored_text() {
+fn timestamp_text_from_other_writers_pages_by_the_stored_text() {
     use keyset_test_suites::models::B_desc__ID_desc;
     use keyset_test_suites::oracle::{assert_matches, walk_and_compare};
     let mut db = diesel::SqliteConnection::open();
@@ -251,7 +251,7 @@ fn c15_timestamp_text_from_other_writers_pages_by_the_stored_text() {
     for page_size in [1, 2, 3, 5] {
         let compared = walk_and_compare::<B_desc__ID_desc, _>(&mut *db, &0, page_size, false);
         assert_eq!(compared.walked.len(), 12);
-        assert_matches(&compared, "C15, text keys");
+        assert_matches(&compared, "text timestamps, text keys");
     }
 }
 
@@ -288,18 +288,23 @@ fn plan_seek_per_level_searches_every_level_from_the_cursor() {
     assert!(report.sorts.is_empty(), "no temp B-tree: {}", report.plan);
 }
 
-/// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
-/// repeated, lost or endless page (`keyset_test_suites::loud`).
+/// A `bool` column holding 2, a stored value the key type cannot represent, is a typed error,
+/// never a repeated, lost or endless page (`keyset_test_suites::loud::lossy_values`).
 #[test]
-fn c31a_bool_column_holding_2_is_a_typed_error() {
-    keyset_test_suites::loud::bool_column_holding_2_is_a_typed_error::<diesel::SqliteConnection>();
+fn bool_column_holding_2_is_a_typed_error() {
+    keyset_test_suites::loud::lossy_values::bool_column_holding_2_is_a_typed_error::<
+        diesel::SqliteConnection,
+    >();
 }
 
-/// docs/CASES.md C31: a stored value the key type cannot represent is a typed error, never a
-/// repeated, lost or endless page (`keyset_test_suites::loud`).
+/// A REAL in an INTEGER column read as `i32`, a stored value the key type cannot represent, is
+/// a typed error, never a repeated, lost or endless page
+/// (`keyset_test_suites::loud::lossy_values`).
 #[test]
-fn c31b_real_in_an_integer_column_is_a_typed_error_not_an_endless_walk() {
-    keyset_test_suites::loud::real_in_integer_column_is_a_typed_error::<diesel::SqliteConnection>();
+fn real_in_an_integer_column_is_a_typed_error_not_an_endless_walk() {
+    keyset_test_suites::loud::lossy_values::real_in_integer_column_is_a_typed_error::<
+        diesel::SqliteConnection,
+    >();
 }
 
 /// `time::Time` models over `typed_rows.k_time`, which chrono writes.
@@ -404,11 +409,11 @@ fn time_time_fraction_diesel_drops_is_a_typed_error_before_any_sql() {
     );
 }
 
-/// C18 / issue 11 §1: a key on `lower(name)` seeks on the expression index
+/// A key on `lower(name)` seeks on the expression index
 /// `(lower(name), id)`: the page after a row 12,345 deep in 20,000 is a `SEARCH` of that index
 /// with the seek in its constraint, and no temp B-tree sorts the rows.
 #[test]
-fn c18_expression_key_seeks_on_an_expression_index() {
+fn expression_key_seeks_on_an_expression_index() {
     let report = keyset_test_suites::expr_keys::lower_name_plan::<diesel::SqliteConnection>(
         "CREATE INDEX expr_people_lower_id ON expr_people (lower(name), id)",
         "ANALYZE",
@@ -569,7 +574,7 @@ struct QueryPlanLine {
     detail: String,
 }
 
-/// Issue 35, item 5 (found by the HTTP bench): a byte-budgeted page's second statement ends its
+/// Found by the HTTP bench: a byte-budgeted page's second statement ends its
 /// window with the last row that fits, inclusive, and still asks for page size + 1 rows. Its
 /// bound is one `<=` (here the row value `(at, id) <= (?, ?)`), the end of the index range:
 /// written as `(row < key OR row = key)` it was a filter, and the scan read every row to the

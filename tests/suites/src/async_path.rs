@@ -32,7 +32,7 @@ macro_rules! async_suite {
             #[test]
             fn async_seed_feed_pages_are_e101_to_e103_then_e104_to_e106() {
                 let mut db = <$pair>::open();
-                $crate::cases::seed_feed_pages(&mut db);
+                $crate::cases::feed::seed_feed_pages(&mut db);
             }
 
             /// Every page shape: the async path runs the blocking path's statement, which is
@@ -46,7 +46,7 @@ macro_rules! async_suite {
             /// diesel-async connection.
             #[test]
             fn async_keysets_sharing_a_query_type_keep_their_own_cached_statements() {
-                $crate::cases::keysets_sharing_a_query_type_on(&mut <$pair>::open());
+                $crate::cases::ordering::keysets_sharing_a_query_type_on(&mut <$pair>::open());
             }
 
             /// `max_bytes_in_sql` through `keyset_diesel::async_`: the same walks, each page
@@ -318,7 +318,7 @@ macro_rules! async_sql_shapes {
                 assert!(union(&sql), "one seek per level: {sql}");
             }
         }
-        // C34: the total count, first page (a column of the page statement) and later pages
+        // The total count, first page (a column of the page statement) and later pages
         // (the union's count row), still one statement; the pages compare `total_count`.
         let total = |sql: &str| sql.contains("__keyset_total") && sql.contains("COUNT(*)");
         for boxed in [false, true] {
@@ -380,7 +380,7 @@ macro_rules! async_pooled {
         }
 
         let mut db = <$pair>::open();
-        db.db().insert_events(&$crate::cases::feed_events());
+        db.db().insert_events(&$crate::cases::feed::feed_events());
         let manager =
             AsyncDieselConnectionManager::<<$db as $crate::async_db::AsyncBackend>::Async>::new(
                 db.url(),

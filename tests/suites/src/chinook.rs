@@ -2,6 +2,10 @@
 //! decimals and long text. The tests read it at run time from `data/chinook` in the shared
 //! directory beside the repository ([`crate::shared_data`]); it is never copied in.
 //!
+//! Partner: `tests/models/src/chinook.rs` declares this subject's models and instantiates their
+//! pages. The split follows the crates' layers (docs/TESTING.md): this file, in the suites
+//! crate, holds the tests, generic over the backend, so editing a test rebuilds no page.
+//!
 //! Walks: Invoice by (invoice date DESC, invoice id DESC); Track by (unit price DESC, name ASC,
 //! track id ASC), by (milliseconds ASC, track id ASC) and by composer (NULLs last, or first in
 //! descending order); page sizes 1, 7 and 50. Each walk must equal the same plain `ORDER BY`:

@@ -1,4 +1,4 @@
-//! Walks under concurrent writers (issue 15, item 1; docs/RELIABILITY.md).
+//! Walks under concurrent writers (docs/RELIABILITY.md).
 //!
 //! K walker threads, each on its own connection, walk one table page by page through tokens
 //! (random page size per page, forward or backward, random `deferred_join` and

@@ -1,10 +1,14 @@
-//! docs/CASES.md C34: the opt-in total count (`with_total_count`), on every backend: the count
+//! The opt-in total count (`with_total_count`), on every backend: the count
 //! of the query without the seek, `ORDER BY` and `LIMIT`, equal to the oracle's row count (the
 //! plain query's rows, read by SQL of its own) on every page: first and later pages, forward
 //! and backward, empty pages, filtered, grouped (`GROUP BY`, `HAVING`) and `DISTINCT` queries,
 //! boxed and unboxed, with and without exact flags, one seek per key level and the deferred
 //! join. (The oracle property test checks the count on random tables and walks, blocking and
 //! async; the async SQL test checks that the count costs no second statement.)
+//!
+//! Partner: `tests/models/src/count.rs` declares this subject's models and instantiates their
+//! pages. The split follows the crates' layers (docs/TESTING.md): this file, in the suites
+//! crate, holds the tests, generic over the backend, so editing a test rebuilds no page.
 
 use crate::models::Read;
 use crate::TestDb;
@@ -81,13 +85,13 @@ fn oracle_count<C: TestDb>(db: &mut C, sql: &str) -> i64 {
     i64::try_from(db.ids(sql).len()).expect("a small table")
 }
 
-/// docs/CASES.md C34: tenant A by `id ASC`, page size 2: pages `[1,2]`, `[3,4]`, `[5]` with total 5
-/// on every page (not 5, 3, 1), forward and backward, every read shape; with `grp = 3` added,
-/// total 2; tenant Z (no rows): an empty page with total 0, also after a cursor; a page after
-/// the last row (empty) still carries total 5.
-pub fn c34_filtered_total_is_the_same_on_every_page<C: CountQueries>() {
+/// A filtered total: tenant A by `id ASC`, page size 2: pages `[1,2]`, `[3,4]`, `[5]` with total 5
+/// on every page (not 5, 3, 1), forward and backward, every read shape; with `grp = 3` added, total
+/// 2; tenant Z (no rows): an empty page with total 0, also after a cursor; a page after the last
+/// row (empty) still carries total 5.
+pub fn filtered_total_is_the_same_on_every_page<C: CountQueries>() {
     let mut db = C::open();
-    c34_items(&mut *db);
+    create_count_items(&mut *db);
     let all_a = oracle_count(&mut *db, "SELECT id FROM count_items WHERE tenant = 'A'");
     let a_grp3 = oracle_count(
         &mut *db,
@@ -136,12 +140,12 @@ pub fn c34_filtered_total_is_the_same_on_every_page<C: CountQueries>() {
     }
 }
 
-/// docs/CASES.md C34, grouped: `GROUP BY grp` keyed on `grp`, page size 1: three pages (groups
+/// Grouped and distinct totals: `GROUP BY grp` keyed on `grp`, page size 1: three pages (groups
 /// 1, 2, 3) and total 3 (groups, not rows) on each; `HAVING count(*) >= 2`: groups 1 and 3,
 /// total 2. `SELECT DISTINCT grp`: three distinct rows, total 3. Every read shape.
-pub fn c34_grouped_and_distinct_totals_count_groups_and_distinct_rows<C: CountQueries>() {
+pub fn grouped_and_distinct_totals_count_groups_and_distinct_rows<C: CountQueries>() {
     let mut db = C::open();
-    c34_items(&mut *db);
+    create_count_items(&mut *db);
     let groups = oracle_count(
         &mut *db,
         "SELECT grp AS id FROM count_items WHERE tenant = 'A' GROUP BY grp",

@@ -1,5 +1,9 @@
-//! The edges of a page: the Relay cursors on edge pages (docs/CASES.md C29) and the byte budget
+//! The edges of a page: the Relay cursors on edge pages and the byte budget
 //! (`Paginated::max_bytes`), on every backend.
+//!
+//! Partner: `tests/models/src/edges.rs` declares this subject's models and instantiates their
+//! pages. The split follows the crates' layers (docs/TESTING.md): this file, in the suites
+//! crate, holds the tests, generic over the backend, so editing a test rebuilds no page.
 
 use crate::db::OracleDb;
 use crate::models::{
@@ -22,7 +26,7 @@ fn rows_at(pairs: &[(i64, i32)]) -> Vec<Row> {
         .collect()
 }
 
-/// docs/CASES.md C29: `start_cursor` / `end_cursor` whenever the page has rows, the flags
+/// Cursors on edge pages: `start_cursor` / `end_cursor` whenever the page has rows, the flags
 /// unchanged, `next_cursor` absent at the end of the walk; the end cursor of the last page
 /// tails a live list, the start cursor of a newest-first first page loads newer rows.
 pub fn edge_pages_keep_their_relay_cursors<C: TestDb>()
@@ -281,7 +285,7 @@ fn oracle_window(order: &[i64], w: Window) -> Vec<i64> {
     order.get(from..to).map(<[i64]>::to_vec).unwrap_or_default()
 }
 
-/// docs/CASES.md C30: windows bounded on both sides (`after` and `before` together, Relay's
+/// Windows bounded on both sides (`after` and `before` together, Relay's
 /// `first` / `last`), and the seek predicate of a bound written whole: a nullable leading
 /// column's NULL group beyond the bound is inside the window, never lost.
 pub fn windows_bounded_on_both_sides<C: TestDb + SeekAlone>()

@@ -1,8 +1,11 @@
-//! Keys read through `#[diesel(select_expression = ..)]` (issue 11 §1, docs/CASES.md C18 and
-//! C35): a key on an SQL expression of the model's table (`lower(name)`, a nullable
-//! `lower(nick)`), and a key on columns of a joined table (`authors.name, authors.id,
-//! books.id` over `authors.inner_join(books)`). Every walk goes through tokens and is compared
-//! with the database's own `ORDER BY` of the same expressions.
+//! Keys read through `#[diesel(select_expression = ..)]`: a key on an SQL expression of the model's
+//! table (`lower(name)`, a nullable `lower(nick)`), and a key on columns of a joined table
+//! (`authors.name, authors.id, books.id` over `authors.inner_join(books)`). Every walk goes through
+//! tokens and is compared with the database's own `ORDER BY` of the same expressions.
+//!
+//! Partner: `tests/models/src/expr_keys.rs` declares this subject's models and instantiates their
+//! pages. The split follows the crates' layers (docs/TESTING.md): this file, in the suites
+//! crate, holds the tests, generic over the backend, so editing a test rebuilds no page.
 
 use crate::models::{Read, Walk};
 use crate::NextToken as _;
@@ -66,7 +69,7 @@ fn reads() -> Vec<Read> {
     out
 }
 
-/// C18 and issue 11 §1: keys on `lower(name)` (both directions) and on the nullable
+/// Ordering by an expression: keys on `lower(name)` (both directions) and on the nullable
 /// `lower(nick)` walk through tokens exactly as the database's `ORDER BY` of the same
 /// expressions, at page sizes 1..=3, both ways, with and without the deferred join, plain and
 /// boxed; the sort signature names the expression, so a token of the plain `name` ordering (or
@@ -93,8 +96,8 @@ where
     let groups = db.ids("SELECT COUNT(DISTINCT lower(name)) AS id FROM expr_people");
     assert_eq!(groups, vec![4]);
     if C::NAME == "SQLite" {
-        // Binary collation: the plain column orders `ANN` before `ann`, so C18's wrong seek
-        // (on `name`) would walk another order.
+        // Binary collation: the plain column orders `ANN` before `ann`, so a seek on the plain
+        // column (`name`) would walk another order.
         assert_ne!(by_lower, by_name);
     }
     let mut walks = 0;
@@ -155,7 +158,7 @@ where
     );
 }
 
-/// Issue 11 §1, keys from joined tables: `(authors.name, authors.id, books.id)` over
+/// Keys from joined tables: `(authors.name, authors.id, books.id)` over
 /// `authors.inner_join(books)`, ascending and `name DESC, author id ASC, book id DESC`, walk
 /// through tokens exactly as the database's `ORDER BY` of the same columns of the join, at page
 /// sizes 1..=3, both ways, with and without the deferred join; the signatures name the joined

@@ -1,10 +1,14 @@
-//! Faults during a walk (issue 15, item 2; docs/RELIABILITY.md), on PostgreSQL and
+//! Faults during a walk (docs/RELIABILITY.md), on PostgreSQL and
 //! MySQL/MariaDB: the connection killed by the server, a statement timeout, the server going
 //! away and coming back (a restart, simulated by cutting an in-process TCP proxy, so the
 //! shared server other tests use keeps running), and a connection cut in the middle of a
 //! page's result. In each, the page read returns Diesel's error (never a panic, never a
 //! partial or wrong page), and a client that reconnects and resumes from its last token
 //! finishes the walk with every row exactly once.
+//!
+//! Partner: `tests/models/src/faults.rs` declares this subject's models and instantiates their
+//! pages. The split follows the crates' layers (docs/TESTING.md): this file, in the suites
+//! crate, holds the tests, generic over the backend, so editing a test rebuilds no page.
 
 use crate::proxy::{url_host_port, Proxy};
 use crate::read_contracts::{ev, Ev, Shared, SharedDb};

@@ -75,48 +75,50 @@ macro_rules! backend_suite {
     ($db:ty) => {
         $crate::backend_suite!(@tests $db;
             oracle_property_random_keysets_ties_and_page_sizes => property::oracle_property,
-            c01_non_unique_sort_key_is_completed_by_the_tie_breaker
-                => cases::tie_breaker_completes_a_non_unique_sort_key,
-            c02_strict_comparison_does_not_repeat_the_boundary_row
-                => cases::boundary_row_is_not_repeated,
-            c03_cursor_is_the_last_row_delivered_not_the_look_ahead_row
-                => cases::cursor_is_the_last_row_delivered_not_the_look_ahead,
-            c04_descending_order_uses_the_descending_operator
-                => cases::descending_key_seeks_below_the_cursor,
-            c05_mixed_directions_and_the_tie_breaker_direction
-                => cases::mixed_directions_keep_each_declared_direction,
+            non_unique_sort_key_is_completed_by_the_tie_breaker
+                => cases::ordering::tie_breaker_completes_a_non_unique_sort_key,
+            strict_comparison_does_not_repeat_the_boundary_row
+                => cases::ordering::boundary_row_is_not_repeated,
+            cursor_is_the_last_row_delivered_not_the_look_ahead_row
+                => cases::ordering::cursor_is_the_last_row_delivered_not_the_look_ahead,
+            descending_order_uses_the_descending_operator
+                => cases::ordering::descending_key_seeks_below_the_cursor,
+            mixed_directions_keep_each_declared_direction
+                => cases::ordering::mixed_directions_keep_each_declared_direction,
             keysets_sharing_a_query_type_keep_their_own_cached_statements
-                => cases::keysets_sharing_a_query_type_keep_their_own_statements,
-            c06_c07_backward_page_is_the_adjacent_window_in_display_order
-                => cases::backward_page_is_the_adjacent_window_in_display_order,
-            c08_flags_and_cursors_are_exact_at_the_edges
-                => cases::flags_and_cursors_are_exact_at_the_edges,
+                => cases::ordering::keysets_sharing_a_query_type_keep_their_own_statements,
+            backward_page_is_the_adjacent_window_in_display_order
+                => cases::backward::backward_page_is_the_adjacent_window_in_display_order,
+            flags_and_cursors_are_exact_at_the_edges
+                => cases::backward::flags_and_cursors_are_exact_at_the_edges,
             exact_flags_probe_the_other_side_in_the_same_statement
-                => cases::exact_flags_probe_the_other_side,
-            c09_null_cursor_value_continues_in_the_null_group
-                => cases::null_cursor_value_continues_in_the_null_group,
-            c10_crossing_into_the_null_group_keeps_every_null_row
-                => cases::crossing_into_the_null_group_keeps_every_null_row,
-            c11_inside_the_null_group_both_branches
-                => cases::null_group_pages_in_both_seek_directions,
-            c12_the_cursor_carries_every_key_column => cases::cursor_carries_every_key_column,
+                => cases::backward::exact_flags_probe_the_other_side,
+            null_cursor_value_continues_in_the_null_group
+                => cases::nulls::null_cursor_value_continues_in_the_null_group,
+            crossing_into_the_null_group_keeps_every_null_row
+                => cases::nulls::crossing_into_the_null_group_keeps_every_null_row,
+            null_group_pages_in_both_seek_directions
+                => cases::nulls::null_group_pages_in_both_seek_directions,
+            cursor_carries_every_key_column => cases::ordering::cursor_carries_every_key_column,
             tokens_record_the_direction_and_paginate_follows_it
-                => cases::tokens_record_the_direction,
-            c19_enum_labels_stored_as_text_page_in_text_order
-                => cases::enum_labels_stored_as_text_page_in_text_order,
-            c22_first_page_and_predicate_follow_the_same_keyset
-                => cases::first_page_and_seek_follow_the_same_keyset,
-            c23_cursor_reused_with_other_filters_sort_endpoint_version_or_expired
-                => cases::cursor_is_refused_by_another_query,
-            c25_page_size_zero_negative_non_numeric_or_huge => cases::page_sizes_follow_the_policy,
+                => cases::tokens::tokens_record_the_direction,
+            enum_labels_stored_as_text_page_in_text_order
+                => cases::ordering::enum_labels_stored_as_text_page_in_text_order,
+            first_page_and_predicate_follow_the_same_keyset
+                => cases::ordering::first_page_and_seek_follow_the_same_keyset,
+            cursor_reused_with_other_filters_sort_endpoint_version_or_expired_is_refused
+                => cases::tokens::cursor_is_refused_by_another_query,
+            page_size_zero_negative_non_numeric_or_huge_follows_the_policy
+                => cases::tokens::page_sizes_follow_the_policy,
             seed_feed_pages_are_e101_to_e103_then_e104_to_e106
-                => cases::tied_event_starts_the_second_feed_page,
+                => cases::feed::tied_event_starts_the_second_feed_page,
             change_rule_newer_row_inserted_between_requests_appears_later
-                => cases::rows_inserted_between_requests,
+                => cases::feed::rows_inserted_between_requests,
             change_rule_deleted_boundary_row_still_marks_the_position
-                => cases::deleted_boundary_row_still_marks_the_position,
-            two_tenants_never_leak_across_the_filter => cases::tenants_never_leak_across_the_filter,
-            empty_and_single_row_results => cases::empty_and_single_row_tables,
+                => cases::feed::deleted_boundary_row_still_marks_the_position,
+            two_tenants_never_leak_across_the_filter
+                => cases::feed::tenants_never_leak_across_the_filter,
+            empty_and_single_row_results => cases::feed::empty_and_single_row_tables,
             boxed_queries_with_order_limit_or_offset_are_refused
                 => queries::boxed_queries_with_order_limit_or_offset_are_refused,
             or_filters_page_every_row_when_grouped_and_raw_sql_needs_its_parentheses
@@ -131,35 +133,35 @@ macro_rules! backend_suite {
             every_time_crate_key_type_pages_exactly_at_the_database_precision
                 => typed::every_time_key_type_pages_exactly,
             nan_cursor_is_a_typed_error_before_any_sql => typed::nan_cursor_is_a_typed_error,
-            c36_cursor_finer_than_the_column_is_exact_or_refused
+            cursor_finer_than_the_column_is_exact_or_refused
                 => typed::built_cursor_finer_than_the_column,
-            c29_edge_pages_keep_their_relay_cursors_for_tailing
+            edge_pages_keep_their_relay_cursors_for_tailing
                 => edges::edge_pages_keep_their_relay_cursors,
-            c30_windows_bounded_on_both_sides_and_the_seek_predicate_alone
+            windows_bounded_on_both_sides_and_the_seek_predicate_alone
                 => edges::windows_bounded_on_both_sides,
             byte_budget_walks_equal_order_by_and_deliver_an_oversized_row_alone
                 => edges::byte_budget_walks_equal_order_by,
             sql_byte_budget_fetches_only_the_rows_that_fit_and_walks_equal_order_by
                 => edges::sql_byte_budget_fetches_only_the_rows_that_fit,
-            c39_collation_equal_text_tie_breaker_is_a_typed_error_not_a_lost_row
-                => loud::collation_equal_text_tie_breaker_is_loud,
-            c31a_lossy_bool_is_loud_in_every_direction_and_page_size
-                => loud::lossy_bool_is_loud_in_every_direction,
+            collation_equal_text_tie_breaker_is_a_typed_error_not_a_lost_row
+                => loud::collation::collation_equal_text_tie_breaker_is_loud,
+            lossy_bool_is_loud_in_every_direction_and_page_size
+                => loud::lossy_values::lossy_bool_is_loud_in_every_direction,
             unique_column_with_ties_is_a_typed_error_not_a_lost_row
-                => loud::unique_column_with_ties_is_a_typed_error,
-            c35_join_repeating_the_tie_breaker_is_a_typed_error
-                => loud::join_repeating_rows_is_a_typed_error,
-            c33_control_group_by_pages_one_row_per_group
-                => loud::group_by_pages_one_row_per_group,
-            c32_long_and_escape_heavy_text_keys_walk_through_tokens
-                => loud::long_and_escape_heavy_text_keys_walk_through_tokens,
-            c34_filtered_total_is_the_same_on_every_page
-                => count::c34_filtered_total_is_the_same_on_every_page,
-            c34_grouped_and_distinct_totals_count_groups_and_distinct_rows
-                => count::c34_grouped_and_distinct_totals_count_groups_and_distinct_rows,
+                => loud::ties::unique_column_with_ties_is_a_typed_error,
+            join_repeating_the_tie_breaker_is_a_typed_error
+                => loud::ties::join_repeating_rows_is_a_typed_error,
+            group_by_pages_one_row_per_group
+                => loud::ties::group_by_pages_one_row_per_group,
+            long_and_escape_heavy_text_keys_walk_through_tokens
+                => loud::long_text::long_and_escape_heavy_text_keys_walk_through_tokens,
+            filtered_total_is_the_same_on_every_page
+                => count::filtered_total_is_the_same_on_every_page,
+            grouped_and_distinct_totals_count_groups_and_distinct_rows
+                => count::grouped_and_distinct_totals_count_groups_and_distinct_rows,
             ordering_version_refuses_tokens_of_another_version
-                => cases::ordering_version_refuses_tokens_of_another_version,
-            c18_expression_keys_walk_as_order_by_of_the_same_expression
+                => cases::tokens::ordering_version_refuses_tokens_of_another_version,
+            expression_keys_walk_as_order_by_of_the_same_expression
                 => expr_keys::expression_keys_walk_as_order_by,
             joined_keys_walk_as_order_by_over_the_join
                 => expr_keys::joined_keys_walk_as_order_by,

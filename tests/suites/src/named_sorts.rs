@@ -1,8 +1,12 @@
-//! Named sorts (issue 11 §1): one model, `#[keyset(sort(Name(..)))]` three times, one sort
+//! Named sorts: one model, `#[keyset(sort(Name(..)))]` three times, one sort
 //! chosen per request from the generated enum. Each sort's row type walks through tokens
 //! exactly as the database's own `ORDER BY` of its columns (page sizes 1, 2 and 5, both ways,
 //! plain and boxed, with and without the deferred join, exact flags or not), and a token made
 //! in one sort is refused by every other with `SortMismatch`.
+//!
+//! Partner: `tests/models/src/named_sorts.rs` declares this subject's models and instantiates their
+//! pages. The split follows the crates' layers (docs/TESTING.md): this file, in the suites
+//! crate, holds the tests, generic over the backend, so editing a test rebuilds no page.
 
 use crate::expr_keys::{codec, token_walk};
 use crate::models::{Read, Walk};
@@ -67,7 +71,7 @@ where
     }
 }
 
-/// Issue 11 §1, several orderings for one model: each named sort walks as its `ORDER BY`, and
+/// Several orderings for one model: each named sort walks as its `ORDER BY`, and
 /// tokens are bound to the sort they were made in.
 pub fn named_sorts_walk_as_order_by_and_refuse_each_others_tokens<C>()
 where

@@ -60,10 +60,10 @@ macro_rules! plan_check_tests {
             );
         }
 
-        /// docs/CASES.md C39: a text tie-breaker (`grp ASC, tag ASC`) is sought under the
-        /// column's own collation, so the index `(grp, tag)` serves the page: the plan check
-        /// reports a seek on it at a cursor 2,000 rows deep (the page check's collation rule
-        /// adds nothing to the statement).
+        /// Text a collation calls equal, the plan: a text tie-breaker (`grp ASC, tag ASC`) is
+        /// sought under the column's own collation, so the index `(grp, tag)` serves the page: the
+        /// plan check reports a seek on it at a cursor 2,000 rows deep (the page check's collation
+        /// rule adds nothing to the statement).
         #[test]
         fn plan_text_tie_breaker_seeks_on_the_columns_own_index() {
             use diesel::prelude::*;

@@ -2,6 +2,10 @@
 //! `ORDER BY`/`LIMIT`/`OFFSET`, `OR` filters, `DISTINCT` over a join, two output columns of one
 //! name, a page size of zero. The tests are generic over [`Queries`]; the Diesel query each one
 //! runs is written once, in `impl_queries!`, and implemented for every enabled backend.
+//!
+//! Partner: `tests/models/src/queries.rs` declares this subject's models and instantiates their
+//! pages. The split follows the crates' layers (docs/TESTING.md): this file, in the suites
+//! crate, holds the tests, generic over the backend, so editing a test rebuilds no page.
 
 use crate::joins::{posts_with_two_tags, walk_ids};
 use crate::models::FeedEvent;
@@ -68,7 +72,7 @@ fn try_walk_feed<C: Queries>(conn: &mut C, filter: OrFilter) -> diesel::QueryRes
 /// the page check sees them come back before the cursor (`KeyOutOfOrder`).
 pub fn or_filters_page_every_row_when_grouped<C: Queries>() {
     let mut db = C::open();
-    db.insert_events(&crate::cases::feed_events());
+    db.insert_events(&crate::cases::feed::feed_events());
     db.insert_events(&[NewEvent {
         event_id: "e301".into(),
         workspace_id: "W3".into(),

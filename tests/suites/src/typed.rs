@@ -1,6 +1,10 @@
 //! One-column keysets (plus the `id` tie-breaker) over `typed_rows`, one per supported key
 //! type, and the test that pages each of them exactly: [`every_key_type_pages_exactly`].
 //!
+//! Partner: `tests/models/src/typed.rs` declares this subject's models and instantiates their
+//! pages. The split follows the crates' layers (docs/TESTING.md): this file, in the suites
+//! crate, holds the tests, generic over the backend, so editing a test rebuilds no page.
+//!
 //! The table's columns differ per backend (`Timestamptz` vs `TimestamptzSqlite`, `Uuid` on
 //! PostgreSQL only, no `timestamptz` on MySQL), so `typed_backend!` declares the table, its
 //! insertable row and its models from one column list per backend, in the modules
@@ -103,14 +107,14 @@ where
     );
 }
 
-/// docs/CASES.md C36: cursors the application builds between stored values (`Cursor::after`,
-/// `Cursor::before`, `.until(..)`), at page sizes 1 to 3. A timestamp or time of day 500 ns
-/// after a stored one is bound exactly on SQLite (chrono writes every digit), so the page is
-/// the one Rust computes; PostgreSQL and MySQL keep microseconds and Diesel binds whole ones,
-/// so the cursor is refused before any SQL with `InvalidCursorKey` naming the column (it used
-/// to seek from the truncated value: `KeyOutOfOrder` blaming the stored rows, or an empty
-/// page). A decimal with more digits than `NUMERIC(p,s)` keeps compares exactly on PostgreSQL
-/// and MySQL, so it pages; on SQLite, which binds an `f64`, it is refused.
+/// A cursor finer than the column: cursors the application builds between stored values
+/// (`Cursor::after`, `Cursor::before`, `.until(..)`), at page sizes 1 to 3. A timestamp or time of
+/// day 500 ns after a stored one is bound exactly on SQLite (chrono writes every digit), so the
+/// page is the one Rust computes; PostgreSQL and MySQL keep microseconds and Diesel binds whole
+/// ones, so the cursor is refused before any SQL with `InvalidCursorKey` naming the column (it used
+/// to seek from the truncated value: `KeyOutOfOrder` blaming the stored rows, or an empty page). A
+/// decimal with more digits than `NUMERIC(p,s)` keeps compares exactly on PostgreSQL and MySQL, so
+/// it pages; on SQLite, which binds an `f64`, it is refused.
 pub fn built_cursor_finer_than_the_column<C: TypedKeys>() {
     use keyset_diesel::KeysetError;
     let mut db = C::open();

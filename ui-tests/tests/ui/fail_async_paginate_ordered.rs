@@ -1,5 +1,5 @@
 // An `.order(..)` left on a query paged on a diesel-async connection: one error, the crate's
-// (issue 32, item 4: it was reported three times, at the call, the expression and `.await`).
+// (it used to be reported three times: at the call, the expression and `.await`).
 use diesel::prelude::*;
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use keyset_diesel::async_::PaginateDsl;

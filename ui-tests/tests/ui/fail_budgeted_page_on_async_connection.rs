@@ -1,6 +1,6 @@
 // A byte-budgeted page (`max_bytes_in_sql`) of the prelude's (blocking) `PaginateDsl` on a
 // diesel-async connection: the budgeted bound reports through `LoadPage`, so the message is the
-// crate's and names the async import, as without the budget (issue 32, item 4).
+// crate's and names the async import, as without the budget.
 use diesel::prelude::*;
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use keyset_diesel::prelude::*;

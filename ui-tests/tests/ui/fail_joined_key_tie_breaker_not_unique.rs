@@ -1,4 +1,4 @@
-// Keys from a joined table (C35): the tie-breaker `authors::id`, read through
+// Keys from a joined table, a join repeating the tie-breaker: `authors::id`, read through
 // `select_expression` on a model of `books`, is not the model's primary key, and a join of
 // authors to books repeats it (one row per book); without `unique` it is refused.
 use keyset_diesel::Keyset;

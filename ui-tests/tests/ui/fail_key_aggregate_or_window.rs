@@ -1,4 +1,4 @@
-// Keys the WHERE clause cannot hold (issue 31, docs/CASES.md C38): a key field read through an
+// Keys the WHERE clause cannot hold (aggregate and window keys): a key field read through an
 // aggregate (`count(..)` over a GROUP BY: a leaderboard) or a window function. The seek
 // predicate compares key columns in WHERE, where neither is allowed, so page 2 would be a
 // database error: the derive refuses both, each on its expression.

@@ -1,4 +1,4 @@
-// A key field read through a conversion in Rust or a nested model (C18): the seek predicate
+// A key field read through a conversion in Rust or a nested model: the seek predicate
 // and ORDER BY compare the field's SQL expression, not the value it is converted to or from, so
 // the derive refuses `deserialize_as`, `serialize_as`, `embed`, and a `select_expression_type`
 // without its `select_expression`, on the option. (`select_expression` itself is a key on that

@@ -1,4 +1,4 @@
-// C33: `DISTINCT ON` keeps the first row of each group in the query's own order; a keyset page
+// `DISTINCT ON` keeps the first row of each group in the query's own order; a keyset page
 // would re-admit the rest of the cursor's group. An unboxed query with `.distinct_on(..)` must
 // not compile, with the crate's message (not Diesel's unrelated `OrderDsl` bound).
 use diesel::prelude::*;

@@ -1,4 +1,4 @@
-//! Issue 35, item 1: a later page that names no index names the table's index that serves its
+//! A later page that names no index names the table's index that serves its
 //! seek (learned from `information_schema.STATISTICS`), on every shape, and reads a bounded
 //! number of index entries at depth; a query no index serves, or whose filter is more than
 //! `column = value` pins, keeps the deferred join; an ignored index is never named; an index

@@ -1,4 +1,4 @@
-//! Issue 35, item 6: pages over a table sharded across two MariaDB servers with the Spider
+//! Pages over a table sharded across two MariaDB servers with the Spider
 //! storage engine (`plan_rows` partitioned by key on `id`, one partition on each shard of
 //! `scripts/setup.sh`: 127.0.0.1:3307 and :3308, `KEYSET_MARIADB_SHARD_PORTS`). Walks through
 //! every page equal the oracle's plain `ORDER BY` on every shape, heavy ties included, and a

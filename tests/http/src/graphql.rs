@@ -1,0 +1,178 @@
+//! The GraphQL endpoint (`POST /graphql`): a Relay connection walked both ways, and its
+//! errors carrying the REST problem's code.
+
+use keyset_feed_server::Settings;
+use serde_json::Value;
+
+use crate::server::{token_for, FeedBackend, Server};
+
+/// POST a GraphQL document with `variables` to `/graphql` as member `bearer`: the status and
+/// the JSON body.
+async fn graphql(
+    client: &reqwest::Client,
+    base: &str,
+    bearer: Option<&str>,
+    query: &str,
+    variables: Value,
+) -> (u16, Value) {
+    let mut request = client
+        .post(format!("{base}/graphql"))
+        .json(&serde_json::json!({ "query": query, "variables": variables }));
+    if let Some(name) = bearer {
+        let token = token_for(base, name);
+        request = request.header("Authorization", format!("Bearer {token}"));
+    }
+    let response = request.send().await.expect("the server answers");
+    let status = response.status().as_u16();
+    (status, response.json().await.expect("a JSON body"))
+}
+
+const EVENTS_DOCUMENT: &str =
+    "query($w: String!, $first: Int, $after: String, $last: Int, $before: String) {
+  events(workspace: $w, first: $first, after: $after, last: $last, before: $before) {
+    edges { cursor node { id occurredAt message } }
+    pageInfo { hasNextPage hasPreviousPage startCursor endCursor }
+  }
+}";
+
+/// `POST /graphql` with the example's Relay schema. W9 `first: 2` walks forward by
+/// `endCursor` to the end, then `last: 2, before: startCursor` walks back to the start, both
+/// equal to the plain order, with exact `hasNextPage`/`hasPreviousPage` and `startCursor` /
+/// `endCursor` the first and last edges' cursors; `totalCount` when asked; both `first` and
+/// `last`, a count over the policy's maximum, a damaged cursor and another member's workspace
+/// are errors whose `extensions.code` is the REST problem's, with no token in the body; no
+/// bearer is a 401.
+pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    server.rt.block_on(async {
+        let base = &server.base;
+        let events = |variables: Value| {
+            let client = &client;
+            async move {
+                let (status, body) =
+                    graphql(client, base, Some("member-w9"), EVENTS_DOCUMENT, variables).await;
+                assert_eq!(status, 200, "{body}");
+                assert!(body["errors"].is_null(), "{body}");
+                body["data"]["events"].clone()
+            }
+        };
+        let ids = |connection: &Value| -> Vec<String> {
+            connection["edges"]
+                .as_array()
+                .expect("edges")
+                .iter()
+                .map(|e| e["node"]["id"].as_str().expect("id").to_string())
+                .collect()
+        };
+        let mut forward = Vec::new();
+        let mut after = Value::Null;
+        loop {
+            let c = events(serde_json::json!({ "w": "W9", "first": 2, "after": after })).await;
+            let info = &c["pageInfo"];
+            assert_eq!(info["startCursor"], c["edges"][0]["cursor"]);
+            assert_eq!(info["endCursor"], c["edges"][1]["cursor"]);
+            assert_eq!(info["hasPreviousPage"], !forward.is_empty(), "{c}");
+            assert!(c["edges"][0]["node"]["occurredAt"].is_string());
+            forward.extend(ids(&c));
+            if info["hasNextPage"] != true {
+                break;
+            }
+            after = info["endCursor"].clone();
+            assert!(forward.len() < 20, "the walk ends");
+        }
+        assert_eq!(forward, ["e101", "e102", "e103", "e104", "e105", "e106"]);
+        let mut backward: Vec<Vec<String>> = Vec::new();
+        let mut before = Value::Null;
+        loop {
+            let c = events(serde_json::json!({ "w": "W9", "last": 2, "before": before })).await;
+            backward.push(ids(&c));
+            assert_eq!(c["pageInfo"]["hasNextPage"], backward.len() > 1, "{c}");
+            if c["pageInfo"]["hasPreviousPage"] != true {
+                break;
+            }
+            before = c["pageInfo"]["startCursor"].clone();
+            assert!(backward.len() < 20, "the walk ends");
+        }
+        backward.reverse();
+        assert_eq!(backward.concat(), forward, "last/before back to the start");
+        // totalCount when asked.
+        let (_, body) = graphql(
+            &client,
+            base,
+            Some("member-w9"),
+            "{ events(workspace: \"W9\", first: 1) { totalCount edges { node { id } } } }",
+            Value::Null,
+        )
+        .await;
+        assert_eq!(body["data"]["events"]["totalCount"], 6, "{body}");
+        // Refusals: the REST problem's code, no token in the body.
+        let damaged = format!("{}x", after.as_str().expect("a cursor"));
+        for (who, variables, code) in [
+            (
+                "member-w9",
+                serde_json::json!({ "w": "W9", "first": 2, "last": 2 }),
+                "query_invalid",
+            ),
+            (
+                "member-w9",
+                serde_json::json!({ "w": "W9", "first": 1000 }),
+                "page_size_invalid",
+            ),
+            (
+                "member-w9",
+                serde_json::json!({ "w": "W9", "first": 0 }),
+                "page_size_invalid",
+            ),
+            (
+                "member-w9",
+                serde_json::json!({ "w": "W9", "first": 2, "after": damaged }),
+                "cursor_invalid",
+            ),
+            (
+                "member-w7",
+                serde_json::json!({ "w": "W9", "first": 2 }),
+                "not_found",
+            ),
+        ] {
+            let (status, body) =
+                graphql(&client, base, Some(who), EVENTS_DOCUMENT, variables.clone()).await;
+            assert_eq!(status, 200, "{body}");
+            assert_eq!(
+                body["errors"][0]["extensions"]["code"], code,
+                "{variables}: {body}"
+            );
+            assert!(body["data"].is_null(), "{body}");
+            assert!(
+                !body.to_string().contains(&damaged),
+                "the token is not echoed: {body}"
+            );
+        }
+        let (status, _) = graphql(&client, base, None, EVENTS_DOCUMENT, Value::Null).await;
+        assert_eq!(status, 401);
+        // Each `events` field is a page query: a document of many aliased ones is refused
+        // before any runs.
+        let many: String = (0..20)
+            .map(|i| {
+                format!(
+                    "e{i}: events(workspace: \"W9\", first: 1) {{ edges {{ node {{ id }} }} }} "
+                )
+            })
+            .collect();
+        let (_, body) = graphql(
+            &client,
+            base,
+            Some("member-w9"),
+            &format!("{{ {many} }}"),
+            Value::Null,
+        )
+        .await;
+        assert!(body["data"].is_null(), "{body}");
+        assert!(
+            body["errors"][0]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("complex")),
+            "{body}"
+        );
+    });
+}
