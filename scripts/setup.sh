@@ -51,7 +51,7 @@ if ! psql -h 127.0.0.1 -U postgres -d test -Atc 'SELECT 1' >/dev/null 2>&1; then
     psql -h 127.0.0.1 -U postgres -d postgres -c 'CREATE DATABASE test' >/dev/null
 fi
 
-# postgres_fdw, for the sharded-table tests (tests/src/shards.rs).
+# postgres_fdw, for the sharded-table tests (the PostgreSQL suite's sharded.rs).
 psql -h 127.0.0.1 -U postgres -d test -qc 'CREATE EXTENSION IF NOT EXISTS postgres_fdw SCHEMA public'
 
 # --- Two PostgreSQL shards: clusters shard1 (127.0.0.1:5433) and shard2 (127.0.0.1:5434) ------

@@ -182,7 +182,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn c25_sizes() {
+    fn sizes_follow_the_policy_and_bad_input_is_a_typed_error() {
         let policy = PageSizePolicy::new(2, 3).unwrap();
         assert_eq!(policy.resolve(Some("-1")), Err(PageSizeError::TooSmall));
         assert_eq!(policy.resolve(Some("0")), Err(PageSizeError::TooSmall));

@@ -329,7 +329,7 @@ mod tests {
 
     /// Hostile token input: each input is a typed error, never a panic, never a cursor.
     #[test]
-    fn c24_malformed_or_tampered_tokens() {
+    fn malformed_or_tampered_tokens_are_typed_errors() {
         let codec = codec();
         let scope = "W9";
         let valid = codec.encode(&cursor(), &scope).unwrap();

@@ -1,5 +1,5 @@
 //! SQLite plans a statement again when a parameter it read while planning is bound anew
-//! (docs/SQL.md, "SQLite: a cached statement that is planned again"). The page's cursor values
+//! (the SQL guide, "SQLite: a cached statement that is planned again"). The page's cursor values
 //! are written `+?`, which SQLite does not read while planning: run on one prepared statement
 //! with new cursor values, as Diesel's statement cache runs a later page, the library's text
 //! is never prepared again, while the same text with bare `?` is, once `ANALYZE` has written

@@ -42,7 +42,7 @@ pub fn deep_id<C: TestDb>(conn: &mut C, order_sql: &str) -> i64 {
     id_at(conn, order_sql, PLAN_DEPTH)
 }
 
-/// docs/DESIGN.md, "Long runs of ties": the plan rows with every row of tenant 1 on score 7
+/// the SQL guide, "Long runs of ties": the plan rows with every row of tenant 1 on score 7
 /// (15,000 ties), analyzed. Returns the id of the row at `PLAN_DEPTH` under
 /// `score DESC, id ASC` and the ids of the page after it.
 pub fn long_tie_run<C: TestDb>(conn: &mut C) -> (i64, Vec<i64>) {

@@ -1,4 +1,4 @@
-//! The raw figures of the reliability report (docs/RELIABILITY.md): long runs of the oracle
+//! The raw figures of the reliability report (reports/RELIABILITY.md): long runs of the oracle
 //! and the soak tests append a line each, read by `scripts/reliability.sh`.
 
 /// Appends `line` to `file` in `$KEYSET_RELIABILITY_DIR`, if set (the report's raw figures,

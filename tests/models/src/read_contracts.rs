@@ -1,4 +1,4 @@
-//! The read contracts of docs/READ_CONTRACTS.md under concurrent writers: a walk with a
+//! The read contracts (the guide's read contracts page) under concurrent writers: a walk with a
 //! high-water mark, a snapshot export, a stored export. Each test opens one database that
 //! several connections share (a WAL-mode SQLite file, a PostgreSQL schema, a MySQL database),
 //! runs writer threads on their own connections, and checks what the reader got.

@@ -255,7 +255,7 @@ fn timestamp_text_from_other_writers_pages_by_the_stored_text() {
     }
 }
 
-/// docs/DESIGN.md, "Long runs of ties": with every row of tenant 1 on one score, the single seek
+/// the SQL guide, "Long runs of ties": with every row of tenant 1 on one score, the single seek
 /// searches from `score<?` and filters the run; `seek_per_level(true)` searches each level
 /// from the cursor (`score=? AND id>?`, then `score<?`), merged in index order (no temp B-tree).
 #[test]

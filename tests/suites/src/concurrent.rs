@@ -1,4 +1,4 @@
-//! Walks under concurrent writers (docs/RELIABILITY.md).
+//! Walks under concurrent writers (reports/RELIABILITY.md).
 //!
 //! K walker threads, each on its own connection, walk one table page by page through tokens
 //! (random page size per page, forward or backward, random `deferred_join` and
@@ -17,7 +17,7 @@
 //! * **exactly once**: every row that existed with the same key for the walk's whole duration
 //!   (inserted before the walk started, not deleted, its key not changed during it; non-key
 //!   changes allowed) appears exactly once;
-//! * **no row twice**, except what the live-read contract (README, docs/READ_CONTRACTS.md)
+//! * **no row twice**, except what the live-read contract (README, the read contracts guide)
 //!   allows: a row whose key changed during the walk may be read again after moving across the
 //!   cursor, at most once per key change, and may be missed.
 //!

@@ -1,4 +1,4 @@
-//! Faults during a walk (docs/RELIABILITY.md), on PostgreSQL and
+//! Faults during a walk (reports/RELIABILITY.md), on PostgreSQL and
 //! MySQL/MariaDB: the connection killed by the server, a statement timeout, the server going
 //! away and coming back (a restart, simulated by cutting an in-process TCP proxy, so the
 //! shared server other tests use keeps running), and a connection cut in the middle of a

@@ -1,4 +1,4 @@
-//! Behaviour that mutation testing (cargo-mutants, docs/RELIABILITY.md) found no test pinning
+//! Behaviour that mutation testing (cargo-mutants, reports/RELIABILITY.md) found no test pinning
 //! down: cursor equality and the `Debug` output of cursors, pages and page queries (which the
 //! crate implements by hand, since the row type need not be `Debug`). Backend-independent;
 //! run in the SQLite suite.

@@ -1,6 +1,6 @@
 // `keyset_diesel::async_::PaginateDsl` on a blocking connection: one error, the crate's,
 // naming the blocking import (`keyset_diesel::prelude::*`) and no `.await`
-// (docs/COMPILE_ERRORS.md, "Blocking and async mixed up").
+// (the guide's compile errors page, "Blocking and async mixed up").
 use diesel::prelude::*;
 use keyset_diesel::async_::PaginateDsl;
 use keyset_diesel::{Keyset, Page};

@@ -1,6 +1,6 @@
 // The prelude's (blocking) `PaginateDsl` on a diesel-async connection: one error, the crate's,
 // naming the async import (`keyset_diesel::async_::PaginateDsl`) and `.await`
-// (docs/COMPILE_ERRORS.md, "Blocking and async mixed up").
+// (the guide's compile errors page, "Blocking and async mixed up").
 use diesel::prelude::*;
 use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
 use keyset_diesel::prelude::*;

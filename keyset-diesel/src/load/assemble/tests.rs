@@ -68,7 +68,7 @@ fn look_ahead_row_is_dropped_and_cursor_is_last_delivered() {
 /// Read backward to the start, the page still has its start cursor ("load newer" on
 /// a newest-first list); the walk's own cursor is absent.
 #[test]
-fn c29_backward_page_at_the_start_keeps_its_start_cursor() {
+fn backward_page_at_the_start_keeps_its_start_cursor() {
     // Walk order (backward from 3): 2, 1; no look-ahead row.
     let page = assemble(
         vec![Row(2), Row(1)],

@@ -224,7 +224,7 @@ fn plan_exact_flags_probe_is_bounded() {
     );
 }
 
-/// docs/DESIGN.md, "Long runs of ties": every row of tenant 1 shares one score (15,000 ties), the
+/// the SQL guide, "Long runs of ties": every row of tenant 1 shares one score (15,000 ties), the
 /// cursor deep inside the run. The single seek bounds only `score` and filters the run from
 /// its start to the cursor; `seek_per_level(true)` gives one index range per key level
 /// (`score < s`, `score = s AND id > i`), each starting at the cursor.

@@ -48,7 +48,7 @@ mod months {
     /// Rows, spread evenly over the 24 months, tenants 1 and 2 alternating.
     pub const ROWS: i64 = 48_000;
 
-    /// Creates and fills `part_rows` (the recipe of docs/SQL.md: the index on the parent,
+    /// Creates and fills `part_rows` (the recipe of the SQL guide: the index on the parent,
     /// which PostgreSQL creates on every partition), then `ANALYZE`.
     pub fn create(db: &mut diesel::PgConnection) {
         use keyset_test_suites::TestDb;
@@ -85,7 +85,7 @@ mod months {
 /// index descent that finds nothing past the cursor, not a read from its start); the rows come
 /// from at most two partitions, no more than `page_size + 1`; and the partitions after the
 /// page were never executed. Both directions, each page equal to the `OFFSET` query's rows.
-/// Then docs/SQL.md's workaround: a plain bound on the leading column from the cursor's key
+/// Then the SQL guide's workaround: a plain bound on the leading column from the cursor's key
 /// gives the same page, and PostgreSQL prunes the partitions before the cursor.
 #[test]
 fn plan_partitioned_table_every_partition_starts_at_the_cursor() {
@@ -164,7 +164,7 @@ fn plan_partitioned_table_every_partition_starts_at_the_cursor() {
     check!(PartAsc, "at ASC, id ASC", "ROW(at, id) > ROW(");
     check!(PartDesc, "at DESC, id DESC", "ROW(at, id) < ROW(");
 
-    // `expanded_seek(true)` (docs/SQL.md): the seek's redundant bound on the leading column,
+    // `expanded_seek(true)` (the SQL guide): the seek's redundant bound on the leading column,
     // `at >= $`, is one PostgreSQL prunes partitions on: the same page, and the partitions
     // before the cursor are left out of the plan instead of descended into.
     let id = db.ids(&format!(

@@ -190,7 +190,7 @@ where
     // With a text column in the keyset the seek adds no arm: a re-read row whose title
     // differs from the cursor's would pass the page check, and the walk would loop (R1, R2
     // forever at page size 2). Forward, the walk now ends without a row twice; it can still
-    // lose a row over a stored 2 (and read one twice backward): docs/LIMITS.md says so.
+    // lose a row over a stored 2 (and read one twice backward): the keys and limits guide says so.
     // Over 0 and 1 alone every walk is the database's order.
     db.exec(&format!(
         "CREATE TABLE loud_flag_titles (id INTEGER NOT NULL PRIMARY KEY, pinned {column} NOT NULL, \
