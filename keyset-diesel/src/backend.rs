@@ -4,7 +4,6 @@
 use diesel::backend::{Backend, DieselReserveSpecialization};
 use diesel::deserialize;
 use diesel::row::NamedRow;
-use diesel::sql_types::{Nullable, Text};
 
 /// Which backend a key value is bound on ([`KeyValue::check_bind`](crate::query::KeyValue::check_bind)).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,12 +83,14 @@ pub trait KeysetBackend: Backend + DieselReserveSpecialization + private::Sealed
 }
 
 /// [`KeysetBackend::text_by_name`], for a backend whose `Option<String>` reads `Nullable<Text>`.
+#[cfg(any(feature = "postgres", feature = "sqlite", feature = "mysql"))]
 macro_rules! text_by_name {
     () => {
         fn text_by_name<'a>(
             row: &impl NamedRow<'a, Self>,
             name: &str,
         ) -> deserialize::Result<Option<String>> {
+            use diesel::sql_types::{Nullable, Text};
             NamedRow::get::<Nullable<Text>, Option<String>>(row, name)
         }
     };

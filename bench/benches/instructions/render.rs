@@ -4,7 +4,7 @@
 use std::fmt::Write as _;
 use std::process::Command;
 
-use crate::drive::{Counted, DepthCount};
+use crate::counts::{Counted, DepthCount};
 use crate::numbers::group;
 use crate::{section, DEPTH, PAGE, PAGES, ROWS, SQLITE_DEPTHS, WARM_UP};
 

@@ -1,7 +1,8 @@
 //! Every public name at the one path it has: the root holds what a handler writes, the themed
-//! modules the rest, feature-gated ones included (this crate enables every public feature). A
-//! move or a removal fails this case (and `fail_public_paths` pins that the old paths are
-//! gone).
+//! modules the rest, feature-gated ones included (this crate enables the features that add
+//! names, but `async-graphql`: `web::graphql` is pinned by keyset-diesel's
+//! `tests/it/graphql_paths.rs`). A move or a removal fails this case (and `fail_public_paths`
+//! pins that the old paths are gone).
 
 #[allow(unused_imports)]
 use keyset_diesel::{
@@ -30,10 +31,6 @@ use keyset_diesel::token::{
 use keyset_diesel::web::{
     PageLinks, PageParams, PageRequest, PageRequestError, PageResponse, PageSizeError,
     PageSizePolicy, Problem, SortParam, CURSOR_PARAM, CURSOR_REFUSED, UNTIL_PARAM,
-};
-#[allow(unused_imports)]
-use keyset_diesel::web::graphql::{
-    connection, error, RelayArgs, RelayConnection, RelayRequest, TotalCount,
 };
 #[allow(unused_imports)]
 use keyset_diesel::async_::{
