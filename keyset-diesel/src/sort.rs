@@ -121,8 +121,12 @@ where
 /// A sort name that is not one of the model's named sorts (`?sort=oldest` where the model
 /// declares `newest` and `top`). For a client: [`Problem`](crate::web::Problem) 400
 /// `sort_invalid`, the choices in `detail`.
+///
+/// Its message (`unknown sort: expected one of "newest", "top"`) never repeats the name
+/// given: an extractor that sends a serde error's text to the client (axum's `Query`) would
+/// otherwise echo the client's text. The name is in [`UnknownSort::given`], for a log.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("unknown sort {given:?}: expected one of {}", quoted(expected))]
+#[error("unknown sort: expected one of {}", quoted(expected))]
 pub struct UnknownSort {
     /// The name given, cut to its first 64 characters.
     pub given: String,
@@ -156,7 +160,8 @@ fn quoted(names: &[&str]) -> String {
         .join(", ")
 }
 
-/// The generated `Deserialize` of a [`SortChoice`]: a string, then [`SortChoice::from_name`].
+/// The generated `Deserialize` of a [`SortChoice`]: a string, then [`SortChoice::from_name`];
+/// an unknown name's error is [`UnknownSort`]'s message, which does not repeat the name.
 #[doc(hidden)]
 pub fn deserialize_sort<'de, D, S>(deserializer: D) -> Result<S, D::Error>
 where
@@ -196,7 +201,7 @@ mod tests {
         assert_eq!(e.given, "Newest");
         assert_eq!(
             e.to_string(),
-            "unknown sort \"Newest\": expected one of \"newest\", \"most_liked\""
+            "unknown sort: expected one of \"newest\", \"most_liked\""
         );
         let long = "x".repeat(1000);
         assert_eq!(Sort::from_name(&long).unwrap_err().given.len(), 64);
@@ -209,6 +214,11 @@ mod tests {
         assert_eq!(ok.unwrap(), Sort::MostLiked);
         let bad: Result<Sort, serde_json::Error> = deserialize_sort(serde_json::json!("top"));
         assert!(bad.unwrap_err().to_string().contains("expected one of"));
+        // A client's text is not echoed back through serde's error (axum's `Query` sends it).
+        let hostile = "<script>alert(1)</script>";
+        let bad: Result<Sort, serde_json::Error> = deserialize_sort(serde_json::json!(hostile));
+        let message = bad.unwrap_err().to_string();
+        assert!(!message.contains("script"), "{message}");
         let not_a_string: Result<Sort, serde_json::Error> = deserialize_sort(serde_json::json!(3));
         assert!(not_a_string.is_err());
     }

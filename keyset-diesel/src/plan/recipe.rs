@@ -272,7 +272,7 @@ mod tests {
         );
     }
 
-    /// Issue 34 (5): a filter column's name comes from the query's SQL, which a raw SQL filter
+    /// A filter column's name comes from the query's SQL, which a raw SQL filter
     /// writes: a name that is no plain identifier gives no recipe at all.
     #[test]
     fn a_filter_name_that_is_no_identifier_gives_no_recipe() {

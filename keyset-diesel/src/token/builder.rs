@@ -30,7 +30,7 @@ pub struct CursorCodecBuilder {
     #[cfg(feature = "encrypted-tokens")]
     encrypted: bool,
     #[cfg(feature = "encrypted-tokens")]
-    sealed_len: usize,
+    sealed_len: Option<usize>,
 }
 
 impl fmt::Debug for CursorCodecBuilder {
@@ -129,22 +129,30 @@ impl CursorCodecBuilder {
     }
 
     /// Encrypt the payload as well (XChaCha20-Poly1305), so a client cannot read the key
-    /// values. Tokens get format version 2.
+    /// values. Tokens get format version 4.
+    ///
+    /// A sealed token's length still tells its payload's size class: every payload is padded
+    /// to at least [`CursorCodec::DEFAULT_SEALED_SIZE_CLASS`] (256 bytes), then to a multiple
+    /// of 128 bytes, so tokens of keys whose values encode to up to about 190 bytes all have
+    /// one length, and a longer key tells its length to within 128 bytes. Set
+    /// [`CursorCodecBuilder::sealed_size_class`] above your largest key to give every token
+    /// one length.
     #[cfg(feature = "encrypted-tokens")]
     pub fn encrypted(mut self, encrypted: bool) -> Self {
         self.encrypted = encrypted;
         self
     }
 
-    /// A fixed size class for encrypted tokens: every sealed payload is padded to at least
-    /// `bytes` (rounded up to 128), so tokens of every key up to that size have one length and
-    /// tell nothing of their key values' lengths. A larger payload still grows by 128-byte
-    /// blocks: pick a size above your largest key (about 60 bytes plus the key values' encoded
-    /// size). Default 0: 128-byte classes ([`CursorCodecBuilder::encrypted`]). No effect on
-    /// signed tokens.
+    /// The size class of encrypted tokens: every sealed payload is padded to at least `bytes`
+    /// (rounded up to 128), so tokens of every key up to that size have one length and tell
+    /// nothing of their key values' lengths. A larger payload still grows by 128-byte blocks:
+    /// pick a size above your largest key (about 60 bytes plus the key values' encoded size).
+    /// Default [`CursorCodec::DEFAULT_SEALED_SIZE_CLASS`] (256); 0 pads to 128-byte blocks
+    /// only (shorter tokens, whose length tells small keys' sizes to within 128 bytes). No
+    /// effect on signed tokens.
     #[cfg(feature = "encrypted-tokens")]
     pub fn sealed_size_class(mut self, bytes: usize) -> Self {
-        self.sealed_len = bytes;
+        self.sealed_len = Some(bytes);
         self
     }
 
@@ -188,7 +196,9 @@ impl CursorCodecBuilder {
                 #[cfg(feature = "encrypted-tokens")]
                 encrypted: self.encrypted,
                 #[cfg(feature = "encrypted-tokens")]
-                sealed_len: self.sealed_len,
+                sealed_len: self
+                    .sealed_len
+                    .unwrap_or(CursorCodec::DEFAULT_SEALED_SIZE_CLASS),
             }),
         })
     }

@@ -34,8 +34,8 @@ use crate::sort::SortChoice;
 /// direction, the page size the cursor was made with (if recorded), the expiry time, and the
 /// key values in a compact binary form of their lossless forms
 /// ([`KeyValue`](crate::query::KeyValue)). Format version 3 carries the payload as it is;
-/// version 4 (feature `encrypted-tokens`) pads it to a multiple of 128 bytes and seals it with
-/// XChaCha20-Poly1305 under a random nonce. A 3-column key (timestamp, text, integer) makes a
+/// version 4 (feature `encrypted-tokens`) pads it to its size class (256 bytes by default,
+/// then multiples of 128) and seals it with XChaCha20-Poly1305 under a random nonce. A 3-column key (timestamp, text, integer) makes a
 /// signed token of about 130 characters; a key with a 1,000-character text column at most
 /// about 5,750 (the default maximum is [`DEFAULT_MAX_TOKEN_LEN`], 6,144).
 ///
@@ -157,10 +157,16 @@ impl CursorCodec {
     pub const DEFAULT_CLOCK_SKEW: Duration = Duration::from_secs(60);
     /// Largest clock skew a codec accepts: one hour.
     pub const MAX_CLOCK_SKEW: Duration = Duration::from_secs(3600);
+    /// The size class of encrypted tokens unless
+    /// [`CursorCodecBuilder::sealed_size_class`](super::CursorCodecBuilder::sealed_size_class)
+    /// says otherwise, in bytes of sealed payload: 256, so keys whose values encode to up to
+    /// about 190 bytes (a timestamp, an id and a 150-character name or email) all make tokens
+    /// of one length (about 440 characters).
+    #[cfg(feature = "encrypted-tokens")]
+    pub const DEFAULT_SEALED_SIZE_CLASS: usize = 256;
 
-    /// The format version this codec writes, and the only one it reads: switching encryption
-    /// on or off makes outstanding tokens restart.
-    /// The smallest sealed payload (`CursorCodecBuilder::sealed_size_class`; 0 without).
+    /// The smallest sealed payload (`CursorCodecBuilder::sealed_size_class`, else
+    /// [`CursorCodec::DEFAULT_SEALED_SIZE_CLASS`]).
     #[cfg(feature = "encrypted-tokens")]
     fn sealed_len(&self) -> usize {
         self.inner.sealed_len
@@ -172,6 +178,8 @@ impl CursorCodec {
         0
     }
 
+    /// The format version this codec writes, and the only one it reads: switching encryption
+    /// on or off makes outstanding tokens restart.
     fn version(&self) -> u8 {
         #[cfg(feature = "encrypted-tokens")]
         if self.inner.encrypted {

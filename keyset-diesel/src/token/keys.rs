@@ -217,7 +217,7 @@ mod tests {
         assert_ne!(a, tag(SecretKey::new(1, SECRET_B).unwrap()));
     }
 
-    /// Issue 12 (6): the derived keys are wiped on drop. Before, `SecretKey` kept them in plain
+    /// The derived keys are wiped on drop. Before, `SecretKey` kept them in plain
     /// arrays and an HMAC state (this did not compile: no `ZeroizeOnDrop`).
     #[test]
     fn key_material_is_wiped_on_drop() {

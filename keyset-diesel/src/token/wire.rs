@@ -20,9 +20,10 @@
 //! | 8 | `expires_at`, Unix seconds, big-endian |
 //! | n | the key values: their lossless forms (`crate::key`) in postcard, a compact binary serde format (varint integers, length-prefixed UTF-8 text: one byte per ASCII or control character, at most 4 per character) |
 //!
-//! Version 4 pads the payload before sealing: a `0x80` byte, then zero bytes up to a multiple
-//! of [`PAD_BLOCK`] bytes, so an encrypted token tells the length of its key values only to
-//! within 128 bytes.
+//! Version 4 pads the payload before sealing: a `0x80` byte, then zero bytes up to the codec's
+//! size class (256 bytes by default) or, past it, a multiple of [`PAD_BLOCK`] bytes, so an
+//! encrypted token tells nothing of its key values' length up to the class and, past it, their
+//! length only to within 128 bytes.
 //!
 //! A 3-column key (timestamp, text, integer) makes a signed token of about 130 characters.
 //!
@@ -469,35 +470,55 @@ mod tests {
         );
     }
 
-    /// Issue 12 (8): an encrypted token's length tells the length of its key values only to
-    /// within [`PAD_BLOCK`] bytes. Before, names of 1, 5 and 31 characters gave three lengths.
+    /// An encrypted token's length tells nothing of its key values' lengths up to the
+    /// default size class: names of 1 to 150 characters give one length. Before the default
+    /// class, 128-byte blocks alone split them (60 and 100 characters gave two lengths).
     #[cfg(feature = "encrypted-tokens")]
     #[test]
-    fn encrypted_tokens_pad_the_key_values() {
-        let codec = CursorCodec::builder()
-            .signing_key(SecretKey::new(1, SECRET_A).unwrap())
-            .encrypted(true)
+    fn encrypted_tokens_pad_the_key_values_to_the_default_size_class() {
+        let codec = |class: Option<usize>| {
+            let builder = CursorCodec::builder()
+                .signing_key(SecretKey::new(1, SECRET_A).unwrap())
+                .encrypted(true);
+            match class {
+                Some(class) => builder.sealed_size_class(class),
+                None => builder,
+            }
             .build()
-            .unwrap();
+            .unwrap()
+        };
+        let (default, blocks) = (codec(None), codec(Some(0)));
         let at = cursor().key.0;
-        let len = |name: &str| {
+        let len = |codec: &CursorCodec, name: &str| {
             let c = crate::cursor::Cursor::<Row>::after((at, name.to_string(), 103));
             let token = codec.encode(&c, &"W9").unwrap();
             assert_eq!(codec.decode::<Row>(&token, &"W9").unwrap(), c);
             token.len()
         };
-        let lens: Vec<usize> = [1, 5, 31, 60]
+        let lens: Vec<usize> = [1, 5, 31, 60, 100, 150]
             .iter()
-            .map(|&n| len(&"n".repeat(n)))
+            .map(|&n| len(&default, &"n".repeat(n)))
             .collect();
         assert!(lens.iter().all(|&l| l == lens[0]), "{lens:?}");
-        // A longer key moves to the next block.
-        assert!(len(&"n".repeat(200)) > lens[0]);
+        // Past the class, 128-byte blocks.
+        assert!(len(&default, &"n".repeat(300)) > lens[0]);
+        // Without a class, blocks alone: within a block one length, a longer key the next.
+        let small: Vec<usize> = [1, 5, 31]
+            .iter()
+            .map(|&n| len(&blocks, &"n".repeat(n)))
+            .collect();
+        assert!(small.iter().all(|&l| l == small[0]), "{small:?}");
+        assert!(small[0] < lens[0]);
+        assert!(len(&blocks, &"n".repeat(150)) > small[0]);
+        // Each reads the other's tokens: padding is read whatever its length.
+        let c = crate::cursor::Cursor::<Row>::after((at, "n".into(), 103));
+        let token = blocks.encode(&c, &"W9").unwrap();
+        assert_eq!(default.decode::<Row>(&token, &"W9").unwrap(), c);
     }
 
-    /// Issue 34 (7): with a fixed size class, keys of 1 to 400 characters make tokens of one
-    /// length, and each decodes (by a codec without the option too: padding is read whatever
-    /// its length).
+    /// With a fixed size class, keys of 1 to 400 characters make tokens of one length, and
+    /// each decodes (by a codec with 128-byte blocks only too: padding is read whatever its
+    /// length).
     #[cfg(feature = "encrypted-tokens")]
     #[test]
     fn a_sealed_size_class_gives_every_token_one_length() {

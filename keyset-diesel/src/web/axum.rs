@@ -114,7 +114,7 @@ mod tests {
         SortParam::<PostSort>::from_request_parts(&mut parts, &()).await
     }
 
-    /// Issue 34 (7): a sort name the model does not have is the crate's problem, which names
+    /// A sort name the model does not have is the crate's problem, which names
     /// the choices and never the text given.
     #[tokio::test]
     async fn sort_param_reads_a_name_and_never_echoes_a_wrong_one() {

@@ -49,7 +49,8 @@ const COPIED: &AsciiSet = &VALUE
 ///
 /// Each is the request's URL (relative or absolute, as given: pass the path and query, or an
 /// absolute URL built from your own configured origin, never one a client's request line or
-/// `Host` header chose) with only the `cursor` parameter changed: the page's `end_cursor` token for `next`, its `start_cursor` token (a
+/// `Host` header chose; a path starting with `//`, which a client would read as another host,
+/// keeps one leading slash) with only the `cursor` parameter changed: the page's `end_cursor` token for `next`, its `start_cursor` token (a
 /// backward one) for `prev` (which also drops `until`, the far end of a window read the other
 /// way), and no cursor for `first`. Every other parameter keeps its place
 /// and its text; the token is percent-encoded (RFC 3986), and any byte of the copied URL that
@@ -161,7 +162,7 @@ impl RequestUrl {
             }
         }
         RequestUrl {
-            base: copied(base),
+            base: same_origin(copied(base)),
             cursor_at: cursor_at.unwrap_or(params.len()),
             params,
         }
@@ -195,6 +196,17 @@ impl RequestUrl {
         } else {
             format!("{}?{}", self.base, query.join("&"))
         }
+    }
+}
+
+/// `base` kept on the request's origin: a path that starts with `//` (a request for
+/// `//evil.example/x`, which a router or proxy may pass on) would be read by a client as a
+/// network-path reference, a link to host `evil.example`; its leading slashes become one. A
+/// backslash, which browsers read as a slash, is already percent-encoded by [`copied`].
+fn same_origin(base: String) -> String {
+    match base.strip_prefix("//") {
+        Some(rest) => format!("/{}", rest.trim_start_matches('/')),
+        None => base,
     }
 }
 
@@ -298,6 +310,23 @@ mod tests {
             Some("/e?q=100%25&r=%25zz&s=%41&cursor=s%2F%2B%3D"),
             "prev reads the other way: no until"
         );
+    }
+
+    #[test]
+    fn a_path_of_leading_slashes_stays_on_the_origin() {
+        for request in ["//evil.example/e?cursor=c", "///evil.example/e?cursor=c"] {
+            let l = PageLinks::new(&page(true, true), request);
+            assert_eq!(l.first, "/evil.example/e", "{request}");
+            assert_eq!(l.next.as_deref(), Some("/evil.example/e?cursor=e"));
+            assert!(l.prev.as_deref().is_some_and(|p| p.starts_with("/evil.example/e?")));
+        }
+        let l = PageLinks::new(&page(false, true), "/\\evil.example/e");
+        assert_eq!(l.first, "/%5Cevil.example/e");
+        // An absolute URL (the application's own origin) and an inner `//` are kept.
+        let l = PageLinks::new(&page(false, true), "https://api.example//e");
+        assert_eq!(l.first, "https://api.example//e");
+        let l = PageLinks::new(&page(false, true), "/w//e");
+        assert_eq!(l.first, "/w//e");
     }
 
     #[test]

@@ -95,7 +95,7 @@ fn rotation_old_key_verifies_new_key_signs_removed_key_is_unknown() {
     );
 }
 
-/// Issue 34 (7): an export's stored scope is keyed (no offline guessing of a tenant from
+/// An export's stored scope is keyed (no offline guessing of a tenant from
 /// the store's table) and names its key id (readable after rotation while the old key
 /// verifies); exports stored unkeyed before stay readable.
 #[cfg(feature = "export")]
@@ -177,7 +177,7 @@ fn codec_configuration_errors() {
         .ttl(Duration::from_millis(500))
         .build();
     assert_eq!(zero.unwrap_err(), CodecConfigError::ZeroTtl);
-    // Issue 12 (2): the time to live and the skew are bounded. Before, `Duration::MAX`
+    // The time to live and the skew are bounded. Before, `Duration::MAX`
     // built a codec whose tokens never expire.
     for ttl in [Duration::MAX, CursorCodec::MAX_TTL + Duration::from_secs(1)] {
         let long = CursorCodec::builder()
@@ -206,7 +206,7 @@ fn codec_configuration_errors() {
         .is_ok());
 }
 
-/// Issue 12 (2): a token whose expiry lies further ahead than the codec's time to live
+/// A token whose expiry lies further ahead than the codec's time to live
 /// plus the clock skew is refused: one made before the time to live was lowered, or by a
 /// server whose clock ran fast. Before, only `now >= expires_at` was checked and both
 /// were accepted.

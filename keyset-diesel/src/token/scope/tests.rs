@@ -72,7 +72,7 @@ fn scope_is_canonical_and_binding() {
     );
 }
 
-/// Issue 12 (3a): a `#[serde(flatten)]` map holding a field of the outer struct is an error
+/// A `#[serde(flatten)]` map holding a field of the outer struct is an error
 /// at encode and at decode. Before, JSON kept the later value: a W7 token passed for W9.
 #[test]
 fn duplicate_keys_are_refused_not_picked() {
@@ -125,7 +125,7 @@ fn a_scope_that_does_not_serialize_is_a_server_error() {
     ));
 }
 
-/// Issue 12 (3b, 3c): what JSON conflated. Before, each pair shared a digest.
+/// What JSON conflated. Before, each pair shared a digest.
 #[test]
 fn types_and_the_set_tag_are_kept() {
     #[derive(Serialize)]
@@ -170,7 +170,7 @@ fn types_and_the_set_tag_are_kept() {
     assert_eq!(d(&'x'), d(&"x"));
 }
 
-/// Issue 12 (4): tokens carry a digest keyed with the secret, not the plain SHA-256 of
+/// Tokens carry a digest keyed with the secret, not the plain SHA-256 of
 /// the scope. Before, the payload held `scope_digest(scope)` itself, so anyone with a
 /// leaked token could test guesses of its filters.
 #[test]
