@@ -133,7 +133,7 @@ impl CursorCodecBuilder {
     ///
     /// A sealed token's length still tells its payload's size class: every payload is padded
     /// to at least [`CursorCodec::DEFAULT_SEALED_SIZE_CLASS`] (256 bytes), then to a multiple
-    /// of 128 bytes, so tokens of keys whose values encode to up to about 190 bytes all have
+    /// of 128 bytes, so tokens of keys whose values encode to up to about 210 bytes all have
     /// one length, and a longer key tells its length to within 128 bytes. Set
     /// [`CursorCodecBuilder::sealed_size_class`] above your largest key to give every token
     /// one length.

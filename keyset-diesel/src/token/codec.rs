@@ -160,7 +160,7 @@ impl CursorCodec {
     /// The size class of encrypted tokens unless
     /// [`CursorCodecBuilder::sealed_size_class`](super::CursorCodecBuilder::sealed_size_class)
     /// says otherwise, in bytes of sealed payload: 256, so keys whose values encode to up to
-    /// about 190 bytes (a timestamp, an id and a 150-character name or email) all make tokens
+    /// about 210 bytes (a timestamp, an id and a 150-character name or email) all make tokens
     /// of one length (about 440 characters).
     #[cfg(feature = "encrypted-tokens")]
     pub const DEFAULT_SEALED_SIZE_CLASS: usize = 256;
