@@ -318,7 +318,10 @@ mod tests {
             let l = PageLinks::new(&page(true, true), request);
             assert_eq!(l.first, "/evil.example/e", "{request}");
             assert_eq!(l.next.as_deref(), Some("/evil.example/e?cursor=e"));
-            assert!(l.prev.as_deref().is_some_and(|p| p.starts_with("/evil.example/e?")));
+            assert!(l
+                .prev
+                .as_deref()
+                .is_some_and(|p| p.starts_with("/evil.example/e?")));
         }
         let l = PageLinks::new(&page(false, true), "/\\evil.example/e");
         assert_eq!(l.first, "/%5Cevil.example/e");
