@@ -101,6 +101,48 @@ impl<T, K: Keyset> Page<T, K> {
         }
     }
 
+    /// Drops the items for which `keep` answers `false` (authorization decided in code after
+    /// the read, say) and returns how many it dropped. The flags and cursors stay those of the
+    /// rows that were **read**, so the walk goes on past every row read, kept or not:
+    ///
+    /// * [`Page::next_cursor`] is the cursor of the last row read in the walk's direction, not
+    ///   of the last row kept: the next page never reads a dropped row again, and a page whose
+    ///   rows were all dropped still continues.
+    /// * [`Page::has_more`] says whether rows exist past the last row read. A page that ran
+    ///   `retain` may hold fewer than `page_size` items, or none, while `has_more()` is `true`
+    ///   (without `retain` or a byte budget, a page with `has_more()` is full): loop on `has_more()` or
+    ///   `next_cursor()`, never on a short page. The next page may be emptied the same way.
+    /// * `start_cursor` / `end_cursor` stay `Some` when rows were read, even if none is kept.
+    /// * `total_count` still counts the rows of the query, dropped ones included.
+    ///
+    /// Each kept item is still in the page's keyset order. Dropping rows in code costs the
+    /// reads of rows nobody sees; a filter the database can apply belongs in the query. A
+    /// Relay connection (`web::graphql::connection`) takes its `pageInfo`
+    /// cursors from its edges, so in GraphQL filter in SQL or keep the rows.
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// # fn main() -> QueryResult<()> {
+    /// # let conn = &mut setup();
+    /// let mut page = events::table
+    ///     .filter(events::workspace_id.eq("W9"))
+    ///     .select(Event::as_select())
+    ///     .paginate_after(None)
+    ///     .page_size(3)
+    ///     .load_page(conn)?; // e101, e102, e103
+    /// let dropped = page.retain(|e| e.event_id != "e103"); // this member may not see e103
+    /// assert_eq!((dropped, page.len()), (1, 2));
+    /// assert!(page.has_more()); // e104.. exist
+    /// assert_eq!(page.next_cursor().unwrap().key.1, "e103"); // past the last row read
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn retain(&mut self, mut keep: impl FnMut(&T) -> bool) -> usize {
+        let read = self.items.len();
+        self.items.retain(|item| keep(item));
+        read - self.items.len()
+    }
+
     /// The same page with each item turned into `f(item)`, in order: the flags, the page size,
     /// the direction and the cursors (still `Cursor<K>`, of the rows that were read) are kept.
     ///

@@ -32,6 +32,7 @@ pub mod plans;
 pub mod property;
 pub mod queries;
 pub mod read_contracts;
+pub mod retained;
 pub mod typed;
 
 pub use keyset_test_models::*;
@@ -167,6 +168,8 @@ macro_rules! backend_suite {
                 => expr_keys::joined_keys_walk_as_order_by,
             named_sorts_walk_as_order_by_and_refuse_each_others_tokens
                 => named_sorts::named_sorts_walk_as_order_by_and_refuse_each_others_tokens,
+            retained_pages_continue_past_the_last_row_read
+                => retained::retained_pages_continue_past_the_last_row_read,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {
