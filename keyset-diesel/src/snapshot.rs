@@ -26,6 +26,9 @@ use crate::backend::KeysetBackend;
 ///   other connection can commit a write until it ends (writers wait for their busy timeout,
 ///   then fail with `database is locked`).
 ///
+/// A panic in `f` rolls the transaction back, then goes on: a connection kept after the
+/// panic is caught is out of the snapshot (for the async form, see its docs).
+///
 /// Writes inside `f` fail (PostgreSQL, MySQL: read-only transaction). The cost: the database
 /// keeps the old row versions the snapshot may need for as long as it is open (PostgreSQL:
 /// vacuum cannot remove them; InnoDB: the undo log grows), so keep exports of very large
@@ -88,7 +91,9 @@ macro_rules! transaction {
     }};
 }
 
-/// Runs `f` in a transaction begun by `begin`: commit on `Ok`, roll back on `Err`.
+/// Runs `f` in a transaction begun by `begin`: commit on `Ok`, roll back on `Err`, and roll
+/// back on a panic in `f` before the panic goes on (a connection kept after a caught panic is
+/// not left inside the transaction: its reads would be stale, its writes would never commit).
 pub(crate) fn in_transaction<Conn, R, E, F>(conn: &mut Conn, begin: &str, f: F) -> Result<R, E>
 where
     Conn: Connection<TransactionManager = AnsiTransactionManager>,
@@ -97,7 +102,15 @@ where
 {
     transaction! {
         begin: AnsiTransactionManager::begin_transaction_sql(conn, begin),
-        body: f(conn),
+        // `f`'s state is dropped with the panic; only the connection is used again, after
+        // its rollback.
+        body: match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *conn))) {
+            Ok(result) => result,
+            Err(panic) => {
+                let _ = AnsiTransactionManager::rollback_transaction(conn);
+                std::panic::resume_unwind(panic)
+            }
+        },
         commit: AnsiTransactionManager::commit_transaction(conn),
         rollback: AnsiTransactionManager::rollback_transaction(conn),
     }

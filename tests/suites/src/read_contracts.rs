@@ -25,6 +25,7 @@ use keyset_diesel::token::SecretKey;
 use keyset_diesel::CursorCodec;
 pub use keyset_test_models::read_contracts::*;
 
+pub mod abandoned;
 #[cfg(feature = "diesel-async")]
 pub mod async_reader;
 pub mod expiry;
@@ -96,6 +97,10 @@ fn read_export<C: SharedDb, R: Reader<C>>(
 macro_rules! read_contract_suite {
     ($db:ty) => {
         $crate::read_contract_suite!(@tests read_contracts, $db, $db);
+        #[test]
+        fn snapshot_closure_panic_rolls_back_the_kept_connection() {
+            $crate::read_contracts::abandoned::snapshot_closure_panic_rolls_back::<$db>();
+        }
     };
     (async $db:ty, $reader:ty) => {
         $crate::read_contract_suite!(@tests async_read_contracts, $db, $reader);
