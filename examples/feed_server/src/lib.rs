@@ -170,18 +170,26 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Whether the server may listen on `bind`: with the public demo secret (`secret_set` false)
-/// only on a loopback address, where no one else can forge its tokens.
+/// Whether a server whose tokens `codec` signs may listen on `bind` (`lookup` reads the key
+/// variables `codec` was built from, the process environment in `main`): with the public demo
+/// secret only on a loopback address, where no one else can forge its tokens. The demo secret
+/// is refused elsewhere however it came ([`feed::accepts_demo_secret`]): the variables unset,
+/// or one of them set to the demo secret itself.
 ///
 /// # Errors
 /// The refusal, naming the fix.
-pub fn check_bind(bind: std::net::SocketAddr, secret_set: bool) -> Result<(), String> {
-    if secret_set || bind.ip().is_loopback() {
+pub fn check_bind(
+    bind: std::net::SocketAddr,
+    codec: &CursorCodec,
+    lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<(), String> {
+    if bind.ip().is_loopback() || !feed::accepts_demo_secret(codec, lookup) {
         Ok(())
     } else {
         Err(format!(
             "refusing to listen on {bind} with the public demo token secret: set \
-             KEYSET_TOKEN_SECRET (or KEYSET_TOKEN_KEY_IDS), or bind to 127.0.0.1"
+             KEYSET_TOKEN_SECRET (or KEYSET_TOKEN_KEY_IDS) to a secret of your own, or bind \
+             to 127.0.0.1"
         ))
     }
 }

@@ -104,8 +104,9 @@ pub fn tenants_apart_under_every_collation<B: FeedBackend>() {
 
 /// The demo's bearer tokens are random per member and kept hashed. A member's
 /// token reads its workspace; its name, the stored hash or a retired token are 401; a member
-/// with a token and no membership gets the same 404 as a non-member. Without a secret the
-/// server listens only on loopback.
+/// with a token and no membership gets the same 404 as a non-member. With the public demo
+/// secret (no secret set, or the demo secret set explicitly, also as a rotated key) the server
+/// listens only on loopback.
 pub fn demo_bearer_tokens_are_random_and_hashed<B: FeedBackend>() {
     let server = Server::start::<B>(Settings::default());
     let client = reqwest::Client::new();
@@ -160,11 +161,41 @@ pub fn demo_bearer_tokens_are_random_and_hashed<B: FeedBackend>() {
     let lonely = server.issue_token("member-lonely");
     assert_eq!(raw(lonely), 404);
     assert_eq!(raw(token_for(&server.base, "member-w5")), 404);
-    // The public demo secret only on loopback.
+    // The public demo secret only on loopback, whether the variables are unset or hold it.
     let at = |s: &str| s.parse::<std::net::SocketAddr>().expect("address");
-    assert!(keyset_feed_server::check_bind(at("127.0.0.1:3000"), false).is_ok());
-    assert!(keyset_feed_server::check_bind(at("[::1]:3000"), false).is_ok());
-    let refused = keyset_feed_server::check_bind(at("0.0.0.0:3000"), false).expect_err("public");
-    assert!(refused.contains("KEYSET_TOKEN_SECRET"), "{refused}");
-    assert!(keyset_feed_server::check_bind(at("0.0.0.0:3000"), true).is_ok());
+    let demo = std::str::from_utf8(keyset_feed_server::feed::DEMO_SECRET).expect("ASCII");
+    let own = "a secret of one's own, 32 bytes or more";
+    for (vars, public_ok) in [
+        (vec![], false),
+        (vec![("KEYSET_TOKEN_SECRET", demo)], false),
+        (
+            vec![
+                ("KEYSET_TOKEN_KEY_IDS", "2,1"),
+                ("KEYSET_TOKEN_SECRET_2", own),
+                ("KEYSET_TOKEN_SECRET_1", demo),
+            ],
+            false,
+        ),
+        (vec![("KEYSET_TOKEN_SECRET", own)], true),
+    ] {
+        let lookup = |name: &str| {
+            vars.iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| std::ffi::OsString::from(v))
+        };
+        let codec = keyset_feed_server::feed::codec_keys(lookup)
+            .expect("keys")
+            .build()
+            .expect("codec");
+        let check = |bind: &str| keyset_feed_server::check_bind(at(bind), &codec, lookup);
+        assert!(check("127.0.0.1:3000").is_ok(), "{vars:?}");
+        assert!(check("[::1]:3000").is_ok(), "{vars:?}");
+        match check("0.0.0.0:3000") {
+            Ok(()) => assert!(public_ok, "the demo secret on every interface: {vars:?}"),
+            Err(refused) => {
+                assert!(!public_ok, "{vars:?}: {refused}");
+                assert!(refused.contains("KEYSET_TOKEN_SECRET"), "{refused}");
+            }
+        }
+    }
 }
