@@ -114,6 +114,41 @@ pub fn codec_keys(
     keyset_diesel::CursorCodec::builder().keys_from_vars(TOKEN_ENV, lookup)
 }
 
+/// Whether `codec` accepts tokens signed with the public [`DEMO_SECRET`]: under any key id the
+/// variables `lookup` reads name (`KEYSET_TOKEN_KEY_IDS`, else key id 1), as its signing or
+/// a verifying key. True for the fallback of [`codec_keys`] (no variable set) and for a
+/// variable set to the demo secret itself, raw or as `base64:...`; anyone can forge such a
+/// codec's tokens. Decided by the codec itself: a token the demo secret signs under each of
+/// those key ids, decoded by `codec`.
+pub fn accepts_demo_secret(
+    codec: &keyset_diesel::CursorCodec,
+    lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> bool {
+    let ids: Vec<u16> = match lookup(&format!("{TOKEN_ENV}_KEY_IDS")) {
+        None => vec![1],
+        Some(list) => list
+            .to_string_lossy()
+            .split(',')
+            .filter_map(|id| id.trim().parse().ok())
+            .collect(),
+    };
+    let probe = ("demo secret probe",);
+    let cursor = keyset_diesel::Cursor::<Event>::after((feed_time("00:00:00"), String::new()));
+    ids.into_iter().any(|id| {
+        let Ok(key) = SecretKey::new(id, DEMO_SECRET) else {
+            return false;
+        };
+        let Ok(demo) = keyset_diesel::CursorCodec::builder()
+            .signing_key(key)
+            .build()
+        else {
+            return false;
+        };
+        demo.encode(&cursor, &probe)
+            .is_ok_and(|token| codec.decode::<Event>(&token, &probe).is_ok())
+    })
+}
+
 #[cfg(test)]
 mod feed_tests {
     use super::*;
@@ -151,5 +186,53 @@ mod feed_tests {
         .build()
         .unwrap();
         assert!(format!("{rotated:?}").contains("signing_key_id: 3"));
+    }
+
+    /// The demo secret is recognised however it reaches the codec: unset variables, the
+    /// secret set explicitly (raw or base64), or among rotated keys; a secret of one's own is
+    /// not taken for it.
+    #[test]
+    fn the_demo_secret_is_recognised_however_it_is_set() {
+        let demo = std::str::from_utf8(DEMO_SECRET).expect("ASCII");
+        let demo_b64 =
+            "base64:ZGVtbyBzZWNyZXQsIHB1YmxpYzogc2V0IEtFWVNFVF9UT0tFTl9TRUNSRVQgaW5zdGVhZA";
+        let own = "a secret of one's own, 32 bytes or more";
+        let cases: Vec<(Vec<(&str, &str)>, bool)> = vec![
+            (vec![], true),
+            (vec![("KEYSET_TOKEN_SECRET", demo)], true),
+            (vec![("KEYSET_TOKEN_SECRET", demo_b64)], true),
+            (vec![("KEYSET_TOKEN_SECRET", own)], false),
+            (
+                vec![
+                    ("KEYSET_TOKEN_KEY_IDS", "2,1"),
+                    ("KEYSET_TOKEN_SECRET_2", own),
+                    ("KEYSET_TOKEN_SECRET_1", demo),
+                ],
+                true,
+            ),
+            (
+                vec![
+                    ("KEYSET_TOKEN_KEY_IDS", "7"),
+                    ("KEYSET_TOKEN_SECRET_7", demo),
+                ],
+                true,
+            ),
+            (
+                vec![
+                    ("KEYSET_TOKEN_KEY_IDS", "7"),
+                    ("KEYSET_TOKEN_SECRET_7", own),
+                ],
+                false,
+            ),
+        ];
+        for (vars, expected) in cases {
+            let lookup = |name: &str| {
+                vars.iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| OsString::from(v))
+            };
+            let codec = codec_keys(lookup).unwrap().build().unwrap();
+            assert_eq!(accepts_demo_secret(&codec, lookup), expected, "{vars:?}");
+        }
     }
 }

@@ -10,7 +10,7 @@ use keyset_diesel::web::Problem;
 
 use crate::db::with_conn;
 use crate::feed::memberships;
-use crate::{AppState, BoxError, Db};
+use crate::{check_identifier, AppState, BoxError, Db};
 
 diesel::table! {
     /// The demo's bearer tokens (migration `*_member_tokens`): one per member, as SHA-256 hex.
@@ -55,6 +55,17 @@ pub enum Access {
     /// A caller the memberships do not know (a member with no workspace): 404, as for
     /// [`Access::NotAMember`].
     UnknownCaller,
+    /// The workspace id or the member name is not canonical ([`check_identifier`]): no such
+    /// id is ever stored, so it names no workspace; 404, as for [`Access::NotAMember`],
+    /// decided without a query.
+    NotCanonical,
+}
+
+/// `name` when it is a canonical identifier, else the error naming what it is (`what`: "member
+/// name", "workspace id", ...) and the rule it breaks, never the value.
+pub(crate) fn canonical<'a>(what: &str, name: &'a str) -> Result<&'a str, BoxError> {
+    check_identifier(name).map_err(|e| format!("refused {what}: {e}"))?;
+    Ok(name)
 }
 
 impl Db {
@@ -62,8 +73,10 @@ impl Db {
     /// the database keeps only its SHA-256.
     ///
     /// # Errors
-    /// Database errors, or no randomness.
+    /// A member name that is not canonical ([`check_identifier`]: `member-w9 ` is refused,
+    /// never taken for `member-w9`), database errors, or no randomness.
     pub async fn issue_token(&self, member: &str) -> Result<String, BoxError> {
+        let member = canonical("member name", member)?;
         let mut bytes = [0u8; 32];
         getrandom::getrandom(&mut bytes).map_err(|e| format!("no randomness for a token: {e}"))?;
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
@@ -102,19 +115,26 @@ impl Db {
     /// Lets `member` read `workspace`.
     ///
     /// # Errors
-    /// Database errors.
+    /// A member name or workspace id that is not canonical ([`check_identifier`]), database
+    /// errors.
     pub async fn grant(&self, member: &str, workspace: &str) -> Result<(), BoxError> {
+        let member = canonical("member name", member)?;
+        let workspace = canonical("workspace id", workspace)?;
         with_conn!(self, |conn| grant!(conn, member, workspace))?;
         Ok(())
     }
 
     /// Whether `member` may read `workspace`, decided in SQL by the same comparison the events
     /// filter makes (a Rust comparison next to a SQL filter under a case-insensitive collation
-    /// let a member of `w9` read `W9`: keyset-diesel/src/guide/security.md).
+    /// let a member of `w9` read `W9`: keyset-diesel/src/guide/security.md). Either name not
+    /// canonical ([`check_identifier`]): [`Access::NotCanonical`], without a query.
     ///
     /// # Errors
     /// Database errors.
     pub async fn access(&self, member: &str, workspace: &str) -> Result<Access, BoxError> {
+        if check_identifier(member).is_err() || check_identifier(workspace).is_err() {
+            return Ok(Access::NotCanonical);
+        }
         let granted: Option<String> = with_conn!(self, |conn| memberships::table
             .filter(memberships::member.eq(member))
             .filter(memberships::workspace_id.eq(workspace))
@@ -160,7 +180,9 @@ pub(crate) async fn authorized(
         return Ok(Err(Problem::unauthorized().into_response()));
     };
     Ok(match app.db.access(&member, workspace).await? {
-        Access::UnknownCaller | Access::NotAMember => Err(Problem::not_found().into_response()),
+        Access::UnknownCaller | Access::NotAMember | Access::NotCanonical => {
+            Err(Problem::not_found().into_response())
+        }
         Access::Granted(workspace) => Ok(workspace),
     })
 }

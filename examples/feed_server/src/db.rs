@@ -12,7 +12,7 @@ use diesel::prelude::*;
 use diesel_async::{AsyncConnection, RunQueryDsl};
 use diesel_migrations::{embed_migrations, EmbeddedMigrations, MigrationHarness};
 
-use crate::auth::grant;
+use crate::auth::{canonical, grant};
 use crate::feed::{self, events, memberships};
 use crate::{BoxError, NewEvent};
 
@@ -277,8 +277,15 @@ impl Db {
     /// Inserts events (in one transaction).
     ///
     /// # Errors
-    /// An attachment above [`MAX_ATTACHMENT_BYTES`] (nothing is inserted), database errors.
+    /// An event or workspace id that is not canonical ([`check_identifier`]) or an attachment
+    /// above [`MAX_ATTACHMENT_BYTES`] (nothing is inserted), database errors.
+    ///
+    /// [`check_identifier`]: crate::check_identifier
     pub async fn insert_events(&self, rows: &[NewEvent]) -> Result<(), BoxError> {
+        for row in rows {
+            canonical("event id", &row.event_id)?;
+            canonical("workspace id", &row.workspace_id)?;
+        }
         if let Some(big) = rows
             .iter()
             .filter_map(|r| r.attachment.as_ref())

@@ -121,7 +121,7 @@ async fn graphql_events(
     total: bool,
 ) -> Result<async_graphql::Result<RelayConnection<EventNode>>, BoxError> {
     let workspace = match app.db.access(member, workspace).await? {
-        Access::UnknownCaller | Access::NotAMember => {
+        Access::UnknownCaller | Access::NotAMember | Access::NotCanonical => {
             return Ok(Err(graphql::error(&Problem::not_found())))
         }
         Access::Granted(workspace) => workspace,

@@ -12,13 +12,20 @@
 //! * 400 `application/problem+json` ([`Problem`]): a refused token (with
 //!   `"restart_from_first_page": true`) or page size; the body never echoes the token;
 //! * 401: no bearer, or a token no member holds; 404: a workspace the caller may not read
-//!   (whether it exists or not); 500: no details.
+//!   (whether it exists or not), or a workspace id that is not canonical
+//!   ([`check_identifier`]: no spaces at either end, no control or invisible character,
+//!   Unicode NFC; such ids are never stored); 500: no details.
 //!
 //! **The authentication is a demo's.** Each seeded member gets a random bearer token at start
 //! ([`Db::issue_token`]: 32 random bytes, hex, stored only as its SHA-256), printed once as
 //! `member <name> token <token>`. Real deployments authenticate with their own identity
 //! provider and keep only the authorization part: the membership check in SQL, the canonical
 //! workspace id for the filter and the token scope.
+//!
+//! Identifiers compare exactly on every backend: the MariaDB migrations give identifier columns
+//! NO PAD binary collations (`utf8mb4_bin` ignored trailing spaces), and the server stores and
+//! looks up only canonical ids ([`check_identifier`]: [`Db::grant`], [`Db::issue_token`] and
+//! [`Db::insert_events`] refuse others, [`Db::access`] answers [`Access::NotCanonical`]).
 //!
 //! `POST /workspaces/{workspace}/exports` stores an export of the workspace's events (the
 //! crate's stored export: one consistent snapshot, read page by page over many requests);
@@ -31,9 +38,10 @@
 //! blocking connection and no `spawn_blocking` on a request path.
 //!
 //! The crate by concern: `db.rs` (the connection or pool per backend, migrations, seeding),
-//! `auth.rs` (bearer tokens, memberships, [`Access`]), `rest.rs` (the paged REST handlers),
-//! `graphql.rs`, `openapi.rs`, `exports.rs` (stored exports); this file holds the shared
-//! item types, [`AppState`] and the start-up ([`router`], [`serve`], [`check_bind`]).
+//! `auth.rs` (bearer tokens, memberships, [`Access`]), `ident.rs` (the identifier rule),
+//! `rest.rs` (the paged REST handlers), `graphql.rs`, `openapi.rs`, `exports.rs` (stored
+//! exports); this file holds the shared item types, [`AppState`] and the start-up
+//! ([`router`], [`serve`], [`check_bind`]).
 
 /// The feed's table, model and rows (shared with the `activity_feed` example).
 pub use keyset_example_feed as feed;
@@ -42,6 +50,7 @@ mod auth;
 mod db;
 mod exports;
 mod graphql;
+mod ident;
 mod openapi;
 mod rest;
 
@@ -57,6 +66,7 @@ pub use crate::db::{attachment_rows, Db, ATTACHMENT_SIZES, MAX_ATTACHMENT_BYTES,
 pub use crate::exports::{ExportParams, ExportedEvent, EXPORT_LIFETIME};
 pub use crate::feed::{Event, EventByNewest, EventByOldest, EventSort, NewEvent};
 pub use crate::graphql::{schema, EventNode, FeedSchema, QueryRoot, GRAPHQL_MAX_COMPLEXITY};
+pub use crate::ident::{check_identifier, IdentifierError, MAX_IDENTIFIER_CHARS};
 pub use crate::openapi::ApiDoc;
 
 /// An event as the API shows it.
@@ -160,18 +170,26 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Whether the server may listen on `bind`: with the public demo secret (`secret_set` false)
-/// only on a loopback address, where no one else can forge its tokens.
+/// Whether a server whose tokens `codec` signs may listen on `bind` (`lookup` reads the key
+/// variables `codec` was built from, the process environment in `main`): with the public demo
+/// secret only on a loopback address, where no one else can forge its tokens. The demo secret
+/// is refused elsewhere however it came ([`feed::accepts_demo_secret`]): the variables unset,
+/// or one of them set to the demo secret itself.
 ///
 /// # Errors
 /// The refusal, naming the fix.
-pub fn check_bind(bind: std::net::SocketAddr, secret_set: bool) -> Result<(), String> {
-    if secret_set || bind.ip().is_loopback() {
+pub fn check_bind(
+    bind: std::net::SocketAddr,
+    codec: &CursorCodec,
+    lookup: impl Fn(&str) -> Option<std::ffi::OsString>,
+) -> Result<(), String> {
+    if bind.ip().is_loopback() || !feed::accepts_demo_secret(codec, lookup) {
         Ok(())
     } else {
         Err(format!(
             "refusing to listen on {bind} with the public demo token secret: set \
-             KEYSET_TOKEN_SECRET (or KEYSET_TOKEN_KEY_IDS), or bind to 127.0.0.1"
+             KEYSET_TOKEN_SECRET (or KEYSET_TOKEN_KEY_IDS) to a secret of your own, or bind \
+             to 127.0.0.1"
         ))
     }
 }

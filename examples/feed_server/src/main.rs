@@ -14,7 +14,8 @@
 //! bearer token (printed on standard output as `member <name> token <token>`; a demo's
 //! authentication), then listens. Cursor token keys come from `KEYSET_TOKEN_SECRET` (raw
 //! bytes, or `base64:...`), or `KEYSET_TOKEN_KEY_IDS` and `KEYSET_TOKEN_SECRET_<id>` for
-//! rotation; unset, a public demo secret, with a warning, and only on a loopback address.
+//! rotation; unset, a public demo secret, with a warning. With the demo secret (unset, or set
+//! to the demo secret itself) it listens only on a loopback address.
 
 use clap::Parser;
 use keyset_feed_server::{feed, AppState, Db, Settings};
@@ -48,12 +49,11 @@ async fn main() -> std::process::ExitCode {
 }
 
 async fn run(args: Args) -> Result<(), keyset_feed_server::BoxError> {
-    // The public demo secret signs tokens anyone can forge: only for a server on this machine.
-    let secret_set = ["KEYSET_TOKEN_SECRET", "KEYSET_TOKEN_KEY_IDS"]
-        .iter()
-        .any(|name| std::env::var_os(name).is_some());
-    keyset_feed_server::check_bind(args.bind, secret_set)?;
-    let codec = feed::codec_keys(|name| std::env::var_os(name))?.build()?;
+    let env = |name: &str| std::env::var_os(name);
+    let codec = feed::codec_keys(env)?.build()?;
+    // The public demo secret signs tokens anyone can forge, whether the variables are unset or
+    // hold it: only for a server on this machine.
+    keyset_feed_server::check_bind(args.bind, &codec, env)?;
     let url = args.database_url.clone();
     let (db, tokens) = Db::connect(url.as_deref(), 16).await?;
     // The demo members' bearer tokens, one line each (scripts read them from here).

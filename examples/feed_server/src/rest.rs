@@ -129,9 +129,10 @@ async fn answer(
     // even whether its token is good.
     // From here on the workspace is the one the membership names.
     let workspace = match app.db.access(member, workspace).await? {
-        // The token named a member: whether it has no membership at all or not this one, the
-        // answer is the same 404, which says nothing of other workspaces.
-        Access::UnknownCaller | Access::NotAMember => {
+        // The token named a member: whether it has no membership at all, not this one, or the
+        // path names an id no workspace can have (not canonical), the answer is the same 404,
+        // which says nothing of other workspaces.
+        Access::UnknownCaller | Access::NotAMember | Access::NotCanonical => {
             return Ok(Problem::not_found().into_response())
         }
         Access::Granted(workspace) => workspace,

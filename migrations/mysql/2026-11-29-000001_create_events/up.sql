@@ -1,7 +1,9 @@
 -- A workspace activity feed: events ordered per workspace by (occurred_at, event_id).
--- Identifiers compare byte for byte (`utf8mb4_bin`): under the server's default collation
+-- Identifiers get a binary collation (`utf8mb4_bin`): under the server's default collation
 -- (case- and accent-insensitive) `workspace_id = 'w9'` also matches workspace `W9`'s rows, so
--- a filter would reach another tenant whose id differs only in case or accents.
+-- a filter would reach another tenant whose id differs only in case or accents. `utf8mb4_bin`
+-- is PAD SPACE all the same (trailing spaces do not count: `'W9 ' = 'W9'`), not byte for
+-- byte: `*_identifiers_no_pad` moves these columns to `utf8mb4_nopad_bin`.
 CREATE TABLE events (
     event_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL PRIMARY KEY,
     workspace_id VARCHAR(64) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin NOT NULL,

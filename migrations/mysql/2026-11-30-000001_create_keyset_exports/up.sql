@@ -1,7 +1,8 @@
 -- Stored exports of keyset-diesel's ExportStore (keyset_diesel::guide::read_contracts): one row per export,
 -- and the export's rows by position. Times are Unix seconds.
--- Ids and scope digests are hex and compare byte for byte (`ascii_bin`), never under a
--- case-insensitive collation.
+-- Ids and scope digests are hex and compare as binary (`ascii_bin`), never under a
+-- case-insensitive collation. `ascii_bin` is PAD SPACE (trailing spaces do not count), not
+-- byte for byte: `*_keyset_exports_no_pad` moves these columns to `ascii_nopad_bin`.
 CREATE TABLE keyset_exports (
     export_id VARCHAR(64) CHARACTER SET ascii COLLATE ascii_bin NOT NULL PRIMARY KEY,
     -- the creator's scope as a keyed digest naming its key id, k<id>:<hex> (the codec's)

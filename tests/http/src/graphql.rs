@@ -8,7 +8,7 @@ use crate::server::{token_for, FeedBackend, Server};
 
 /// POST a GraphQL document with `variables` to `/graphql` as member `bearer`: the status and
 /// the JSON body.
-async fn graphql(
+pub(crate) async fn graphql(
     client: &reqwest::Client,
     base: &str,
     bearer: Option<&str>,

@@ -11,6 +11,7 @@ pub mod access;
 pub mod byte_budget;
 pub mod concurrent;
 pub mod graphql;
+pub mod identifiers;
 pub mod openapi;
 pub mod refusals;
 pub mod server;
@@ -60,6 +61,22 @@ macro_rules! feed_server_suite {
         #[test]
         fn feed_server_tenants_apart_under_every_collation() {
             $crate::access::tenants_apart_under_every_collation::<$db>();
+        }
+        #[test]
+        fn feed_server_workspace_aliases_reach_no_other_tenant() {
+            $crate::identifiers::workspace_aliases_reach_no_other_tenant::<$db>();
+        }
+        #[test]
+        fn feed_server_member_name_aliases_take_no_token() {
+            $crate::identifiers::member_name_aliases_take_no_token::<$db>();
+        }
+        #[test]
+        fn feed_server_export_id_aliases_name_no_export() {
+            $crate::identifiers::export_id_aliases_name_no_export::<$db>();
+        }
+        #[test]
+        fn feed_server_identifier_columns_compare_exactly() {
+            $crate::identifiers::identifier_columns_compare_exactly::<$db>();
         }
         #[test]
         fn feed_server_demo_bearer_tokens_are_random_and_hashed() {

@@ -190,6 +190,85 @@ impl Server {
     }
 }
 
+/// Runs `$body` (which may `.await`) with `$conn` bound to a diesel-async connection of the
+/// server's own database `$db` (the embedded SQLite connection, or one from the pool).
+macro_rules! on_server_conn {
+    ($db:expr, |$conn:ident| $body:expr) => {
+        match $db {
+            #[cfg(feature = "sqlite")]
+            Db::Sqlite(conn) => {
+                let mut guard = conn.lock().await;
+                let $conn = &mut *guard;
+                $body
+            }
+            #[cfg(feature = "postgres")]
+            Db::Postgres(pool) => {
+                let mut pooled = pool.get().await.expect("a pooled connection");
+                let $conn: &mut diesel_async::AsyncPgConnection = &mut pooled;
+                $body
+            }
+            #[cfg(feature = "mysql")]
+            Db::Mysql(pool) => {
+                let mut pooled = pool.get().await.expect("a pooled connection");
+                let $conn: &mut diesel_async::AsyncMysqlConnection = &mut pooled;
+                $body
+            }
+        }
+    };
+}
+
+/// A count read by [`Server::count`].
+#[derive(diesel::QueryableByName)]
+struct Count {
+    #[diesel(sql_type = diesel::sql_types::BigInt)]
+    n: i64,
+}
+
+impl Server {
+    /// Runs SQL statements on the server's own database, past the server's checks (rows an
+    /// older server or another writer left).
+    pub fn exec(&self, sql: &str) {
+        use diesel_async::SimpleAsyncConnection;
+        self.rt.block_on(async {
+            on_server_conn!(&self.db, |conn| conn
+                .batch_execute(sql)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}")))
+        });
+    }
+
+    /// Runs `sql`, which selects one BIGINT column named `n`, on the server's own database.
+    pub fn count(&self, sql: &str) -> i64 {
+        use diesel_async::RunQueryDsl;
+        self.rt.block_on(async {
+            on_server_conn!(&self.db, |conn| diesel::sql_query(sql)
+                .get_result::<Count>(conn)
+                .await
+                .unwrap_or_else(|e| panic!("{sql}: {e}"))
+                .n)
+        })
+    }
+}
+
+/// `value` as a SQL string literal (quotes doubled); for the tests' own constants, which hold
+/// no backslash (MariaDB reads one as an escape).
+pub(crate) fn sql_text(value: &str) -> String {
+    assert!(!value.contains('\\'), "no backslash in {value:?}");
+    format!("'{}'", value.replace('\'', "''"))
+}
+
+/// `value` as one path segment: every byte but ASCII letters, digits, `-` and `_`
+/// percent-encoded (`W9 ` is `W9%20`).
+pub(crate) fn path_segment(value: &str) -> String {
+    value
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
 /// One answer: status, content type, `Link`, `Cache-Control`, `Vary`, body.
 #[derive(Debug)]
 pub struct Answer {
