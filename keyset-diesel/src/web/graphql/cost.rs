@@ -2,8 +2,8 @@
 //! [`DocumentCost`], and [`CostLimit`], the async-graphql extension that refuses a document
 //! over its limits.
 //!
-//! async-graphql's own complexity counts one per field: a connection of 100 rows, or one
-//! whose `totalCount` reads a million, costs what a `__typename` does. A single number also
+//! async-graphql's own complexity counts one per field: a connection of 100 rows, or a
+//! `totalCount` that reads a million, costs what any other field does. A single number also
 //! cannot cap two things at once: a document that gives up its count could spend that
 //! count's weight on more pages. So the cost has one count per kind of work, each with its
 //! own limit: page reads (by their page size, and multiplied by the rows of every connection
