@@ -1,19 +1,21 @@
 //! The GraphQL endpoint, `POST /graphql`: a Relay connection of a workspace's events on the
-//! same tokens, scopes and page-size policy as the REST routes.
+//! same tokens, scopes and page-size policy as the REST routes, with what one document may
+//! cost counted before it runs (the library's `CostLimit`).
 
+use axum::extract::rejection::BytesRejection;
 use axum::extract::State;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, VARY};
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use diesel::prelude::*;
-use keyset_diesel::web::graphql::{self, RelayArgs, RelayConnection, RelayRequest};
+use keyset_diesel::web::graphql::{self, CostLimit, RelayArgs, RelayConnection, RelayRequest};
 use keyset_diesel::web::Problem;
 use keyset_diesel::Page;
 
 use crate::auth::{bearer, Access};
 use crate::db::with_conn;
 use crate::feed::events;
-use crate::{AppState, BoxError, Db, Event, EventItem};
+use crate::{AppState, BoxError, Db, Event, EventItem, Settings};
 
 /// The GraphQL schema served at `POST /graphql`:
 ///
@@ -30,25 +32,45 @@ pub type FeedSchema = async_graphql::Schema<
     async_graphql::EmptySubscription,
 >;
 
-/// The most a GraphQL document may cost (async-graphql's complexity: one per field selected):
-/// a few `events` pages per request, never thousands of aliased ones.
-pub const GRAPHQL_MAX_COMPLEXITY: usize = 64;
+/// The most page reads one document may ask for: each `events` field is one (by its page
+/// size: see [`CostLimit`]), so 8 aliased pages at most, never thousands.
+pub const GRAPHQL_MAX_PAGES: u64 = 8;
 
-/// The schema, built once.
-pub fn schema() -> &'static FeedSchema {
-    static SCHEMA: std::sync::OnceLock<FeedSchema> = std::sync::OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        async_graphql::Schema::build(
-            QueryRoot,
-            async_graphql::EmptyMutation,
-            async_graphql::EmptySubscription,
-        )
-        // Each `events` field is a page query of its own: a document may hold a few
-        // (aliases), not thousands. One full `events` selection costs about 12.
-        .limit_complexity(GRAPHQL_MAX_COMPLEXITY)
-        .limit_depth(8)
-        .finish()
-    })
+/// The most total counts one document may ask for: each `totalCount` reads every row of its
+/// workspace.
+pub const GRAPHQL_MAX_COUNTS: u64 = 1;
+
+/// The most selections one document may hold once its fragments are expanded: 8 full `events`
+/// selections are about 110.
+pub const GRAPHQL_MAX_SELECTIONS: u64 = 200;
+
+/// The largest `POST /graphql` body, in bytes: a document and its variables; a larger one is
+/// refused (413 `body_too_large`) before it is parsed.
+pub const GRAPHQL_MAX_BODY: usize = 64 * 1024;
+
+/// The schema of a server with `settings`: at most [`GRAPHQL_MAX_PAGES`] page reads (of
+/// `settings.policy`'s sizes), [`GRAPHQL_MAX_COUNTS`] total counts and
+/// [`GRAPHQL_MAX_SELECTIONS`] selections per document, checked before any resolver runs
+/// ([`CostLimit`]); 8 levels deep at most; introspection only with
+/// [`Settings::graphql_introspection`].
+pub fn schema(settings: &Settings) -> FeedSchema {
+    let limit = CostLimit::new(settings.policy, &["events"])
+        .pages(GRAPHQL_MAX_PAGES)
+        .counts(GRAPHQL_MAX_COUNTS)
+        .selections(GRAPHQL_MAX_SELECTIONS);
+    let builder = async_graphql::Schema::build(
+        QueryRoot,
+        async_graphql::EmptyMutation,
+        async_graphql::EmptySubscription,
+    )
+    .extension(limit)
+    .limit_depth(8);
+    // The schema describes every type and field to whoever asks: a choice, off by default.
+    if settings.graphql_introspection {
+        builder.finish()
+    } else {
+        builder.disable_introspection().finish()
+    }
 }
 
 /// An event as GraphQL shows it.
@@ -175,11 +197,12 @@ impl Db {
     }
 }
 
-/// `POST /graphql`: authenticates the bearer, then runs the document as its member.
+/// `POST /graphql`: authenticates the bearer, then runs the document as its member. A body
+/// over [`GRAPHQL_MAX_BODY`] (the route's limit) is a 413 `body_too_large`, not parsed.
 pub(crate) async fn graphql_endpoint(
     State(app): State<AppState>,
     headers: HeaderMap,
-    body: axum::body::Bytes,
+    body: Result<axum::body::Bytes, BytesRejection>,
 ) -> Response {
     let Some(token) = bearer(&headers) else {
         return Problem::unauthorized().into_response();
@@ -192,12 +215,18 @@ pub(crate) async fn graphql_endpoint(
             return Problem::internal().into_response();
         }
     };
+    let body = match body {
+        Ok(body) => body,
+        Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
+            return Problem::new(413, "body_too_large", "request body too large").into_response()
+        }
+        Err(_) => return Problem::invalid_query().into_response(),
+    };
     let Ok(request) = serde_json::from_slice::<async_graphql::Request>(&body) else {
         return Problem::invalid_query().into_response();
     };
-    let response = schema()
-        .execute(request.data(app).data(Member(member)))
-        .await;
+    let schema = app.graphql.clone();
+    let response = schema.execute(request.data(app).data(Member(member))).await;
     match serde_json::to_vec(&response) {
         Ok(json) => (
             [

@@ -32,6 +32,13 @@
 //! `GET /workspaces/{workspace}/exports/{id}?page_size=N&cursor=TOKEN` reads a page of it and
 //! `DELETE` ends it.
 //!
+//! `POST /graphql` serves the same events as a Relay connection ([`schema`]). A document is
+//! counted before any resolver runs and refused (`query_too_complex`) past
+//! [`GRAPHQL_MAX_PAGES`] page reads or [`GRAPHQL_MAX_COUNTS`] total counts; a body over
+//! [`GRAPHQL_MAX_BODY`] is a 413 `body_too_large`; a syntax error gives its position, never the
+//! document's text; introspection only with [`Settings::graphql_introspection`]
+//! (`--graphql-introspection`).
+//!
 //! The database work is async end to end: diesel-async connections from a deadpool pool
 //! (PostgreSQL, MariaDB: `AsyncPgConnection`, `AsyncMysqlConnection`, no libpq or
 //! libmysqlclient) or the embedded SQLite connection through `SyncConnectionWrapper`; no
@@ -54,6 +61,7 @@ mod ident;
 mod openapi;
 mod rest;
 
+use axum::extract::DefaultBodyLimit;
 use axum::routing::{get, post};
 use axum::Router;
 use keyset_diesel::async_;
@@ -65,7 +73,10 @@ pub use crate::auth::Access;
 pub use crate::db::{attachment_rows, Db, ATTACHMENT_SIZES, MAX_ATTACHMENT_BYTES, MEMBERS};
 pub use crate::exports::{ExportParams, ExportedEvent, EXPORT_LIFETIME};
 pub use crate::feed::{Event, EventByNewest, EventByOldest, EventSort, NewEvent};
-pub use crate::graphql::{schema, EventNode, FeedSchema, QueryRoot, GRAPHQL_MAX_COMPLEXITY};
+pub use crate::graphql::{
+    schema, EventNode, FeedSchema, QueryRoot, GRAPHQL_MAX_BODY, GRAPHQL_MAX_COUNTS,
+    GRAPHQL_MAX_PAGES, GRAPHQL_MAX_SELECTIONS,
+};
 pub use crate::ident::{check_identifier, IdentifierError, MAX_IDENTIFIER_CHARS};
 pub use crate::openapi::ApiDoc;
 
@@ -108,14 +119,18 @@ pub struct Settings {
     /// stored message and attachment it fetches (measured in SQL, so rows past it are never
     /// loaded; one row more when the first row alone is larger).
     pub max_bytes: usize,
+    /// Whether `POST /graphql` answers introspection (`__schema`, `__type`): the schema's
+    /// every type and field, to every member.
+    pub graphql_introspection: bool,
 }
 
 impl Default for Settings {
-    /// Page size 20 (at most 100), 16 KiB of items.
+    /// Page size 20 (at most 100), 16 KiB of items, no GraphQL introspection.
     fn default() -> Self {
         Settings {
             policy: PageSizePolicy::new(20, 100).expect("0 < 20 <= 100"),
             max_bytes: 16 * 1024,
+            graphql_introspection: false,
         }
     }
 }
@@ -134,6 +149,8 @@ pub struct AppState {
     pub settings: Settings,
     /// The stored exports of `/exports` (diesel-async; its tokens by the same keys).
     pub exports: async_::ExportStore,
+    /// The GraphQL schema of `POST /graphql` ([`schema`] of the settings).
+    pub graphql: FeedSchema,
 }
 
 impl AppState {
@@ -146,6 +163,7 @@ impl AppState {
             codec,
             settings,
             exports,
+            graphql: schema(&settings),
         }
     }
 }
@@ -158,7 +176,10 @@ pub fn router(state: AppState) -> Router {
         .route("/workspaces/{workspace}/events", get(rest::list_events))
         .route("/workspaces/{workspace}/feed", get(rest::list_feed))
         .route("/openapi.json", get(openapi::openapi_json))
-        .route("/graphql", post(graphql::graphql_endpoint))
+        .route(
+            "/graphql",
+            post(graphql::graphql_endpoint).layer(DefaultBodyLimit::max(GRAPHQL_MAX_BODY)),
+        )
         .route(
             "/workspaces/{workspace}/exports",
             post(exports::create_export),

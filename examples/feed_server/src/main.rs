@@ -34,6 +34,10 @@ struct Args {
     /// Largest page, in bytes of item JSON (a page always holds at least one row).
     #[arg(long, default_value_t = 16 * 1024)]
     max_bytes: usize,
+    /// Answer GraphQL introspection (`__schema`, `__type`: every type and field) to every
+    /// member; off by default.
+    #[arg(long)]
+    graphql_introspection: bool,
 }
 
 #[tokio::main]
@@ -62,6 +66,7 @@ async fn run(args: Args) -> Result<(), keyset_feed_server::BoxError> {
     }
     let settings = Settings {
         max_bytes: args.max_bytes,
+        graphql_introspection: args.graphql_introspection,
         ..Settings::default()
     };
     let state = AppState::new(db, codec, settings);

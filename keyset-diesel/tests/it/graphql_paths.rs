@@ -9,9 +9,10 @@
 use diesel::prelude::*;
 use keyset_diesel::token::SecretKey;
 use keyset_diesel::web::graphql::{
-    connection, error, RelayArgs, RelayConnection, RelayRequest, TotalCount,
+    connection, error, CostLimit, DocumentCost, RelayArgs, RelayConnection, RelayRequest,
+    TotalCount,
 };
-use keyset_diesel::web::Problem;
+use keyset_diesel::web::{PageSizePolicy, Problem};
 use keyset_diesel::{CursorCodec, Page, PaginateDsl};
 
 diesel::table! { events (id) { id -> BigInt } }
@@ -43,4 +44,17 @@ fn every_graphql_name_is_at_its_public_path() {
     assert!(relay.edges.is_empty() && !relay.has_next_page);
     let _ = error(&Problem::internal());
     let _: Option<(RelayArgs, RelayRequest<Event>, TotalCount)> = None;
+    let limit = CostLimit::new(PageSizePolicy::new(1, 2).expect("policy"), &["events"]);
+    let cost: DocumentCost = limit
+        .pages(1)
+        .counts(0)
+        .selections(9)
+        .check(&mut async_graphql::Request::new(
+            "{ events { edges { cursor } } }",
+        ))
+        .expect("within the limits");
+    assert_eq!(
+        (cost.pages, cost.rows, cost.counts, cost.selections),
+        (1, 1, 0, 3)
+    );
 }

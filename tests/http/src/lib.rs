@@ -11,6 +11,7 @@ pub mod access;
 pub mod byte_budget;
 pub mod concurrent;
 pub mod graphql;
+pub mod graphql_limits;
 pub mod identifiers;
 pub mod openapi;
 pub mod refusals;
@@ -53,6 +54,26 @@ macro_rules! feed_server_suite {
         #[test]
         fn feed_server_graphql_relay_connection_walks_both_ways() {
             $crate::graphql::graphql_relay_connection_walks_both_ways::<$db>();
+        }
+        #[test]
+        fn feed_server_graphql_cost_caps_page_reads() {
+            $crate::graphql_limits::graphql_cost_caps_page_reads::<$db>();
+        }
+        #[test]
+        fn feed_server_graphql_cost_caps_total_counts() {
+            $crate::graphql_limits::graphql_cost_caps_total_counts::<$db>();
+        }
+        #[test]
+        fn feed_server_graphql_body_is_bounded() {
+            $crate::graphql_limits::graphql_body_is_bounded::<$db>();
+        }
+        #[test]
+        fn feed_server_graphql_syntax_error_does_not_echo_the_document() {
+            $crate::graphql_limits::graphql_syntax_error_does_not_echo_the_document::<$db>();
+        }
+        #[test]
+        fn feed_server_graphql_introspection_is_a_setting() {
+            $crate::graphql_limits::graphql_introspection_is_a_setting::<$db>();
         }
         #[test]
         fn feed_server_refusals_are_problem_json_400_401_404() {

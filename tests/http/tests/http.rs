@@ -21,7 +21,7 @@ mod mysql {
 /// The GraphQL schema's types are the Relay connection the example documents, field for field.
 #[test]
 fn graphql_schema_has_the_relay_types() {
-    let sdl = keyset_feed_server::schema().sdl();
+    let sdl = keyset_feed_server::schema(&keyset_feed_server::Settings::default()).sdl();
     let squeezed: String = sdl.split_whitespace().collect::<Vec<_>>().join(" ");
     for expected in [
         "events(workspace: String!, first: Int, after: String, last: Int, before: String): EventConnection!",

@@ -3,9 +3,12 @@
 //! the same [`CursorCodec`], scope and [`PageSizePolicy`] as the REST parameters
 //! ([`PageParams`](super::PageParams)). Errors are GraphQL errors whose `extensions.code` is the
 //! REST [`Problem`]'s code, with its title as the message: never the token's text.
+//! [`CostLimit`] refuses, before anything runs, a document that asks for more page reads,
+//! total counts or selections than its limits ([`DocumentCost`]), or that does not parse
+//! (without quoting it).
 //!
 //! ```
-//! # include!("../doctest_setup.rs");
+//! # include!("../../doctest_setup.rs");
 //! use keyset_diesel::token::SecretKey;
 //! use keyset_diesel::web::graphql::{connection, RelayArgs};
 //! use keyset_diesel::web::PageSizePolicy;
@@ -39,6 +42,10 @@
 //! # Ok(())
 //! # }
 //! ```
+
+mod cost;
+
+pub use self::cost::{CostLimit, DocumentCost};
 
 use async_graphql::connection::{
     Connection, DefaultConnectionName, DefaultEdgeName, DisableNodesField, Edge, EmptyFields,
