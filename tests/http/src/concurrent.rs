@@ -20,6 +20,7 @@ pub fn concurrent_walks_under_inserts_at_the_head<B: FeedBackend>() {
     let server = Server::start::<B>(Settings {
         policy: PageSizePolicy::new(PAGE_SIZE as u32, 1000).expect("policy"),
         max_bytes: usize::MAX,
+        ..Settings::default()
     });
     let base_time = feed::feed_time("00:00:00") + chrono::Duration::days(30);
     let row = |id: String, at: chrono::NaiveDateTime| NewEvent {
