@@ -248,7 +248,7 @@ impl ExportStore {
     /// The page sizes [`ExportStore::page`] accepts (default [`EXPORT_PAGE_SIZES`]: at most
     /// 1,000): a larger one is [`ExportError::PageSize`] (`TooLarge`), or the maximum with a
     /// [clamping](PageSizePolicy::clamping) policy. A page is read into memory whole, so this
-    /// bounds what one request allocates.
+    /// and [`ExportStore::max_page_bytes`] bound what one request allocates.
     pub fn page_sizes(mut self, policy: PageSizePolicy) -> Self {
         self.page_sizes = policy;
         self
