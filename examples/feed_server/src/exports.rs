@@ -21,6 +21,12 @@ use crate::{AppState, BoxError, Db, EventItem};
 /// How long a stored export of `/exports` lives: one hour.
 pub const EXPORT_LIFETIME: std::time::Duration = std::time::Duration::from_secs(3600);
 
+/// The `Retry-After` of a creation refused because [`Settings::export_creations`] are
+/// running, in seconds.
+///
+/// [`Settings::export_creations`]: crate::Settings::export_creations
+pub const EXPORT_RETRY_AFTER_SECS: u64 = 5;
+
 /// An event as a stored export keeps it: the feed's order (`occurred_at`, then `event_id`),
 /// stored as the API's [`EventItem`] JSON, so an export page reads back `EventItem`s.
 #[derive(Debug, Clone, Queryable, Selectable, keyset_diesel::Keyset)]
@@ -150,7 +156,13 @@ async fn or_internal(
 }
 
 /// `POST /workspaces/{workspace}/exports`: stores an export of the workspace's events (one
-/// consistent snapshot); 201 `{"id", "rows", "created_at", "expires_at"}` (Unix seconds).
+/// consistent snapshot); 201 `{"id", "rows", "created_at", "expires_at"}` (Unix seconds); 422
+/// `export_too_large` for a workspace of more than [`Settings::max_export_rows`] rows; 503
+/// `busy` with `Retry-After` while [`Settings::export_creations`] creations run (the request
+/// is refused, not queued).
+///
+/// [`Settings::max_export_rows`]: crate::Settings::max_export_rows
+/// [`Settings::export_creations`]: crate::Settings::export_creations
 pub(crate) async fn create_export(
     State(app): State<AppState>,
     Path(workspace): Path<String>,
@@ -161,12 +173,20 @@ pub(crate) async fn create_export(
             Ok(workspace) => workspace,
             Err(response) => return Ok(response),
         };
+        // At most `export_creations` at once: each copies the workspace in one transaction
+        // (SQLite's write lock for all of it). One more is refused at once, never queued.
+        let Ok(slot) = app.export_slots.clone().try_acquire_owned() else {
+            return Ok(busy());
+        };
         // The creation runs in a task of its own: a client that goes away must not leave the
         // store's transaction half-way on the connection (SQLite's one connection above all).
+        // It keeps its slot until the transaction ends.
         let (db, store) = (app.db.clone(), app.exports.clone());
         let created = tokio::spawn(async move {
             let scope = export_scope(&workspace);
-            db.create_export(&store, &workspace, &scope).await
+            let created = db.create_export(&store, &workspace, &scope).await;
+            drop(slot);
+            created
         })
         .await??;
         Ok(match created {
@@ -183,6 +203,17 @@ pub(crate) async fn create_export(
         })
     })
     .await
+}
+
+/// 503 `busy`: every creation slot is taken; retry after [`EXPORT_RETRY_AFTER_SECS`].
+fn busy() -> Response {
+    Problem::new(
+        503,
+        "busy",
+        "too many exports are being created; retry later",
+    )
+    .with_header("Retry-After", &EXPORT_RETRY_AFTER_SECS.to_string())
+    .into_response()
 }
 
 /// The answer to a refused export request; a server-side failure (500) is logged.

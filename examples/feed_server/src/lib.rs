@@ -30,7 +30,10 @@
 //! `POST /workspaces/{workspace}/exports` stores an export of the workspace's events (the
 //! crate's stored export: one consistent snapshot, read page by page over many requests);
 //! `GET /workspaces/{workspace}/exports/{id}?page_size=N&cursor=TOKEN` reads a page of it and
-//! `DELETE` ends it.
+//! `DELETE` ends it. An export holds at most [`Settings::max_export_rows`] rows (422
+//! `export_too_large` beyond), at most [`Settings::export_creations`] are created at once (503
+//! `busy` with `Retry-After` beyond: never queued), and its pages hold at most
+//! [`Settings::max_bytes`] bytes of item JSON (at least one row), as the live pages do.
 //!
 //! `POST /graphql` serves the same events as a Relay connection ([`schema`]). A document is
 //! counted before any resolver runs and refused (`query_too_complex`) past
@@ -117,20 +120,31 @@ pub struct Settings {
     pub policy: PageSizePolicy,
     /// The byte budget of a page, in bytes: of its items' JSON (cut in Rust), and of the
     /// stored message and attachment it fetches (measured in SQL, so rows past it are never
-    /// loaded; one row more when the first row alone is larger).
+    /// loaded; one row more when the first row alone is larger). A stored export's pages
+    /// have the same budget, of their stored item JSON.
     pub max_bytes: usize,
     /// Whether `POST /graphql` answers introspection (`__schema`, `__type`): the schema's
     /// every type and field, to every member.
     pub graphql_introspection: bool,
+    /// The most rows one stored export may hold: a workspace with more is refused (422
+    /// `export_too_large`) before more than this many rows are copied.
+    pub max_export_rows: u64,
+    /// How many stored exports may be created at once (each copies a workspace in one
+    /// transaction, which holds SQLite's write lock meanwhile): one more is answered 503
+    /// `busy` with `Retry-After`, never queued.
+    pub export_creations: usize,
 }
 
 impl Default for Settings {
-    /// Page size 20 (at most 100), 16 KiB of items, no GraphQL introspection.
+    /// Page size 20 (at most 100), 16 KiB of items, no GraphQL introspection; exports of at
+    /// most 100,000 rows, two created at once.
     fn default() -> Self {
         Settings {
             policy: PageSizePolicy::new(20, 100).expect("0 < 20 <= 100"),
             max_bytes: 16 * 1024,
             graphql_introspection: false,
+            max_export_rows: 100_000,
+            export_creations: 2,
         }
     }
 }
@@ -151,19 +165,29 @@ pub struct AppState {
     pub exports: async_::ExportStore,
     /// The GraphQL schema of `POST /graphql` ([`schema`] of the settings).
     pub graphql: FeedSchema,
+    /// The creations of stored exports that may run now ([`Settings::export_creations`]
+    /// permits; a creation holds one until its transaction ends).
+    pub export_slots: std::sync::Arc<tokio::sync::Semaphore>,
 }
 
 impl AppState {
     /// The state of a server: its database, token codec and settings; stored exports live
-    /// for [`EXPORT_LIFETIME`].
+    /// for [`EXPORT_LIFETIME`], hold at most [`Settings::max_export_rows`] rows, and their
+    /// pages at most [`Settings::max_bytes`] bytes.
     pub fn new(db: Db, codec: CursorCodec, settings: Settings) -> AppState {
-        let exports = async_::ExportStore::new(codec.clone(), EXPORT_LIFETIME);
+        let exports = keyset_diesel::export::ExportStore::new(codec.clone(), EXPORT_LIFETIME)
+            .max_rows(settings.max_export_rows)
+            .max_page_bytes(settings.max_bytes)
+            .into();
+        let export_slots =
+            std::sync::Arc::new(tokio::sync::Semaphore::new(settings.export_creations));
         AppState {
             db,
             codec,
             settings,
             exports,
             graphql: schema(&settings),
+            export_slots,
         }
     }
 }

@@ -113,7 +113,8 @@ impl ExportStore {
         S: Serialize + ?Sized,
     {
         let new = self.store.new_export(scope)?;
-        let page_size = self.store.create_page_size;
+        let page_size = self.store.walk_page_size();
+        let max_rows = self.store.max_rows;
         let begin = <Conn::Backend as KeysetBackend>::BEGIN_WRITE_SNAPSHOT;
         in_transaction(conn, begin, async |conn: &mut Conn| {
             <Conn::Backend as AsyncStoreBackend>::insert_export(
@@ -127,7 +128,7 @@ impl ExportStore {
             let mut stored: i64 = 0;
             let mut walk = Walk::<K, _, _>::new(conn, &mut make_query).page_size(page_size);
             while let Some(page) = walk.next_page().await {
-                let (first, payloads) = payloads(&mut stored, &page?)?;
+                let (first, payloads) = payloads(&mut stored, &page?, max_rows)?;
                 <Conn::Backend as AsyncStoreBackend>::insert_rows(
                     walk.connection(),
                     &new.id,
@@ -164,8 +165,8 @@ impl ExportStore {
         let (page_size, after) = self.store.page_request(id, token, page_size)?;
         let header = <Conn::Backend as AsyncStoreBackend>::find_export(conn, id).await?;
         let (total, expires_at) = self.store.check_header(header, scope)?;
-        let fetch = i64::from(page_size) + 1;
-        let rows = <Conn::Backend as AsyncStoreBackend>::load_rows(conn, id, after, fetch).await?;
+        let rows = self.store.page_rows(id, after, page_size);
+        let rows = <Conn::Backend as AsyncStoreBackend>::load_rows(conn, rows).await?;
         match self
             .store
             .page_of(id, rows, after, total, expires_at, page_size)?
@@ -199,7 +200,7 @@ impl ExportStore {
         let header = <Conn::Backend as AsyncStoreBackend>::find_export(conn, id).await?;
         self.store.check_scope(header, scope)?;
         let now = as_i64(self.store.now());
-        expired(<Conn::Backend as AsyncStoreBackend>::set_expires_at(conn, id, now).await?)
+        expired(<Conn::Backend as AsyncStoreBackend>::expire_by(conn, id, now).await?)
     }
 
     /// [`export::ExportStore::expire_unscoped`](super::ExportStore::expire_unscoped), on a
@@ -220,7 +221,7 @@ impl ExportStore {
             return Ok(false);
         }
         let now = as_i64(self.store.now());
-        Ok(<Conn::Backend as AsyncStoreBackend>::set_expires_at(conn, id, now).await? > 0)
+        Ok(<Conn::Backend as AsyncStoreBackend>::expire_by(conn, id, now).await? > 0)
     }
 
     /// [`export::ExportStore::purge_expired`](super::ExportStore::purge_expired), on a

@@ -4,6 +4,7 @@
 #[cfg(feature = "diesel-async")]
 pub(crate) mod async_;
 mod store;
+mod types;
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -14,16 +15,17 @@ use serde::Serialize;
 
 #[cfg(feature = "diesel-async")]
 pub use self::store::AsyncStoreBackend;
-use self::store::Header;
 pub use self::store::StoreBackend;
+use self::store::{Header, PageRows};
+pub use self::types::{Export, ExportError, ExportPage, Purged};
 
 use crate::cursor::Cursor;
 use crate::keyset::{KeyColumn, Keyset, SortDirection};
 use crate::load::LoadPage;
 use crate::page::Page;
-use crate::page_size::{PageSizeError, PageSizePolicy};
+use crate::page_size::PageSizePolicy;
 use crate::snapshot::in_transaction;
-use crate::token::{Clock, CursorCodec, CursorError, EncodeError, SystemClock};
+use crate::token::{Clock, CursorCodec, SystemClock};
 use crate::walk::Walk;
 
 /// Rows read (and written to the store) per statement while an export is created, by default.
@@ -40,6 +42,14 @@ pub const EXPORT_PAGE_SIZES: PageSizePolicy = match PageSizePolicy::new(100, 100
     Some(policy) => policy,
     None => unreachable!(),
 };
+
+/// The byte budget of a page of [`ExportStore::page`] unless [`ExportStore::max_page_bytes`]
+/// says otherwise: 4 MiB of stored rows (their JSON), and at least one row.
+pub const EXPORT_PAGE_BYTES: usize = 4 << 20;
+
+/// The most rows [`ExportStore::create`] stores in one export unless
+/// [`ExportStore::max_rows`] says otherwise: 1,000,000.
+pub const MAX_EXPORT_ROWS: u64 = 1_000_000;
 
 /// An export id as [`ExportStore::create`] makes them: 32 lowercase hex digits. Any other id
 /// is [`ExportError::Unknown`] before a query.
@@ -67,7 +77,10 @@ fn is_export_id(id: &str) -> bool {
 /// in the repository); apply them with your own migrations (see [the store's tables](crate::guide::read_contracts#the-stores-tables)).
 ///
 /// Creating holds a transaction for the whole walk; on SQLite it is `BEGIN IMMEDIATE`, so
-/// other writers wait (their busy timeout) while an export is created.
+/// other writers wait (their busy timeout) while an export is created. Bound what one
+/// creation costs with [`ExportStore::max_rows`] (1,000,000 by default), and how many run at
+/// once in your server (the feed server example allows two and answers 503 beyond); bound
+/// what one page costs with [`ExportStore::page_sizes`] and [`ExportStore::max_page_bytes`].
 #[derive(Clone)]
 pub struct ExportStore {
     codec: CursorCodec,
@@ -76,6 +89,8 @@ pub struct ExportStore {
     create_page_size: u32,
     max_lifetime: Duration,
     page_sizes: PageSizePolicy,
+    max_page_bytes: usize,
+    max_rows: u64,
 }
 
 impl std::fmt::Debug for ExportStore {
@@ -85,95 +100,10 @@ impl std::fmt::Debug for ExportStore {
             .field("create_page_size", &self.create_page_size)
             .field("max_lifetime", &self.max_lifetime)
             .field("page_sizes", &self.page_sizes)
+            .field("max_page_bytes", &self.max_page_bytes)
+            .field("max_rows", &self.max_rows)
             .finish_non_exhaustive()
     }
-}
-
-/// A stored export, as [`ExportStore::create`] made it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Export {
-    /// The export's id (32 hex digits, random): the URL path segment of the API.
-    pub id: String,
-    /// How many rows it holds.
-    pub rows: u64,
-    /// When it was created, in Unix seconds.
-    pub created_at: u64,
-    /// When it expires, in Unix seconds.
-    pub expires_at: u64,
-}
-
-/// A page of a stored export.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ExportPage<T> {
-    /// The rows, in the export's order.
-    pub items: Vec<T>,
-    /// The token of the next page, `None` at the end of the export.
-    pub next_token: Option<String>,
-    /// The position (1-based) of the first item in the export.
-    pub first_position: u64,
-    /// How many rows the export holds.
-    pub total: u64,
-    /// When the export expires, in Unix seconds.
-    pub expires_at: u64,
-}
-
-/// What [`ExportStore::purge_expired`] removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Purged {
-    /// Exports removed.
-    pub exports: usize,
-    /// Stored rows removed.
-    pub rows: usize,
-}
-
-/// Why an export or its page could not be served.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum ExportError {
-    /// No export with this id under this scope (never made, purged, or another scope's). An
-    /// API answers each variant as [`Problem`](crate::web::Problem) tables it (404 here).
-    #[error("no such export")]
-    Unknown,
-    /// The export expired (and is not purged yet): 410 Gone; the client creates a new one.
-    #[error("the export expired at {expired_at} (Unix seconds)")]
-    Expired {
-        /// When the export expired, in Unix seconds.
-        expired_at: u64,
-    },
-    /// The page token was refused (see [`CursorError`], made for another export included):
-    /// its status, 400 (500 for a server-side scope error).
-    #[error(transparent)]
-    Cursor(#[from] CursorError),
-    /// A page size of 0: 400.
-    #[error("invalid page size 0")]
-    InvalidPageSize,
-    /// A page size above the store's maximum ([`ExportStore::page_sizes`]): 400.
-    #[error(transparent)]
-    PageSize(#[from] PageSizeError),
-    /// The store's lifetime is 0 or longer than its maximum ([`ExportStore::max_lifetime`],
-    /// default [`MAX_EXPORT_LIFETIME`]), refused by [`ExportStore::create`] before anything is
-    /// stored (a lifetime the purge never reaches would keep the rows forever): 500, a
-    /// configuration error.
-    #[error("export lifetime of {requested_secs} s is not within 1 s ..= {max_secs} s")]
-    InvalidLifetime {
-        /// The store's lifetime, in seconds.
-        requested_secs: u64,
-        /// The longest allowed, in seconds.
-        max_secs: u64,
-    },
-    /// The database failed: 500.
-    #[error("export storage: {0}")]
-    Database(#[from] diesel::result::Error),
-    /// A row did not serialize (creating) or a stored row does not deserialize into the
-    /// requested type (reading): 500.
-    #[error("export row (de)serialization: {0}")]
-    Serde(#[from] serde_json::Error),
-    /// A token or the scope digest could not be made: 500.
-    #[error(transparent)]
-    Encode(#[from] EncodeError),
-    /// The operating system gave no randomness for the export id: 500.
-    #[error("no randomness for the export id: {0}")]
-    Random(getrandom::Error),
 }
 
 /// An export [`ExportStore::create`] is about to store: its id, the stored scope and the
@@ -210,11 +140,17 @@ impl NewExport {
 }
 
 /// The rows of a page of the creation's walk, serialized, and the position of the first;
-/// `stored` counts the rows stored so far.
+/// `stored` counts the rows stored so far. [`ExportError::TooManyRows`] when they would take
+/// the export past `max_rows`, before any of them is serialized.
 fn payloads<K: Keyset + Serialize>(
     stored: &mut i64,
     page: &Page<K>,
+    max_rows: u64,
 ) -> Result<(i64, Vec<String>), ExportError> {
+    let after = as_u64(*stored).saturating_add(page.items.len() as u64);
+    if after > max_rows {
+        return Err(ExportError::TooManyRows { limit: max_rows });
+    }
     let payloads = page
         .items
         .iter()
@@ -297,6 +233,8 @@ impl ExportStore {
             create_page_size: CREATE_PAGE_SIZE,
             max_lifetime: MAX_EXPORT_LIFETIME,
             page_sizes: EXPORT_PAGE_SIZES,
+            max_page_bytes: EXPORT_PAGE_BYTES,
+            max_rows: MAX_EXPORT_ROWS,
         }
     }
 
@@ -310,10 +248,71 @@ impl ExportStore {
     /// The page sizes [`ExportStore::page`] accepts (default [`EXPORT_PAGE_SIZES`]: at most
     /// 1,000): a larger one is [`ExportError::PageSize`] (`TooLarge`), or the maximum with a
     /// [clamping](PageSizePolicy::clamping) policy. A page is read into memory whole, so this
-    /// bounds what one request allocates.
+    /// and [`ExportStore::max_page_bytes`] bound what one request allocates.
     pub fn page_sizes(mut self, policy: PageSizePolicy) -> Self {
         self.page_sizes = policy;
         self
+    }
+
+    /// The byte budget of a page of [`ExportStore::page`] (default [`EXPORT_PAGE_BYTES`], 4
+    /// MiB): a page stops before the row that would take its rows' stored JSON above
+    /// `max_bytes`, but always holds at least one row (a row bigger than the budget comes
+    /// alone), as a live page's [`max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)
+    /// does. The database measures the rows (`octet_length` of the stored payload, summed over
+    /// the page's positions in the page's own statement), so a row past the budget is never
+    /// loaded: a page allocates about `max_bytes`, plus one row when the first row alone is
+    /// larger. A page cut by the budget has a `next_token` that starts with the first row left
+    /// out. Units: bytes of the stored JSON, which is what the page's items serialize back to.
+    ///
+    /// ```
+    /// # include!("../doctest_setup.rs");
+    /// # use std::time::Duration;
+    /// # use keyset_diesel::{export::ExportStore, token::SecretKey, CursorCodec};
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// # let conn = &mut setup();
+    /// # diesel::sql_query("CREATE TABLE keyset_exports (export_id TEXT PRIMARY KEY NOT NULL, scope TEXT NOT NULL, row_count BIGINT NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT NOT NULL)").execute(conn)?;
+    /// # diesel::sql_query("CREATE TABLE keyset_export_rows (export_id TEXT NOT NULL, seq BIGINT NOT NULL, payload TEXT NOT NULL, PRIMARY KEY (export_id, seq))").execute(conn)?;
+    /// #[derive(Queryable, Selectable, Keyset, serde::Serialize, serde::Deserialize)]
+    /// #[diesel(table_name = events)]
+    /// struct Row {
+    ///     #[keyset(asc, unique)]
+    ///     event_id: String,
+    /// }
+    /// let codec = CursorCodec::builder().signing_key(SecretKey::new(1, &[7; 32])?).build()?;
+    /// // `{"event_id":"e101"}` is 19 bytes: two rows fit in 40.
+    /// let store = ExportStore::new(codec, Duration::from_secs(3600)).max_page_bytes(40);
+    /// let export = store.create::<Row, _, _, _, _>(conn, &("W9",), || {
+    ///     events::table.filter(events::workspace_id.eq("W9")).select(Row::as_select())
+    /// })?;
+    /// let first = store.page::<Row, _, _>(conn, &export.id, &("W9",), None, 5)?;
+    /// assert_eq!((first.items.len(), export.rows), (2, 6));
+    /// let next = first.next_token.as_deref(); // cut by bytes: more to read
+    /// let second = store.page::<Row, _, _>(conn, &export.id, &("W9",), next, 5)?;
+    /// assert_eq!((second.first_position, second.items.len()), (3, 2));
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn max_page_bytes(mut self, max_bytes: usize) -> Self {
+        self.max_page_bytes = max_bytes;
+        self
+    }
+
+    /// The most rows one export may hold (default [`MAX_EXPORT_ROWS`]): a query that selects
+    /// more is [`ExportError::TooManyRows`]. [`ExportStore::create`] checks each page of its
+    /// walk before storing it, so it stores at most `max_rows` rows and reads at most one
+    /// page (of [`ExportStore::create_page_size`], or `max_rows + 1` rows if fewer) past them
+    /// before it refuses; the transaction then rolls back and nothing is kept. This bounds
+    /// what one creation costs (its time, the write lock it holds on SQLite, the storage).
+    pub fn max_rows(mut self, max_rows: u64) -> Self {
+        self.max_rows = max_rows;
+        self
+    }
+
+    /// Rows read per statement of [`ExportStore::create`]'s walk: its page size, at most
+    /// `max_rows + 1` (enough to tell that an export is too large).
+    fn walk_page_size(&self) -> u32 {
+        let over = u32::try_from(self.max_rows.saturating_add(1)).unwrap_or(u32::MAX);
+        self.create_page_size.min(over)
     }
 
     /// Rows per page while [`ExportStore::create`] walks the query (default 1,000): each page
@@ -345,7 +344,9 @@ impl ExportStore {
     ///
     /// # Errors
     /// [`ExportError::Database`] (nothing is stored: the transaction rolls back),
-    /// [`ExportError::Serde`] when a row does not serialize, [`ExportError::Encode`] when the
+    /// [`ExportError::TooManyRows`] when the query selects more than
+    /// [`ExportStore::max_rows`] (nothing is stored), [`ExportError::Serde`] when a row does
+    /// not serialize, [`ExportError::Encode`] when the
     /// scope does not serialize, [`ExportError::Random`], [`ExportError::InvalidLifetime`] when
     /// the store's `ttl` is 0 or above [`ExportStore::max_lifetime`].
     pub fn create<'q, K, Q, F, Conn, S>(
@@ -370,9 +371,9 @@ impl ExportStore {
                 new.insert_header::<Conn::Backend, _>(conn)?;
                 let mut stored: i64 = 0;
                 let mut walk =
-                    Walk::<K, _, _>::new(conn, &mut make_query).page_size(self.create_page_size);
+                    Walk::<K, _, _>::new(conn, &mut make_query).page_size(self.walk_page_size());
                 while let Some(page) = walk.next() {
-                    let (first, payloads) = payloads(&mut stored, &page?)?;
+                    let (first, payloads) = payloads(&mut stored, &page?, self.max_rows)?;
                     <Conn::Backend as StoreBackend>::insert_rows(
                         walk.connection(),
                         &new.id,
@@ -408,7 +409,8 @@ impl ExportStore {
     }
 
     /// The page of export `id` after `token` (`None`: the first page), at most `page_size`
-    /// rows, read under `scope` (the same value the export was created under).
+    /// rows and at most [`ExportStore::max_page_bytes`] of them (at least one row), read
+    /// under `scope` (the same value the export was created under).
     ///
     /// # Errors
     /// [`ExportError::Unknown`] for an id that does not exist, is not the store's format (32
@@ -439,7 +441,7 @@ impl ExportStore {
         let header = <Conn::Backend as StoreBackend>::find_export(conn, id)?;
         let (total, expires_at) = self.check_header(header, scope)?;
         let rows =
-            <Conn::Backend as StoreBackend>::load_rows(conn, id, after, i64::from(page_size) + 1)?;
+            <Conn::Backend as StoreBackend>::load_rows(conn, self.page_rows(id, after, page_size))?;
         match self.page_of(id, rows, after, total, expires_at, page_size)? {
             Some(page) => Ok(page),
             None => Err(going_away(<Conn::Backend as StoreBackend>::find_export(
@@ -476,6 +478,19 @@ impl ExportStore {
         Ok((page_size, after))
     }
 
+    /// The statement of a page's rows: positions after `after`, `page_size + 1` of them (the
+    /// one past the page tells whether there is more), with the payloads of those within the
+    /// page and the byte budget.
+    fn page_rows<'a>(&self, id: &'a str, after: i64, page_size: u32) -> PageRows<'a> {
+        PageRows {
+            id,
+            after_seq: after,
+            limit: i64::from(page_size) + 1,
+            page_size: i64::from(page_size),
+            max_bytes: as_i64(self.max_page_bytes as u64),
+        }
+    }
+
     /// The export's header checked for the caller's scope and expiry: `(total, expires_at)`.
     fn check_header<S: Serialize + ?Sized>(
         &self,
@@ -494,15 +509,16 @@ impl ExportStore {
         Ok((total, expires_at))
     }
 
-    /// The page made of `rows` (positions after `after`, at most `page_size + 1`), or `None`
-    /// when they are not exactly the positions the header's `total` promises: the header and
+    /// The page made of `rows` (positions after `after`, at most `page_size + 1`, each with
+    /// its payload while within the page and its byte budget: [`PageRows`]), or `None` when
+    /// they are not exactly the positions the header's `total` promises: the header and
     /// the rows are two statements, and a purge (or an operator's `expire` and a purge, or a
     /// purge job whose clock runs ahead) may delete the rows in between. The export is then
     /// going away ([`going_away`]): never serve a short "complete" page.
     fn page_of<T: DeserializeOwned>(
         &self,
         id: &str,
-        mut rows: Vec<(i64, String)>,
+        rows: Vec<(i64, Option<String>)>,
         after: i64,
         total: i64,
         expires_at: i64,
@@ -515,11 +531,19 @@ impl ExportStore {
                 .iter()
                 .zip(after + 1..)
                 .all(|(&(seq, _), want)| seq == want);
-        if !whole {
+        // The page: the rows with a payload (a prefix, the first row always among them).
+        let kept = rows
+            .iter()
+            .take_while(|(_, payload)| payload.is_some())
+            .count();
+        if !whole || (kept == 0 && !rows.is_empty()) {
             return Ok(None);
         }
-        let more = rows.len() > page_size as usize;
-        rows.truncate(page_size as usize);
+        let more = rows.len() > kept;
+        let rows: Vec<(i64, String)> = rows
+            .into_iter()
+            .map_while(|(seq, payload)| Some((seq, payload?)))
+            .collect();
         let next_token = match rows.last() {
             Some(&(seq, _)) if more => Some(self.codec.encode_with_page_size(
                 &Cursor::<ExportPosition>::after((seq,)),
@@ -544,7 +568,10 @@ impl ExportStore {
 
     /// Ends export `id` of `scope` now (the scope it was created under, checked as
     /// [`ExportStore::page`] checks it): reading it is [`ExportError::Expired`] from now on,
-    /// and the next [`ExportStore::purge_expired`] deletes it.
+    /// and the next [`ExportStore::purge_expired`] deletes it. The end only ever moves
+    /// earlier (`expires_at = MIN(expires_at, now)`, in SQL): ending an export that already
+    /// expired keeps its end, even from a host whose clock runs ahead, so it never becomes
+    /// readable again.
     ///
     /// # Errors
     /// [`ExportError::Unknown`] for an id that does not exist, is not the store's format, or
@@ -562,7 +589,7 @@ impl ExportStore {
         }
         let header = <Conn::Backend as StoreBackend>::find_export(conn, id)?;
         self.check_scope(header, scope)?;
-        let n = <Conn::Backend as StoreBackend>::set_expires_at(conn, id, as_i64(self.now()))?;
+        let n = <Conn::Backend as StoreBackend>::expire_by(conn, id, as_i64(self.now()))?;
         expired(n)
     }
 
@@ -581,7 +608,8 @@ impl ExportStore {
     }
 
     /// Ends export `id` now whatever its scope: for an operator's job, never for a request
-    /// (see [`ExportStore::expire`]). Returns whether the export existed.
+    /// (see [`ExportStore::expire`]; the end only ever moves earlier). Returns whether the
+    /// export existed.
     ///
     /// # Errors
     /// [`ExportError::Database`].
@@ -593,7 +621,7 @@ impl ExportStore {
         if !is_export_id(id) {
             return Ok(false);
         }
-        let n = <Conn::Backend as StoreBackend>::set_expires_at(conn, id, as_i64(self.now()))?;
+        let n = <Conn::Backend as StoreBackend>::expire_by(conn, id, as_i64(self.now()))?;
         Ok(n > 0)
     }
 

@@ -1,12 +1,12 @@
 //! The store's tables (created by the crate's migrations) and the statements on them, written
 //! once and implemented for each backend.
 
-use diesel::query_builder::{AstPass, QueryFragment, QueryId};
+use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, Text};
+use diesel::sql_types::{BigInt, Nullable, Text};
 use diesel::{ExpressionMethods, OptionalExtension, QueryDsl, QueryResult};
 
-use crate::backend::KeysetBackend;
+use crate::backend::{BackendKind, KeysetBackend};
 
 diesel::table! {
     /// One row per stored export.
@@ -74,6 +74,90 @@ impl QueryId for InsertRows<'_> {
 }
 
 impl diesel::query_dsl::RunQueryDslSupport for InsertRows<'_> {}
+
+/// A page of an export's rows under a byte budget, in one statement: the positions after
+/// `after_seq` (at most `limit`, the page size + 1), each with its payload when it belongs to
+/// the page and `NULL` past it. A row belongs to the page when it is among the first
+/// `page_size` and the payloads up to and including it add up to at most `max_bytes` (the
+/// first row always belongs: a row bigger than the budget comes alone). The sizes are summed
+/// over the positions alone (a window over `seq` and the payload's stored size), and only the
+/// rows that belong are joined back for their payload, so a payload past the budget is never
+/// sent to the client.
+///
+/// ```sql
+/// SELECT w.seq, r.payload FROM (
+///     SELECT s.seq, ROW_NUMBER() OVER (ORDER BY s.seq) AS row_n,
+///         SUM(s.row_bytes) OVER (ORDER BY s.seq ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS bytes_upto
+///     FROM (SELECT seq, <size of payload> AS row_bytes FROM keyset_export_rows
+///           WHERE export_id = ? AND seq > ? ORDER BY seq LIMIT ?) s
+/// ) w
+/// LEFT JOIN keyset_export_rows r ON r.export_id = ? AND r.seq = w.seq
+///     AND w.row_n <= ? AND (w.row_n = 1 OR w.bytes_upto <= ?)
+/// ORDER BY w.seq
+/// ```
+///
+/// The size is `octet_length` on PostgreSQL and MySQL/MariaDB and `length(CAST(.. AS BLOB))`
+/// on SQLite: the payload's bytes, not its characters.
+#[doc(hidden)]
+pub struct PageRows<'a> {
+    pub(crate) id: &'a str,
+    pub(crate) after_seq: i64,
+    pub(crate) limit: i64,
+    pub(crate) page_size: i64,
+    pub(crate) max_bytes: i64,
+}
+
+impl<DB> QueryFragment<DB> for PageRows<'_>
+where
+    DB: KeysetBackend,
+    str: ToSql<Text, DB>,
+    i64: ToSql<BigInt, DB>,
+{
+    fn walk_ast<'b>(&'b self, mut out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        let (size_open, size_close) = match DB::KIND {
+            BackendKind::Postgres => ("CAST(octet_length(", ") AS BIGINT)"),
+            BackendKind::Mysql => ("CAST(OCTET_LENGTH(", ") AS SIGNED)"),
+            BackendKind::Sqlite => ("length(CAST(", " AS BLOB))"),
+        };
+        out.push_sql(
+            "SELECT w.seq, r.payload FROM (SELECT s.seq, ROW_NUMBER() OVER (ORDER BY s.seq) \
+             AS row_n, SUM(s.row_bytes) OVER (ORDER BY s.seq ROWS BETWEEN UNBOUNDED PRECEDING \
+             AND CURRENT ROW) AS bytes_upto FROM (SELECT seq, ",
+        );
+        out.push_sql(size_open);
+        out.push_identifier("payload")?;
+        out.push_sql(size_close);
+        out.push_sql(" AS row_bytes FROM ");
+        out.push_identifier("keyset_export_rows")?;
+        out.push_sql(" WHERE export_id = ");
+        out.push_bind_param::<Text, str>(self.id)?;
+        out.push_sql(" AND seq > ");
+        out.push_bind_param::<BigInt, i64>(&self.after_seq)?;
+        out.push_sql(" ORDER BY seq LIMIT ");
+        out.push_bind_param::<BigInt, i64>(&self.limit)?;
+        out.push_sql(") s) w LEFT JOIN ");
+        out.push_identifier("keyset_export_rows")?;
+        out.push_sql(" r ON r.export_id = ");
+        out.push_bind_param::<Text, str>(self.id)?;
+        out.push_sql(" AND r.seq = w.seq AND w.row_n <= ");
+        out.push_bind_param::<BigInt, i64>(&self.page_size)?;
+        out.push_sql(" AND (w.row_n = 1 OR w.bytes_upto <= ");
+        out.push_bind_param::<BigInt, i64>(&self.max_bytes)?;
+        out.push_sql(") ORDER BY w.seq");
+        Ok(())
+    }
+}
+
+impl QueryId for PageRows<'_> {
+    type QueryId = ();
+    const HAS_STATIC_QUERY_ID: bool = false;
+}
+
+impl Query for PageRows<'_> {
+    type SqlType = (BigInt, Nullable<Text>);
+}
+
+impl diesel::query_dsl::RunQueryDslSupport for PageRows<'_> {}
 
 /// Rows per `INSERT` of [`InsertRows`]: 3 binds each, 999 binds at most (SQLite before 3.32).
 const INSERT_ROWS: usize = 333;
@@ -146,20 +230,19 @@ macro_rules! store_statements {
                 .optional()
         });
 
-        store_fn!($mode, load_rows(conn, id: &str, after_seq: i64, limit: i64) -> Vec<(i64, String)> {
-            keyset_export_rows::table
-                .filter(keyset_export_rows::export_id.eq(id))
-                .filter(keyset_export_rows::seq.gt(after_seq))
-                .order(keyset_export_rows::seq.asc())
-                .limit(limit)
-                .select((keyset_export_rows::seq, keyset_export_rows::payload))
-                .load(conn)
-                $($aw)*
+        store_fn!($mode, load_rows(conn, rows: PageRows<'_>) -> Vec<(i64, Option<String>)> {
+            rows.load(conn) $($aw)*
         });
 
-        store_fn!($mode, set_expires_at(conn, id: &str, expires_at: i64) -> usize {
+        store_fn!($mode, expire_by(conn, id: &str, now: i64) -> usize {
+            // `MIN(expires_at, now)`: ending an export never moves its end later (a host whose
+            // clock runs ahead must not make an expired export readable again).
+            use diesel::dsl::case_when;
             diesel::update(keyset_exports::table.find(id))
-                .set(keyset_exports::expires_at.eq(expires_at))
+                .set(keyset_exports::expires_at.eq(
+                    case_when(keyset_exports::expires_at.lt(now), keyset_exports::expires_at)
+                        .otherwise(now),
+                ))
                 .execute(conn)
                 $($aw)*
         });

@@ -39,6 +39,7 @@ use crate::web::PageRequestError;
 /// | no or unknown credentials ([`Problem::unauthorized`]) | 401 | `unauthorized` |
 /// | not found, or not yours to read ([`Problem::not_found`]; an unknown stored export) | 404 | `not_found` |
 /// | a stored export past its end (`ExportError::Expired`, feature `export`) | 410 | `export_expired` |
+/// | a stored export over the store's row limit (`ExportError::TooManyRows`) | 422 | `export_too_large` |
 /// | a server failure ([`EncodeError`], [`Problem::internal`], any other `ExportError`) | 500 | `internal_error` |
 ///
 /// With the feature `axum`, `Problem` is an `IntoResponse` (the status, `Content-Type:
@@ -174,6 +175,7 @@ const INTERNAL: (u16, &str, &str) = (500, "internal_error", "internal server err
 /// | [`PageRequestError::SortMismatch`] | 400 | `sort_mismatch` (restart) | `the cursor belongs to another sort; drop it or the sort` (both names in `detail`) |
 /// | `ExportError::Unknown` (feature `export`) | 404 | `not_found` | `not found` |
 /// | `ExportError::Expired` | 410 | `export_expired` | `the export expired; create a new one` |
+/// | `ExportError::TooManyRows` | 422 | `export_too_large` | `the export would hold too many rows` (the limit in `detail`) |
 /// | `ExportError::Cursor` | as the [`CursorError`] | | |
 /// | `ExportError::InvalidPageSize`, `ExportError::PageSize` | 400 | `page_size_invalid` | `invalid page size` |
 /// | any other `ExportError` (the database, serde, randomness) | 500 | `internal_error` | `internal server error` |
@@ -221,7 +223,7 @@ impl From<&UnknownSort> for Problem {
     }
 }
 
-/// See the table on [`Problem`]: 404, 410, the token's problem, 400, or 500.
+/// See the table on [`Problem`]: 404, 410, 422, the token's problem, 400, or 500.
 #[cfg(feature = "export")]
 impl From<&ExportError> for Problem {
     fn from(e: &ExportError) -> Self {
@@ -238,6 +240,12 @@ impl From<&ExportError> for Problem {
                     .with_detail("page size must be at least 1")
             }
             ExportError::PageSize(e) => e.into(),
+            ExportError::TooManyRows { limit } => Problem::new(
+                422,
+                "export_too_large",
+                "the export would hold too many rows",
+            )
+            .with_detail(format!("an export holds at most {limit} rows")),
             _ => Problem::internal(),
         }
     }
@@ -343,7 +351,7 @@ mod tests {
 
     #[cfg(feature = "export")]
     #[test]
-    fn export_errors_are_404_410_the_tokens_or_500() {
+    fn export_errors_are_404_410_422_the_tokens_or_500() {
         let status = |e: ExportError| {
             let p = Problem::from(&e);
             (p.status, p.code)
@@ -364,6 +372,16 @@ mod tests {
         assert_eq!(
             status(ExportError::PageSize(PageSizeError::TooLarge { max: 1000 })),
             (400, "page_size_invalid".into())
+        );
+        assert_eq!(
+            status(ExportError::TooManyRows { limit: 10 }),
+            (422, "export_too_large".into())
+        );
+        assert_eq!(
+            Problem::from(&ExportError::TooManyRows { limit: 10 })
+                .detail
+                .as_deref(),
+            Some("an export holds at most 10 rows")
         );
         assert_eq!(
             status(ExportError::InvalidLifetime {

@@ -1,7 +1,8 @@
 //! The feed server example (`examples/feed_server`) started in-process on `127.0.0.1:0` and
 //! walked with a real HTTP client (reqwest), on every backend: the token chain followed through
 //! `Link` and through `next_cursor`, every refusal as a problem+json 400, 401 and 404, the byte
-//! budget, and 32 concurrent walks while a writer inserts rows at the head of the list.
+//! budget (of live and of stored export pages), the export creation limits (422, 503), and 32
+//! concurrent walks while a writer inserts rows at the head of the list.
 //!
 //! [`server`] starts the servers; each other module holds the tests of one subject, as
 //! functions generic over the backend that [`feed_server_suite!`] stamps out as `#[test]`s in
@@ -10,6 +11,7 @@
 pub mod access;
 pub mod byte_budget;
 pub mod concurrent;
+pub mod export_bounds;
 pub mod graphql;
 pub mod graphql_limits;
 pub mod identifiers;
@@ -29,6 +31,16 @@ macro_rules! feed_server_suite {
         #[test]
         fn feed_server_stored_export_over_http() {
             $crate::stored_export::stored_export_over_http::<$db>();
+        }
+
+        #[test]
+        fn feed_server_export_pages_keep_the_byte_budget() {
+            $crate::export_bounds::export_pages_keep_the_byte_budget::<$db>();
+        }
+
+        #[test]
+        fn feed_server_export_creation_refusals_are_422_and_503() {
+            $crate::export_bounds::export_creation_refusals_are_422_and_503::<$db>();
         }
 
         #[test]

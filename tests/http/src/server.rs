@@ -114,6 +114,8 @@ pub struct Server {
     pub db: Db,
     /// The runtime the server and the test's client run on.
     pub rt: tokio::runtime::Runtime,
+    /// The server's export creation slots (a test holds them to see the server busy).
+    pub export_slots: Arc<tokio::sync::Semaphore>,
     _database: FeedDatabase,
 }
 
@@ -142,6 +144,7 @@ impl Server {
             .expect("bind 127.0.0.1:0");
         let base = format!("http://{}", listener.local_addr().expect("address"));
         let state = AppState::new(db.clone(), codec, settings);
+        let export_slots = state.export_slots.clone();
         rt.spawn(async move { keyset_feed_server::serve(listener, state).await });
         for (member, token) in tokens {
             remember_token(&base, &member, token);
@@ -151,6 +154,7 @@ impl Server {
             clock_offset,
             db,
             rt,
+            export_slots,
             _database: database,
         }
     }

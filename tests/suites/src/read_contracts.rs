@@ -12,8 +12,8 @@
 //!
 //! One file per subject in `read_contracts/`: the [`Reader`] (`reader.rs`, blocking;
 //! `async_reader.rs`, diesel-async), the writer threads (`writers.rs`), and the tests of
-//! [`walk`], [`snapshot`], [`stored_export`] (membership fixed at creation), [`expiry`] and
-//! [`scopes`]. [`read_contract_suite!`] stamps them out for a backend.
+//! [`walk`], [`snapshot`], [`stored_export`] (membership fixed at creation), [`expiry`],
+//! [`scopes`] and [`bounds`] (a page's byte budget, an export's row limit). [`read_contract_suite!`] stamps them out for a backend.
 
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
@@ -28,6 +28,7 @@ pub use keyset_test_models::read_contracts::*;
 pub mod abandoned;
 #[cfg(feature = "diesel-async")]
 pub mod async_reader;
+pub mod bounds;
 pub mod expiry;
 mod reader;
 pub mod scopes;
@@ -143,6 +144,18 @@ macro_rules! read_contract_suite {
             #[test]
             fn stored_export_read_meeting_a_purge_is_expired_or_unknown() {
                 rc::expiry::stored_export_read_meeting_a_purge::<$db, $reader>();
+            }
+            #[test]
+            fn stored_export_expire_never_moves_the_end_later() {
+                rc::expiry::stored_export_expire_never_moves_the_end_later::<$db, $reader>();
+            }
+            #[test]
+            fn stored_export_pages_keep_the_byte_budget() {
+                rc::bounds::stored_export_pages_keep_the_byte_budget::<$db, $reader>();
+            }
+            #[test]
+            fn stored_export_refuses_more_rows_than_max_rows() {
+                rc::bounds::stored_export_refuses_more_rows_than_max_rows::<$db, $reader>();
             }
             #[test]
             fn stored_export_is_scoped_and_bounded() {

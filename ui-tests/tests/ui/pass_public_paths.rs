@@ -40,7 +40,7 @@ use keyset_diesel::async_::{
 #[allow(unused_imports)]
 use keyset_diesel::export::{
     AsyncStoreBackend, Export, ExportError, ExportPage, ExportStore as _, Purged, StoreBackend,
-    EXPORT_PAGE_SIZES, MAX_EXPORT_LIFETIME,
+    EXPORT_PAGE_BYTES, EXPORT_PAGE_SIZES, MAX_EXPORT_LIFETIME, MAX_EXPORT_ROWS,
 };
 #[allow(unused_imports)]
 use keyset_diesel::plan::{

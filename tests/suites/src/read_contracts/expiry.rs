@@ -161,3 +161,65 @@ pub fn stored_export_read_meeting_a_purge<C: SharedDb, R: Reader<C>>() {
         }
     }
 }
+
+/// Ending an export only ever moves its end earlier (`expires_at = MIN(expires_at, now)`):
+/// an export that expired with time, ended again by a store whose clock runs ahead (`expire`
+/// and the operator's `expire_unscoped`), stays expired at its first end, and an export ended
+/// early by a store whose clock runs behind keeps that earlier end when stores with later
+/// clocks end it again. Each `expire` of an expired export succeeds (it exists).
+pub fn stored_export_expire_never_moves_the_end_later<C: SharedDb, R: Reader<C>>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..4).map(|n| ev("W1", n, i64::from(n))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let start = 1_800_000_000;
+    let now = Arc::new(std::sync::atomic::AtomicU64::new(start));
+    let reader = store(&now);
+    let ahead = store(&Arc::new(std::sync::atomic::AtomicU64::new(
+        start + 100_000,
+    )));
+    let behind = store(&Arc::new(std::sync::atomic::AtomicU64::new(start + 600)));
+    let make = &mut || C::ev_query("W1");
+    let conn = &mut R::open(&shared);
+    let a = conn.create(&reader, "W1", make).expect("create a");
+    let b = conn.create(&reader, "W1", make).expect("create b");
+    assert_eq!(a.expires_at, start + 3_600);
+    let ended_at = |conn: &mut R, id: &str| match conn.page(&reader, id, "W1", None, 2) {
+        Err(ExportError::Expired { expired_at }) => expired_at,
+        other => panic!("{id}: expected expired, got {other:?}"),
+    };
+
+    // a expires with time; a host whose clock runs ahead ends it again: still ended at its
+    // own end, not readable again.
+    now.store(start + 4_000, Ordering::Relaxed);
+    assert_eq!(ended_at(conn, &a.id), a.expires_at);
+    conn.expire(&ahead, &a.id, "W1")
+        .expect("expire, clock ahead");
+    assert_eq!(ended_at(conn, &a.id), a.expires_at);
+    assert!(conn
+        .expire_unscoped(&ahead, &a.id)
+        .expect("expire_unscoped, clock ahead"));
+    assert_eq!(ended_at(conn, &a.id), a.expires_at);
+
+    // b is ended early by a host whose clock runs behind; later clocks keep that end.
+    now.store(start + 700, Ordering::Relaxed);
+    assert!(conn.page(&reader, &b.id, "W1", None, 2).is_ok());
+    conn.expire(&behind, &b.id, "W1")
+        .expect("expire, clock behind");
+    assert_eq!(ended_at(conn, &b.id), start + 600);
+    conn.expire(&reader, &b.id, "W1").expect("expire again");
+    conn.expire(&ahead, &b.id, "W1")
+        .expect("expire, clock ahead");
+    assert!(conn.expire_unscoped(&ahead, &b.id).expect("unscoped"));
+    assert_eq!(ended_at(conn, &b.id), start + 600);
+
+    // Both are purged on the reader's clock past a's end.
+    now.store(start + 4_000, Ordering::Relaxed);
+    assert_eq!(
+        conn.purge(&reader).expect("purge"),
+        Purged {
+            exports: 2,
+            rows: 8
+        }
+    );
+}
