@@ -4,12 +4,12 @@
 //!
 //! `GET /workspaces/{workspace}/events?page_size=N&cursor=TOKEN` with
 //! `Authorization: Bearer <member token>`:
-//! * 200: [`PageResponse`] JSON of [`EventItem`]s with its `links`, and the same URLs as a
+//! * 200: [`PageResponse`](keyset_diesel::web::PageResponse) JSON of [`EventItem`]s with its `links`, and the same URLs as a
 //!   `Link` header (RFC 8288): `rel="next"` while there is a next page, `rel="prev"` while
 //!   there is a previous one, `rel="first"` always, each the request's URL with only the
 //!   cursor changed; pages hold at most `page_size` rows and at most
 //!   [`Settings::max_bytes`] bytes of item JSON (at least one row);
-//! * 400 `application/problem+json` ([`Problem`]): a refused token (with
+//! * 400 `application/problem+json` ([`Problem`](keyset_diesel::web::Problem)): a refused token (with
 //!   `"restart_from_first_page": true`) or page size; the body never echoes the token;
 //! * 401: no bearer, or a token no member holds; 404: a workspace the caller may not read
 //!   (whether it exists or not), or a workspace id that is not canonical
