@@ -27,17 +27,84 @@ use crate::key::{InvalidKeyValue, KeyValue};
 // ---------------------------------------------------------------------------------------------
 // Model checks, written by the derive.
 
-/// The last key column is the table's single-column primary key (checked when the last key
-/// column is not marked `unique`). `Self` is the table's primary key.
+/// The key columns `Self` (a tuple, in keyset order) end with every column of the table's
+/// primary key `Pk` (checked when the last key column is not marked `unique`): a single-column
+/// key last, or all the columns of a composite key (up to four), in the order `table!`
+/// declares them, last. `WIDTH` is how many of the key's last columns that is
+/// ([`Keyset::TIE_BREAKER_COLUMNS`](crate::Keyset::TIE_BREAKER_COLUMNS)).
 #[diagnostic::on_unimplemented(
-    message = "the last key column `{Col}` is not a unique tie-breaker: it is not marked `unique` and is not the table's primary key `{Self}`",
-    label = "the last key column must name exactly one row",
-    note = "add the primary key as the final tie-breaker: a last key field marked `#[keyset(asc, unique)]` (or `desc`; in a named sort, a last entry such as `id(asc)`) whose column is `{Self}`",
-    note = "or, if `{Col}` itself is NOT NULL and has a UNIQUE constraint, write `unique` in this attribute, e.g. `#[keyset(desc, unique)]` (in a named sort: `column(desc, unique)`)"
+    message = "the keyset `{Self}` has no unique tie-breaker: its last key column is not marked `unique` and it does not end with the table's primary key `{Pk}`",
+    label = "the last key columns must name exactly one row",
+    note = "end the keyset with the primary key: every column of `{Pk}` as the last key fields, in the order `table!` declares them (`#[keyset(asc)]` or `desc` on each; in a named sort, last entries such as `order_id(asc), line_no(asc)`)",
+    note = "or, if the last key column itself is NOT NULL and has a UNIQUE constraint, write `unique` in its attribute, e.g. `#[keyset(desc, unique)]` (in a named sort: `column(desc, unique)`)"
 )]
-pub trait TieBreakerIsPrimaryKey<Col> {}
+pub trait KeysetEndsWithPrimaryKey<Pk> {
+    /// How many of the key's last columns the primary key has.
+    const WIDTH: usize;
+}
 
-impl<Col> TieBreakerIsPrimaryKey<Col> for Col {}
+// One impl, so a refusal names the rule above, not the shapes of `PrimaryKeySuffix`.
+#[diagnostic::do_not_recommend]
+impl<Key, Pk> KeysetEndsWithPrimaryKey<Pk> for Key
+where
+    Key: PrimaryKeySuffix<Pk>,
+{
+    const WIDTH: usize = <Key as PrimaryKeySuffix<Pk>>::WIDTH;
+}
+
+/// The key columns of a keyset, as a tuple (what the derive names in its checks).
+pub type KeyColumns<Columns> = Columns;
+
+/// How many of the last columns of the key `Key` name one row: the width of the table's
+/// primary key `Pk`, which `Key` ends with (what the derive writes when the last key column
+/// is not marked `unique`).
+pub const fn tie_breaker_columns<Key, Pk>() -> usize
+where
+    Key: KeysetEndsWithPrimaryKey<Pk>,
+{
+    <Key as KeysetEndsWithPrimaryKey<Pk>>::WIDTH
+}
+
+/// [`KeysetEndsWithPrimaryKey`], shape by shape: key tuples of up to 15 columns that end with
+/// a primary key of one to four columns.
+pub trait PrimaryKeySuffix<Pk> {
+    /// How many of the key's last columns the primary key has.
+    const WIDTH: usize;
+}
+
+/// [`PrimaryKeySuffix`] for key tuples that start with the columns `$x` and end with a primary
+/// key of one, two, three or four columns.
+macro_rules! ends_with_primary_key {
+    ($($x:ident),*) => {
+        impl<$($x,)* P> PrimaryKeySuffix<P> for ($($x,)* P,) {
+            const WIDTH: usize = 1;
+        }
+        impl<$($x,)* P1, P2> PrimaryKeySuffix<(P1, P2)> for ($($x,)* P1, P2) {
+            const WIDTH: usize = 2;
+        }
+        impl<$($x,)* P1, P2, P3> PrimaryKeySuffix<(P1, P2, P3)> for ($($x,)* P1, P2, P3) {
+            const WIDTH: usize = 3;
+        }
+        impl<$($x,)* P1, P2, P3, P4> PrimaryKeySuffix<(P1, P2, P3, P4)>
+            for ($($x,)* P1, P2, P3, P4)
+        {
+            const WIDTH: usize = 4;
+        }
+    };
+}
+
+ends_with_primary_key!();
+ends_with_primary_key!(X1);
+ends_with_primary_key!(X1, X2);
+ends_with_primary_key!(X1, X2, X3);
+ends_with_primary_key!(X1, X2, X3, X4);
+ends_with_primary_key!(X1, X2, X3, X4, X5);
+ends_with_primary_key!(X1, X2, X3, X4, X5, X6);
+ends_with_primary_key!(X1, X2, X3, X4, X5, X6, X7);
+ends_with_primary_key!(X1, X2, X3, X4, X5, X6, X7, X8);
+ends_with_primary_key!(X1, X2, X3, X4, X5, X6, X7, X8, X9);
+ends_with_primary_key!(X1, X2, X3, X4, X5, X6, X7, X8, X9, X10);
+ends_with_primary_key!(X1, X2, X3, X4, X5, X6, X7, X8, X9, X10, X11);
 
 /// A key column without `nulls_first` / `nulls_last` is `NOT NULL`. `Self` is the column's
 /// nullability.

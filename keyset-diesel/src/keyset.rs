@@ -190,6 +190,13 @@ pub trait Keyset: Sized {
     /// ```
     const INDEX: Option<&'static str> = None;
 
+    /// How many of the key's last columns name one row together: 1 for a tie-breaker marked
+    /// `unique` or a single-column primary key, the key's width for a composite primary key
+    /// (`(order_id, line_no)`: 2). The deferred join fetches a page's rows by these columns.
+    /// Written by `#[derive(Keyset)]`.
+    #[doc(hidden)]
+    const TIE_BREAKER_COLUMNS: usize = 1;
+
     /// The key of this row (cloned out of the model).
     fn key(&self) -> Self::Key;
 

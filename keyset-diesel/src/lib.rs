@@ -136,8 +136,10 @@ pub use crate::walk::Walk;
 ///
 /// Field attributes, in key order (declaration order):
 /// * `#[keyset(asc)]` or `#[keyset(desc)]`: a key column and its direction;
-/// * `unique`: the tie-breaker, on the last key column (or omit it when the last key column is
-///   the table's single-column primary key);
+/// * `unique`: the tie-breaker, on the last key column; omit it when the key ends with the
+///   table's primary key: its one column last, or every column of a composite key
+///   (`order_lines (order_id, line_no)`) as the last key fields, in the order `table!`
+///   declares them (a keyset that leaves one out, or swaps them, does not compile);
 /// * `nulls_first` / `nulls_last`: where NULLs sort, required on a nullable column.
 /// * `exact_text`: the column's collation calls two strings equal only when they are the same
 ///   (PostgreSQL's deterministic collations, SQLite `BINARY`, MySQL `_nopad_bin`); a named
@@ -184,6 +186,33 @@ pub use crate::walk::Walk;
 /// ```
 ///
 /// `#[diesel(table_name = ..)]`, `#[diesel(column_name = ..)]` and
+/// A table keyed by two columns ends its keyset with both, in `table!`'s order, and marks
+/// neither `unique`:
+///
+/// ```
+/// # use diesel::prelude::*;
+/// # use keyset_diesel::{Keyset, PaginateDsl};
+/// diesel::table! { order_lines (order_id, line_no) { order_id -> BigInt, line_no -> Integer, qty -> Integer } }
+///
+/// #[derive(Queryable, Selectable, Keyset)]
+/// struct OrderLine {
+///     #[keyset(desc)]
+///     qty: i32,
+///     #[keyset(asc)]
+///     order_id: i64,
+///     #[keyset(asc)]
+///     line_no: i32,
+/// }
+///
+/// let page = order_lines::table
+///     .select(<OrderLine as SelectableHelper<diesel::sqlite::Sqlite>>::as_select())
+///     .paginate_after(None::<keyset_diesel::Cursor<OrderLine>>)
+///     .into_query::<diesel::sqlite::Sqlite>()?;
+/// let sql = diesel::debug_query(&page).to_string();
+/// assert!(sql.contains("ORDER BY `order_lines`.`qty` DESC, `order_lines`.`order_id` ASC, `order_lines`.`line_no` ASC"), "{sql}");
+/// # Ok::<(), keyset_diesel::KeysetError>(())
+/// ```
+///
 /// `#[diesel(select_expression = ..)]` are honoured as in Diesel's own derives. A keyset that
 /// cannot page correctly does not compile; every mistake of a model is reported in one
 /// compile, on the field or option concerned, with the fix ([compile errors](crate::guide::compile_errors)).

@@ -5,17 +5,16 @@ use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned, ToTokens};
 
 use super::span::{column_alias, last_span, private, respan, spanned_range};
-use crate::model::{KeyField, Model};
+use crate::model::KeyField;
 
 /// Non-generic functions whose `where` clauses hold exactly when the model is right (the
 /// technique of Diesel's `check_for_backend`): the compiler reports each failing predicate on
 /// its span, with the message of the marker trait in `keyset_diesel::__private`.
-pub(super) fn checks(model: &Model, keys: &[KeyField]) -> TokenStream {
+pub(super) fn checks(keys: &[KeyField]) -> TokenStream {
     let diesel_at = |span: Span| {
         let p = private(span);
         quote_spanned!(span=> #p::diesel)
     };
-    let table = &model.table;
     let mut preds = TokenStream::new();
     let last = keys.len().saturating_sub(1);
     for (i, k) in keys.iter().enumerate() {
@@ -88,21 +87,6 @@ pub(super) fn checks(model: &Model, keys: &[KeyField]) -> TokenStream {
             start,
             end,
         ));
-    }
-    if let Some(key) = keys.last() {
-        if key.unique.is_none() {
-            let col = column_alias(last);
-            let (start, end) = (key.attr_start(), key.attr_end());
-            let d = diesel_at(end);
-            let p = private(end);
-            preds.extend(spanned_range(
-                quote! {
-                    <#table::table as #d::Table>::PrimaryKey: #p::TieBreakerIsPrimaryKey<#col>,
-                },
-                start,
-                end,
-            ));
-        }
     }
     quote! {
         #[allow(dead_code, non_snake_case)]

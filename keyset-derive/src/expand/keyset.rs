@@ -5,7 +5,7 @@ use quote::{quote, quote_spanned, ToTokens};
 use syn::{Ident, Index};
 
 use super::checks::checks;
-use super::span::{column_alias, private};
+use super::span::{column_alias, private, respan, spanned_range};
 use crate::model::{KeyField, Model, NullsOrder, SortDirection, Spanned};
 
 /// The `Keyset` and `KeysetSql` impls of one keyset of `model` on type `ty` (the model, or a
@@ -82,12 +82,28 @@ pub(super) fn keyset(
         }
     });
 
-    let checks = checks(model, keys);
+    let checks = checks(keys);
     // Only when written: a model without the attribute keeps the trait's default (1), and so
     // the signature it always had.
     let version = model.version.map(|v| {
         let n = v.value;
         quote!(const VERSION: u32 = #n;)
+    });
+    // A key whose last column is not marked `unique` ends with the table's primary key: how
+    // many of its last columns name one row together (the key's width when it is composite).
+    // The bound is the check too: a key that does not end with the primary key fails it here,
+    // on the last key column's attribute, with the marker trait's message.
+    let tie_breaker = keys.last().filter(|k| k.unique.is_none()).map(|key| {
+        let (start, end) = (key.attr_start(), key.attr_end());
+        let p = private(end);
+        // The key's type spans the attribute (its first token `start`, its last `end`): the
+        // compiler reports the bound on it.
+        let key = spanned_range(quote!(#p::KeyColumns<(#(#columns,)*)>), start, end);
+        let pk = respan(
+            quote!(<#table::table as #p::diesel::Table>::PrimaryKey),
+            end,
+        );
+        quote!(const TIE_BREAKER_COLUMNS: usize = #p::tie_breaker_columns::<#key, #pk>();)
     });
     // Only when declared: the trait's default is no index.
     let index = index.map(|i| {
@@ -143,6 +159,7 @@ pub(super) fn keyset(
                 const TABLE_NAME: &'static str = #table_name;
                 #version
                 #index
+                #tie_breaker
 
                 fn key(&self) -> Self::Key {
                     (#(::core::clone::Clone::clone(&#access.#members),)*)

@@ -27,6 +27,8 @@
 //!
 //! `t.id` is the tie-breaker (the last key column), which is unique and `NOT NULL`; with an
 //! index on it (it is usually the primary key) the outer query reads exactly the page's rows.
+//! A key that ends with a composite primary key joins on all of its columns:
+//! `(t.order_id, t.line_no) IN (SELECT __keyset_k.__keyset_tb0, __keyset_k.__keyset_tb1 ..)`.
 //!
 //! A `SELECT DISTINCT` query, or one with a locking clause (`FOR UPDATE`, `SKIP LOCKED`), is
 //! written directly instead: duplicates would use up the inner `LIMIT`, and the inner query
@@ -282,7 +284,11 @@ where
     K: KeysetSql<DB>,
 {
     let q = s.query;
-    let tie_breaker = K::COLUMNS.len().saturating_sub(1);
+    // The key columns that name one row (the tie-breaker; every column of a composite
+    // primary key): the deferred join fetches the page's rows by them.
+    let tie_breaker = K::COLUMNS
+        .len()
+        .saturating_sub(K::TIE_BREAKER_COLUMNS.max(1))..K::COLUMNS.len();
     out.push_sql("SELECT ");
     q.walk_select_list(out.reborrow())?;
     if let Some(kind) = s.kind {
@@ -324,15 +330,11 @@ where
         };
         out.push_sql(and_or_where);
         if deferred {
-            K::walk_column(tie_breaker, out.reborrow())?;
+            walk_tie_breaker::<DB, K>(tie_breaker.clone(), None, out.reborrow())?;
             out.push_sql(" IN (SELECT ");
-            out.push_identifier("__keyset_k")?;
-            out.push_sql(".");
-            out.push_identifier("__keyset_tb")?;
+            walk_tie_breaker::<DB, K>(tie_breaker.clone(), Some(false), out.reborrow())?;
             out.push_sql(" FROM (SELECT ");
-            K::walk_column(tie_breaker, out.reborrow())?;
-            out.push_sql(" AS ");
-            out.push_identifier("__keyset_tb")?;
+            walk_tie_breaker::<DB, K>(tie_breaker, Some(true), out.reborrow())?;
             q.walk_from(out.reborrow())?;
             walk_index_hint(s.index, out.reborrow())?;
             q.walk_where(out.reborrow())?;
@@ -512,3 +514,49 @@ pub(crate) const KIND_ALIAS: &str = "__keyset_kind";
 
 /// The total count column.
 pub(crate) const TOTAL_ALIAS: &str = "__keyset_total";
+
+/// The deferred join's tie-breaker columns `columns` (of the key): `None`, as the outer query
+/// reads them (`t.id`, or `(t.a, t.b)` for a composite key); `Some(false)`, as the join reads
+/// the inner query's (`__keyset_k.__keyset_tb`, `__keyset_tb0, ..`); `Some(true)`, as the
+/// inner query selects them (`t.id AS __keyset_tb`).
+fn walk_tie_breaker<DB, K>(
+    columns: std::ops::Range<usize>,
+    inner: Option<bool>,
+    mut out: AstPass<'_, '_, DB>,
+) -> QueryResult<()>
+where
+    DB: Backend,
+    K: KeysetSql<DB>,
+{
+    let composite = columns.len() > 1;
+    if composite && inner.is_none() {
+        out.push_sql("(");
+    }
+    for (n, i) in columns.enumerate() {
+        if n > 0 {
+            out.push_sql(", ");
+        }
+        let alias = if composite {
+            format!("__keyset_tb{n}")
+        } else {
+            "__keyset_tb".to_string()
+        };
+        match inner {
+            None => K::walk_column(i, out.reborrow())?,
+            Some(false) => {
+                out.push_identifier("__keyset_k")?;
+                out.push_sql(".");
+                out.push_identifier(&alias)?;
+            }
+            Some(true) => {
+                K::walk_column(i, out.reborrow())?;
+                out.push_sql(" AS ");
+                out.push_identifier(&alias)?;
+            }
+        }
+    }
+    if composite && inner.is_none() {
+        out.push_sql(")");
+    }
+    Ok(())
+}

@@ -18,6 +18,7 @@
 )]
 
 pub mod chinook;
+pub mod composite;
 pub mod count;
 pub mod edges;
 pub mod expr_keys;

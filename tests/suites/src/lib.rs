@@ -20,6 +20,7 @@
 pub mod async_path;
 pub mod cases;
 pub mod chinook;
+pub mod composite_key;
 pub mod concurrent;
 pub mod count;
 pub mod edges;
@@ -170,6 +171,8 @@ macro_rules! backend_suite {
                 => named_sorts::named_sorts_walk_as_order_by_and_refuse_each_others_tokens,
             retained_pages_continue_past_the_last_row_read
                 => retained::retained_pages_continue_past_the_last_row_read,
+            composite_primary_key_tie_breaker_walks_as_order_by
+                => composite_key::composite_primary_key_tie_breaker_walks_as_order_by,
         );
     };
     (@tests $db:ty; $($name:ident => $($path:ident)::+),* $(,)?) => {

@@ -116,6 +116,20 @@ struct LineItem {
     sku: String,
 }
 
+/// A composite primary key as the tie-breaker: the keyset ends with both of its columns, in
+/// `table!`'s order, and no field is marked `unique`; a named sort ends the same way.
+#[derive(Queryable, Selectable, Keyset)]
+#[diesel(table_name = line_items)]
+#[keyset(sort(Largest(quantity(desc), order_id(desc), line_no(asc))))]
+struct LineByKey {
+    #[keyset(desc)]
+    quantity: i16,
+    #[keyset(asc)]
+    order_id: i64,
+    #[keyset(asc)]
+    line_no: i32,
+}
+
 /// A tuple struct names its columns.
 #[derive(Queryable, Keyset)]
 #[diesel(table_name = events)]
