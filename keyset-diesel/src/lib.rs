@@ -127,6 +127,7 @@ pub use crate::load::LoadPage;
 pub use crate::page::Page;
 pub use crate::paginate::budget::{BudgetColumn, ByteBudgeted};
 pub use crate::paginate::{PaginateDsl, Paginated, DEFAULT_PAGE_SIZE};
+pub use crate::query::PageSql;
 pub use crate::snapshot::with_read_snapshot;
 pub use crate::sort::{SortChoice, SortRow, UnknownSort};
 pub use crate::token::CursorCodec;
@@ -185,7 +186,6 @@ pub use crate::walk::Walk;
 /// assert_eq!(User::sort_signature(), r#"users@"users"(name:text asc,id:i64 asc);version=2"#);
 /// ```
 ///
-/// `#[diesel(table_name = ..)]`, `#[diesel(column_name = ..)]` and
 /// A table keyed by two columns ends its keyset with both, in `table!`'s order, and marks
 /// neither `unique`:
 ///
@@ -213,6 +213,7 @@ pub use crate::walk::Walk;
 /// # Ok::<(), keyset_diesel::KeysetError>(())
 /// ```
 ///
+/// `#[diesel(table_name = ..)]`, `#[diesel(column_name = ..)]` and
 /// `#[diesel(select_expression = ..)]` are honoured as in Diesel's own derives. A keyset that
 /// cannot page correctly does not compile; every mistake of a model is reported in one
 /// compile, on the field or option concerned, with the fix ([compile errors](crate::guide::compile_errors)).

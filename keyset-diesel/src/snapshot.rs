@@ -119,6 +119,7 @@ where
 #[cfg(feature = "diesel-async")]
 pub(crate) mod async_ {
     use std::future::Future;
+    use std::pin::Pin;
 
     use diesel::QueryResult;
     use diesel_async::{AsyncConnection, TransactionManager};
@@ -225,7 +226,8 @@ pub(crate) mod async_ {
     /// READ ONLY`; SQLite `BEGIN DEFERRED`, the same WAL advice), then commits, or rolls back
     /// when `f` fails. Every read `f` makes on the connection, every page of an
     /// [`async_::Walk`](crate::async_::Walk) included, sees the database as it was when the
-    /// snapshot was taken. The future is `Send` when `f`'s is.
+    /// snapshot was taken. The future is boxed and `Send` (`f`'s future must be), so a task
+    /// that awaits it (`tokio::spawn`) is `Send` whatever `f`'s error type holds.
     ///
     /// **Drive it to the end.** Dropping the future between its `BEGIN` and its commit (a
     /// client that went away, a timeout) leaves the transaction open on the connection, as
@@ -256,24 +258,62 @@ pub(crate) mod async_ {
     /// # }
     /// ```
     ///
+    /// Inside `tokio::spawn`, with an error type of your own (here a boxed error):
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// use diesel_async::sync_connection_wrapper::SyncConnectionWrapper;
+    /// use keyset_diesel::async_::{self, PaginateDsl};
+    ///
+    /// type BoxError = Box<dyn std::error::Error + Send + Sync>;
+    ///
+    /// # #[tokio::main(flavor = "current_thread")]
+    /// # async fn main() -> Result<(), BoxError> {
+    /// let mut conn = SyncConnectionWrapper::<SqliteConnection>::new(setup());
+    /// let task = tokio::spawn(async move {
+    ///     async_::with_read_snapshot(&mut conn, async |conn| {
+    ///         let page = events::table
+    ///             .select(Event::as_select())
+    ///             .paginate_after(None)
+    ///             .page_size(2)
+    ///             .load_page(conn)
+    ///             .await?;
+    ///         if page.items.is_empty() {
+    ///             return Err(BoxError::from("no events"));
+    ///         }
+    ///         Ok(page.items.len())
+    ///     })
+    ///     .await
+    /// });
+    /// assert_eq!(task.await??, 2);
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
     /// # Errors
     /// What `f` returns; beginning or committing fails with
     /// `diesel::result::Error::AlreadyInTransaction` when the connection is already in a
     /// transaction, or with the database's error.
-    pub async fn with_read_snapshot<Conn, R, E, F>(conn: &mut Conn, f: F) -> Result<R, E>
+    pub fn with_read_snapshot<'c, Conn, R, E, F>(
+        conn: &'c mut Conn,
+        f: F,
+    ) -> Pin<Box<dyn Future<Output = Result<R, E>> + Send + 'c>>
     where
         Conn: TransactionConnection,
         Conn::Backend: KeysetBackend,
-        E: From<diesel::result::Error> + Send,
-        R: Send,
-        F: for<'r> SendAsyncFn<&'r mut Conn, Result<R, E>> + Send,
+        E: From<diesel::result::Error> + Send + 'c,
+        R: Send + 'c,
+        F: for<'r> SendAsyncFn<&'r mut Conn, Result<R, E>> + Send + 'c,
     {
-        in_transaction(
+        // Boxed as a `Send` future: a task that awaits it (`tokio::spawn`) is `Send` without
+        // the compiler proving `f`'s higher-ranked bound again for the task's erased types,
+        // which it cannot do for an error type holding a trait object
+        // (`Box<dyn Error + Send + Sync>`: "one type is more general than the other").
+        Box::pin(in_transaction(
             conn,
             <Conn::Backend as KeysetBackend>::BEGIN_READ_SNAPSHOT,
             f,
-        )
-        .await
+        ))
     }
 
     /// Runs `f` in a transaction begun by `begin`: commit on `Ok`, roll back on `Err`.

@@ -87,6 +87,37 @@ use crate::paginate::{Blocking, IndexHint, Paginated, DEFAULT_PAGE_SIZE};
 /// # }
 /// ```
 ///
+/// **Resuming after a failure in the middle of a page.** [`Walk::cursor`] is past the last row
+/// the walk *read* (the end of its last page). A consumer that processes rows one by one and
+/// fails part-way through a page resumes after the last row it *processed*:
+/// [`Cursor::after_row`] of that row, passed to [`Walk::after`] of a new walk. Resuming from
+/// the walk's cursor would skip the rest of that page.
+///
+/// ```
+/// # include!("doctest_setup.rs");
+/// use keyset_diesel::Walk;
+/// # fn main() -> QueryResult<()> {
+/// # let conn = &mut setup();
+/// let query = || events::table.select(Event::as_select());
+/// let mut done: Vec<Event> = Vec::new();
+/// // The first run fails after the third row (in the middle of the second page).
+/// 'run: for page in Walk::<Event, _, _>::new(conn, query).page_size(2) {
+///     for event in page?.items {
+///         done.push(event);
+///         if done.len() == 3 {
+///             break 'run;
+///         }
+///     }
+/// }
+/// let resume = done.last().map(Cursor::after_row);
+/// for page in Walk::<Event, _, _>::new(conn, query).page_size(2).after(resume) {
+///     done.extend(page?.items);
+/// }
+/// assert_eq!(done.len(), 7); // every event once
+/// # Ok(())
+/// # }
+/// ```
+///
 /// `M` is the mode: [`Blocking`] here; [`async_::Walk`](crate::async_::Walk) is the same type
 /// in the `Async` mode, so both walks share every option and the one walk logic
 /// (one walk state, one loop): only how a page is loaded differs.
@@ -278,7 +309,9 @@ impl<'c, K: Keyset, Conn, F, M> Walk<'c, '_, K, Conn, F, M> {
     }
 
     /// Where the walk stands: the cursor after the last row delivered (or the starting cursor
-    /// before any page). After an error, start a new walk `after` it to resume.
+    /// before any page). After an error, start a new walk `after` it to resume. A consumer that
+    /// stopped in the middle of a page resumes after its last processed row instead
+    /// ([`Cursor::after_row`]; see the type's docs).
     pub fn cursor(&self) -> Option<&Cursor<K>> {
         self.state.cursor.as_ref()
     }
@@ -371,6 +404,16 @@ pub(crate) mod async_ {
     ///     .await?;
     /// assert_eq!(ids, ["e101", "e102", "e103", "e104", "e105", "e106"]);
     ///
+    /// // A loop over the stream: no `pin!` needed (the streams are `Unpin`).
+    /// let mut rows = async_::Walk::<Event, _, _>::new(&mut conn, query).page_size(4).rows();
+    /// let mut count = 0;
+    /// while let Some(event) = rows.next().await {
+    ///     let _event: Event = event?;
+    ///     count += 1;
+    /// }
+    /// assert_eq!(count, 6);
+    /// # drop(rows);
+    ///
     /// // Or page by page, keeping the walk (its cursor, its connection).
     /// let mut walk = async_::Walk::<Event, _, _>::new(&mut conn, query).page_size(5);
     /// let first = walk.next_page().await.expect("a page")?;
@@ -407,24 +450,32 @@ pub(crate) mod async_ {
         }
 
         /// The walk as a `Stream` of pages: each poll that needs a page runs
-        /// [`Walk::next_page`](crate::Walk::next_page). The stream is `Send`.
+        /// [`Walk::next_page`](crate::Walk::next_page). The stream is `Send` and `Unpin`
+        /// (pinned inside, on the heap): `while let Some(page) = pages.next().await` needs no
+        /// `pin!` first.
         pub fn pages(
             self,
         ) -> impl diesel_async::futures_util::Stream<Item = QueryResult<Page<K>>>
                + Send
+               + Unpin
                + use<'c, 'q, K, Conn, F, Q> {
-            diesel_async::futures_util::stream::unfold(self, |mut walk| async move {
-                let page = walk.next_page().await;
-                page.map(|page| (page, walk))
-            })
+            Box::pin(diesel_async::futures_util::stream::unfold(
+                self,
+                |mut walk| async move {
+                    let page = walk.next_page().await;
+                    page.map(|page| (page, walk))
+                },
+            ))
         }
 
         /// The walk as a `Stream` of rows, in the keyset's order: the pages' items one by one
         /// (one page in memory at a time); a page's error is yielded once and ends the stream.
+        /// `Send` and `Unpin`, as [`pages`](crate::Walk::pages).
         pub fn rows(
             self,
         ) -> impl diesel_async::futures_util::Stream<Item = QueryResult<K>>
                + Send
+               + Unpin
                + use<'c, 'q, K, Conn, F, Q> {
             use diesel_async::futures_util::stream::{self, StreamExt};
             self.pages().flat_map(|page| {

@@ -36,6 +36,7 @@ pub(crate) mod typing;
 pub(crate) mod union;
 
 pub use self::budget::{BudgetProbe, CountQuery};
+pub use self::preview::PageSql;
 pub use self::seek::{KeysetOrder, SeekPredicate};
 pub use self::source::{PageSource, SelectParts};
 pub use self::statement::PageStatement;

@@ -56,15 +56,77 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
     pub fn debug_sql<C>(self, conn: &C) -> Result<String, KeysetError>
     where
         C: diesel::Connection,
-        C::Backend: KeysetBackend + Default,
-        <C::Backend as diesel::backend::Backend>::QueryBuilder: Default,
-        Q: PageSource<K> + SelectParts<C::Backend>,
-        PageQuery<Q, K>: diesel::query_builder::QueryFragment<C::Backend>,
+        Q: PageSql<C::Backend, K>,
     {
         let _ = conn;
-        let mut page = decide::<C::Backend, _, _, _>(self)?;
-        name_known::<C::Backend, _, _>(&mut page);
-        let (query, _) = page.statement::<C::Backend>();
-        Ok(diesel::debug_query::<C::Backend, _>(&query).to_string())
+        Q::page_sql(self)
+    }
+}
+
+/// A query whose keyset pages of `K` can be written out on backend `DB`: the one bound generic
+/// code needs to call [`Paginated::debug_sql`] (beside [`LoadPage`](crate::LoadPage), which
+/// runs them). Implemented for every query [`PaginateDsl`](crate::PaginateDsl) pages on a
+/// backend this crate's features enable.
+///
+/// ```
+/// # include!("../doctest_setup.rs");
+/// use diesel::Connection;
+/// use keyset_diesel::{LoadPage, PageSql};
+///
+/// /// The first page of any query, any keyset, any blocking connection, its SQL logged.
+/// fn logged_first_page<'q, Q, K, Conn>(
+///     query: impl Fn() -> Q,
+///     conn: &mut Conn,
+/// ) -> QueryResult<(String, Page<K>)>
+/// where
+///     K: Keyset,
+///     Conn: Connection,
+///     Q: LoadPage<'q, Conn, K> + PageSql<Conn::Backend, K>,
+/// {
+///     let sql = query()
+///         .paginate_after(None)
+///         .page_size(2)
+///         .debug_sql(&*conn)
+///         .map_err(|e| diesel::result::Error::QueryBuilderError(e.into()))?;
+///     Ok((sql, query().paginate_after(None).page_size(2).load_page(conn)?))
+/// }
+///
+/// # fn main() -> QueryResult<()> {
+/// # let conn = &mut setup();
+/// let (sql, page): (String, Page<Event>) =
+///     logged_first_page(|| events::table.select(Event::as_select()), conn)?;
+/// assert!(sql.contains("LIMIT"), "{sql}");
+/// assert_eq!(page.items.len(), 2);
+/// # Ok(())
+/// # }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "the keyset pages of `{K}` on `{Self}` cannot be written out for backend `{DB}`",
+    label = "not a select query that `{K}`'s keyset can page on this backend",
+    note = "in generic code, bound the query with `PageSql<Conn::Backend, {K}>` beside `LoadPage<'_, Conn, {K}>`"
+)]
+pub trait PageSql<DB, K: Keyset>: PageSource<K> {
+    /// The page's statement text and binds, as `diesel::debug_query` prints them, naming the
+    /// index a MySQL/MariaDB page names by itself.
+    ///
+    /// # Errors
+    /// As [`Paginated::into_query`].
+    #[doc(hidden)]
+    fn page_sql<M>(paginated: Paginated<Self, K, M>) -> Result<String, KeysetError>;
+}
+
+impl<DB, K, Q> PageSql<DB, K> for Q
+where
+    DB: KeysetBackend + Default,
+    DB::QueryBuilder: Default,
+    K: Keyset,
+    Q: PageSource<K> + SelectParts<DB>,
+    PageQuery<Q, K>: diesel::query_builder::QueryFragment<DB>,
+{
+    fn page_sql<M>(paginated: Paginated<Q, K, M>) -> Result<String, KeysetError> {
+        let mut page = decide::<DB, _, _, _>(paginated)?;
+        name_known::<DB, _, _>(&mut page);
+        let (query, _) = page.statement::<DB>();
+        Ok(diesel::debug_query::<DB, _>(&query).to_string())
     }
 }

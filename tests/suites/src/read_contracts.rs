@@ -114,6 +114,10 @@ macro_rules! read_contract_suite {
                 rc::walk::walk_all_pages_and_resume::<$db, $reader>();
             }
             #[test]
+            fn walk_rows_resume_after_the_last_row_processed() {
+                rc::walk::walk_rows_resume_after_the_last_row_processed::<$db, $reader>();
+            }
+            #[test]
             fn walk_with_high_water_mark_ends_under_appends() {
                 rc::walk::walk_high_water_mark_under_appends::<$db, $reader>();
             }

@@ -67,6 +67,66 @@ pub fn walk_all_pages_and_resume<C: SharedDb, R: Reader<C>>() {
     assert_eq!(pages, 0);
 }
 
+/// A consumer that fails after any row resumes after the last row it processed
+/// (`Cursor::after_row`), not after the page's cursor: for a failure after each of the 23 rows
+/// in turn, at page sizes 1 to 4, the rows processed are every row once, in order. Resuming
+/// from the walk's cursor instead skips the rest of the failed page (shown for one position).
+pub fn walk_rows_resume_after_the_last_row_processed<C: SharedDb, R: Reader<C>>() {
+    let shared = C::shared();
+    let conn = &mut shared.connect();
+    let rows: Vec<Ev> = (0..23).map(|n| ev("W1", n, i64::from(n / 3))).collect();
+    conn.insert_evs(&rows).expect("insert");
+    let expected = conn.load_evs("W1").expect("load");
+    let reader = &mut R::open(&shared);
+    let spec = |after, page_size| WalkSpec {
+        after,
+        page_size,
+        high_water_mark: false,
+    };
+    for page_size in 1..=4 {
+        for fail_after in 0..expected.len() {
+            // The first run processes rows one by one and fails after `fail_after + 1` rows.
+            let mut processed: Vec<Ev> = Vec::new();
+            reader.walk("W1", spec(None, page_size), &mut |page, _| {
+                for row in page.expect("page").items {
+                    processed.push(row);
+                    if processed.len() == fail_after + 1 {
+                        return false;
+                    }
+                }
+                true
+            });
+            assert_eq!(processed.len(), fail_after + 1);
+            let resume = processed.last().map(Cursor::after_row);
+            reader.walk("W1", spec(resume, page_size), &mut |page, _| {
+                processed.extend(page.expect("page").items);
+                true
+            });
+            assert_eq!(
+                processed, expected,
+                "page size {page_size}, failed after row {fail_after}"
+            );
+        }
+    }
+    // The walk's own cursor is the end of the page read, so a consumer that failed in the
+    // middle of that page and resumes from it skips the page's unprocessed rows.
+    let mut processed: Vec<Ev> = Vec::new();
+    let cursor = reader.walk("W1", spec(None, 4), &mut |page, _| {
+        processed.extend(page.expect("page").items.into_iter().take(2));
+        false
+    });
+    assert_eq!(cursor, Some(Cursor::after(expected[3].key())));
+    reader.walk("W1", spec(cursor, 4), &mut |page, _| {
+        processed.extend(page.expect("page").items);
+        true
+    });
+    assert_eq!(
+        processed.len(),
+        expected.len() - 2,
+        "rows 2 and 3 were skipped"
+    );
+}
+
 /// A high-water walk ends while a writer keeps appending: it yields every row up to the mark
 /// taken at its start exactly once and nothing after it; also when the mark's own row is
 /// deleted during the walk.
