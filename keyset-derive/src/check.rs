@@ -146,6 +146,24 @@ fn keys_compare_sql_not_rust(model: &Model, errors: &mut Errors) {
                 ),
             );
         }
+        if let Some((span, word)) = k.field.expression.as_ref().and_then(clock_call) {
+            errors.push_at(
+                model.end,
+                syn::Error::new(
+                    span,
+                    format!(
+                        "key field `{}` is read through `{word}`, whose value changes from one \
+                         request to the next (the clock, or a random value): every row moves \
+                         between two pages, so a walk repeats and loses rows without an error; \
+                         key on stored values instead: keep the score in a column (updated by \
+                         a job, indexed), or use a form that does not decay with the time of \
+                         the request (e.g. `log(votes) + created_at seconds / 45000` rather than \
+                         `votes / age`)",
+                        k.field.name
+                    ),
+                ),
+            );
+        }
         for (option, span) in &k.field.refused {
             errors.push_at(
                 model.end,
@@ -213,6 +231,102 @@ fn window_call(expression: &crate::model::SelectExpression) -> Option<proc_macro
             .ty
             .as_ref()
             .and_then(|t| find(t.to_token_stream(), true))
+    })
+}
+
+/// Diesel's clock values, written as values (`now`, `today`, `diesel::dsl::now`), not called.
+const CLOCK_VALUES: &[&str] = &["now", "today"];
+
+/// SQL functions whose value depends on the time of the request or is random, as a model
+/// calls them (`define_sql_function!`, `diesel::dsl::sql` literals): matched case-insensitively.
+const CLOCK_FUNCTIONS: &[&str] = &[
+    "now",
+    "current_timestamp",
+    "current_date",
+    "current_time",
+    "localtimestamp",
+    "localtime",
+    "clock_timestamp",
+    "statement_timestamp",
+    "transaction_timestamp",
+    "timeofday",
+    "sysdate",
+    "utc_timestamp",
+    "utc_date",
+    "unix_timestamp",
+    "curdate",
+    "curtime",
+    "random",
+    "rand",
+];
+
+/// Where a select expression (or its written type) reads the clock or a random value: Diesel's
+/// `now` / `today` (bare, or the last segment of a path through `dsl`), a call of one of
+/// [`CLOCK_FUNCTIONS`], or an SQL literal that names one (`sql("CURRENT_TIMESTAMP")`,
+/// SQLite's `'now'`). Returns its span and the word found. What a literal built at run time
+/// holds cannot be seen here (the guide says so).
+fn clock_call(expression: &crate::model::SelectExpression) -> Option<(proc_macro2::Span, String)> {
+    use proc_macro2::{Delimiter, TokenTree};
+    /// The first clock or random word an SQL literal names: a word of [`CLOCK_FUNCTIONS`]
+    /// standing alone (`CURRENT_TIMESTAMP`; `now`, `random`, `rand` and `localtime` only when
+    /// called, as other words are column names too), or SQLite's `'now'`.
+    fn sql_literal(text: &str) -> Option<String> {
+        let lower = text.to_ascii_lowercase();
+        if lower.contains("'now'") {
+            return Some("'now'".to_string());
+        }
+        let word_char = |c: char| c.is_ascii_alphanumeric() || c == '_';
+        let found = |w: &str| {
+            lower.match_indices(w).any(|(at, _)| {
+                let before = lower[..at].chars().next_back();
+                let rest = &lower[at + w.len()..];
+                let after = rest.chars().next();
+                let called = rest.trim_start().starts_with('(');
+                let bare = !matches!(w, "now" | "random" | "rand" | "localtime");
+                !before.is_some_and(word_char) && !after.is_some_and(word_char) && (bare || called)
+            })
+        };
+        CLOCK_FUNCTIONS
+            .iter()
+            .find(|w| found(w))
+            .map(|w| (*w).to_string())
+    }
+    fn find(tokens: proc_macro2::TokenStream) -> Option<(proc_macro2::Span, String)> {
+        let tokens: Vec<TokenTree> = tokens.into_iter().collect();
+        tokens.iter().enumerate().find_map(|(at, t)| match t {
+            TokenTree::Ident(i) => {
+                let name = i.to_string();
+                let called = matches!(tokens.get(at + 1),
+                    Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis);
+                // The path before the word: nothing, or `.. dsl ::`.
+                let after_path = at >= 2
+                    && matches!(&tokens[at - 1], TokenTree::Punct(p) if p.as_char() == ':');
+                let through_dsl = after_path
+                    && matches!(tokens.get(at.wrapping_sub(3)), Some(TokenTree::Ident(d)) if d == "dsl");
+                let value = CLOCK_VALUES.contains(&name.as_str()) && (!after_path || through_dsl);
+                let function = called
+                    && CLOCK_FUNCTIONS
+                        .iter()
+                        .any(|w| name.eq_ignore_ascii_case(w));
+                (value || function).then(|| (i.span(), name))
+            }
+            TokenTree::Literal(l) => {
+                let text = l.to_string();
+                (text.starts_with('"') || text.starts_with("r"))
+                    .then(|| sql_literal(&text))
+                    .flatten()
+                    .map(|w| (l.span(), w))
+            }
+            TokenTree::Group(g) => find(g.stream()),
+            TokenTree::Punct(_) => None,
+        })
+    }
+    use quote::ToTokens;
+    find(expression.expr.to_token_stream()).or_else(|| {
+        expression
+            .ty
+            .as_ref()
+            .and_then(|t| find(t.to_token_stream()))
     })
 }
 
@@ -304,6 +418,66 @@ mod tests {
         assert!(!window(syn::parse_quote!(ranks::rank)));
         assert!(!window(syn::parse_quote!(coalesce(t::lead, 0))));
         assert!(!window(syn::parse_quote!(lower(t::name))));
+    }
+
+    /// The clock and random values are refused wherever they show: Diesel's `now` and
+    /// `today`, clock and random SQL functions called, SQL literals naming them; columns and
+    /// path segments of those names, and words inside other words, are not.
+    #[test]
+    fn clock_reads_are_refused_columns_named_like_them_are_not() {
+        let clock = |expr: syn::Expr| {
+            clock_call(&crate::model::SelectExpression { expr, ty: None }).map(|(_, w)| w)
+        };
+        assert_eq!(
+            clock(syn::parse_quote!(now - posts::created_at)).as_deref(),
+            Some("now")
+        );
+        assert_eq!(
+            clock(syn::parse_quote!(diesel::dsl::now - posts::created_at)).as_deref(),
+            Some("now")
+        );
+        assert_eq!(
+            clock(syn::parse_quote!(dsl::today)).as_deref(),
+            Some("today")
+        );
+        assert_eq!(
+            clock(syn::parse_quote!(posts::votes / clock_timestamp())).as_deref(),
+            Some("clock_timestamp")
+        );
+        assert_eq!(
+            clock(syn::parse_quote!(random())).as_deref(),
+            Some("random")
+        );
+        assert_eq!(
+            clock(syn::parse_quote!(sql::<BigInt>(
+                "votes * 100 / (CURRENT_TIMESTAMP - at)"
+            )))
+            .as_deref(),
+            Some("current_timestamp")
+        );
+        assert_eq!(
+            clock(syn::parse_quote!(sql::<Double>(
+                "julianday('now') - julianday(at)"
+            )))
+            .as_deref(),
+            Some("'now'")
+        );
+        assert_eq!(
+            clock(syn::parse_quote!(sql::<Double>("score / (NOW() - at)"))).as_deref(),
+            Some("now")
+        );
+        assert_eq!(clock(syn::parse_quote!(posts::now)), None);
+        assert_eq!(clock(syn::parse_quote!(lower(posts::name))), None);
+        assert_eq!(
+            clock(syn::parse_quote!(sql::<Text>("known_at || nowhere"))),
+            None
+        );
+        assert_eq!(clock(syn::parse_quote!(posts::random_seed + 1)), None);
+        let typed = crate::model::SelectExpression {
+            expr: syn::parse_quote!(age()),
+            ty: Some(syn::parse_quote!(diesel::dsl::Sub<diesel::dsl::now, posts::created_at>)),
+        };
+        assert_eq!(clock_call(&typed).map(|(_, w)| w).as_deref(), Some("now"));
     }
 
     /// A check's error lands where the part it concerns was read: a duplicate sort between

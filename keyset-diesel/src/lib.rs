@@ -152,7 +152,9 @@ pub use crate::walk::Walk;
 ///
 /// A key field read through `#[diesel(select_expression = ..)]` may be a function of columns,
 /// not an aggregate (`count(..)`, `sum(..)`) or a window function (`row_number()`, `.over()`):
-/// the seek compares it in `WHERE`, so those are compile errors.
+/// the seek compares it in `WHERE`, so those are compile errors; nor the clock or a random value
+/// (`now`, `current_timestamp()`, `random()`), which would move rows between pages: a compile
+/// error where the derive can see it ([keys and limits](crate::guide::keys_and_limits)).
 ///
 /// Struct attributes:
 /// * `#[keyset(version = N)]`: the ordering version ([`Keyset::VERSION`](trait@Keyset), an
