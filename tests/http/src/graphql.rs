@@ -142,6 +142,16 @@ pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
                 body["errors"][0]["extensions"]["code"], code,
                 "{variables}: {body}"
             );
+            // The REST problem's detail too, where it has one.
+            let detail = &body["errors"][0]["extensions"]["detail"];
+            match code {
+                "query_invalid" => assert_eq!(detail, "give `first` or `last`, not both", "{body}"),
+                "page_size_invalid" => assert!(
+                    detail.as_str().is_some_and(|d| d.starts_with("page size")),
+                    "the page size's limits: {body}"
+                ),
+                _ => {}
+            }
             assert!(body["data"].is_null(), "{body}");
             assert!(
                 !body.to_string().contains(&damaged),

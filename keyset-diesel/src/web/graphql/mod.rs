@@ -221,12 +221,17 @@ pub fn connection<K: Keyset, T: OutputType>(
 }
 
 /// The GraphQL error of `problem`: its title as the message, `extensions.code` its code,
-/// `extensions.status` its HTTP status, and `extensions.restartFromFirstPage` when set.
+/// `extensions.status` its HTTP status, `extensions.detail` its detail when it has one (a page
+/// size's limits, which arguments clash; never a token), and
+/// `extensions.restartFromFirstPage` when set.
 pub fn error(problem: &Problem) -> async_graphql::Error {
     let restart = problem.restart_from_first_page;
     async_graphql::Error::new(problem.title.clone()).extend_with(|_, e| {
         e.set("code", problem.code.clone());
         e.set("status", i32::from(problem.status));
+        if let Some(detail) = &problem.detail {
+            e.set("detail", detail.clone());
+        }
         if restart {
             e.set("restartFromFirstPage", true);
         }
