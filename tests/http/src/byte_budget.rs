@@ -48,8 +48,20 @@ pub fn byte_budget_pages_attachments<B: FeedBackend>() {
             }
         }
     });
+    let lens = assert_pages_keep_the_budget(&pages, max_bytes);
+    assert!(lens.contains(&1), "large rows come alone: {lens:?}");
+    assert_every_attachment_row_once(pages);
+}
+
+/// The byte budget's rules on `pages` (the items of each page, in order) read under
+/// `max_bytes` of JSON: a page of several rows keeps the budget, a row larger than the budget
+/// comes alone, and small rows share pages. Returns the page lengths.
+pub(crate) fn assert_pages_keep_the_budget(
+    pages: &[Vec<EventItem>],
+    max_bytes: usize,
+) -> Vec<usize> {
     let size = |e: &EventItem| serde_json::to_vec(e).expect("JSON").len();
-    for page in &pages {
+    for page in pages {
         let bytes: usize = page.iter().map(size).sum();
         assert!(
             page.len() == 1 || bytes <= max_bytes,
@@ -65,7 +77,11 @@ pub fn byte_budget_pages_attachments<B: FeedBackend>() {
         lens.iter().any(|&n| n >= 2),
         "small rows share pages: {lens:?}"
     );
-    assert!(lens.contains(&1), "large rows come alone: {lens:?}");
+    lens
+}
+
+/// `pages` hold every row of `keyset_feed_server::attachment_rows()` once, in order.
+pub(crate) fn assert_every_attachment_row_once(pages: Vec<Vec<EventItem>>) {
     let ids: Vec<String> = pages.into_iter().flatten().map(|e| e.id).collect();
     let expected: Vec<String> = keyset_feed_server::attachment_rows()
         .into_iter()

@@ -5,6 +5,7 @@
 use keyset_feed_server::{EventItem, Settings};
 use serde_json::Value;
 
+use crate::byte_budget::{assert_every_attachment_row_once, assert_pages_keep_the_budget};
 use crate::server::{token_for, FeedBackend, Server};
 
 /// One request's answer: status, `Content-Type`, `Retry-After`, body.
@@ -84,29 +85,8 @@ pub fn export_pages_keep_the_byte_budget<B: FeedBackend>() {
             }
         }
     });
-    let size = |e: &EventItem| serde_json::to_vec(e).expect("JSON").len();
-    for page in &pages {
-        let bytes: usize = page.iter().map(size).sum();
-        assert!(
-            page.len() == 1 || bytes <= max_bytes,
-            "{bytes} bytes in {} rows",
-            page.len()
-        );
-        if page.iter().any(|e| size(e) > max_bytes) {
-            assert_eq!(page.len(), 1, "a row bigger than the budget comes alone");
-        }
-    }
-    let lens: Vec<usize> = pages.iter().map(Vec::len).collect();
-    assert!(
-        lens.iter().any(|&n| n >= 2),
-        "small rows share pages: {lens:?}"
-    );
-    let ids: Vec<String> = pages.into_iter().flatten().map(|e| e.id).collect();
-    let expected: Vec<String> = keyset_feed_server::attachment_rows()
-        .into_iter()
-        .map(|e| e.event_id)
-        .collect();
-    assert_eq!(ids, expected, "every row once, in order");
+    assert_pages_keep_the_budget(&pages, max_bytes);
+    assert_every_attachment_row_once(pages);
 }
 
 /// Export creation refusals. With at most 6 rows an export: W5 (12 rows) is 422
