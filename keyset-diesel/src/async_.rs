@@ -84,6 +84,7 @@
 
 pub use crate::load::async_::LoadPage;
 pub use crate::load::budget::async_::LoadBudgetedPage;
+pub use crate::load::locked::async_::LoadLockedPage;
 pub use crate::paginate::async_::{Async, PaginateDsl};
 pub use crate::snapshot::async_::{with_read_snapshot, SendAsyncFn, TransactionConnection};
 pub use crate::walk::async_::Walk;

@@ -50,6 +50,28 @@ pub enum KeysetError {
          Rust with max_bytes"
     )]
     DistinctByteBudget,
+    /// A byte budget ([`Paginated::max_bytes`](crate::Paginated::max_bytes) or
+    /// [`max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)) on a query with a locking
+    /// clause (`FOR UPDATE`, `SKIP LOCKED`, ..): the rows the budget leaves out would stay
+    /// locked without being delivered, or rows skipped under the lock would be measured.
+    /// Refused before any SQL runs: a locking page takes a page size of rows, not a byte
+    /// budget ([work queues](crate::guide::read_contracts#work-queues-locking-pages)).
+    #[error(
+        "a byte budget cannot cut a locking page: it would lock rows it does not deliver; \
+         give the locking query a page size alone"
+    )]
+    LockingByteBudget,
+    /// A page of a query with a locking clause (`FOR UPDATE`, `SKIP LOCKED`, ..) loaded with
+    /// `load_page`. A locking page reads `LIMIT page_size` rows under the lock, so it locks
+    /// exactly the rows it delivers, and reads its look-ahead with a copy of the query that
+    /// takes no lock; `load_page` does not ask for a query that can be copied (a boxed query
+    /// cannot), so it refuses before any SQL runs. Load the page with `load_locked_page`
+    /// ([work queues](crate::guide::read_contracts#work-queues-locking-pages)).
+    #[error(
+        "a query with a locking clause loads its pages with load_locked_page, which locks only \
+         the rows it delivers (load_page would lock its look-ahead row)"
+    )]
+    LockingQuery,
     /// Two rows of the page query have the same key (every key column equal): the tie-breaker
     /// is not unique in the query's rows, so a cursor cannot name one row and a walk would
     /// lose the rows sharing a key with a page's last row. Causes: a column marked `unique`

@@ -123,6 +123,7 @@ pub use crate::cursor::{Cursor, Direction};
 pub use crate::error::KeysetError;
 pub use crate::keyset::Keyset;
 pub use crate::load::budget::LoadBudgetedPage;
+pub use crate::load::locked::LoadLockedPage;
 pub use crate::load::LoadPage;
 pub use crate::page::Page;
 pub use crate::paginate::budget::{BudgetColumn, ByteBudgeted};
@@ -235,6 +236,9 @@ pub mod __private {
     #[cfg(feature = "diesel-async")]
     pub use crate::load::budget::async_::AsyncBudgetConnection;
     pub use crate::load::budget::BlockingBudgetConnection;
+    #[cfg(feature = "diesel-async")]
+    pub use crate::load::locked::async_::AsyncLockedConnection;
+    pub use crate::load::locked::BlockingLockedConnection;
     pub use crate::load::BlockingPageConnection;
     pub use crate::query::InvalidKeyValue;
     pub use crate::query::{

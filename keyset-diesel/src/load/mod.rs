@@ -20,6 +20,7 @@ mod assemble;
 pub(crate) mod async_;
 pub(crate) mod budget;
 mod check;
+pub(crate) mod locked;
 
 pub(crate) use self::assemble::Loaded;
 
@@ -93,18 +94,15 @@ macro_rules! load_page_query {
 }
 pub(crate) use load_page_query;
 
-/// Reads the page `$page` (a [`Decided`](crate::query::shape::Decided) page) on backend `$db`:
-/// on MySQL/MariaDB the learned index first (the table's indexes listed with `|$sql| $list`,
-/// an expression of the catalog statement's text, when this process has not in the last
-/// minute), then the page statement, loaded with `|$q| $load` ([`load_page_query!`]) and
-/// assembled. Evaluates to the [`Page`]; returns the error from the enclosing function. The
-/// one driver of a page, blocking and async (`.await` inside `$list` and `$load`).
-macro_rules! read_page {
-    ($page:expr, $db:ty, |$sql:ident| $list:expr, |$q:ident| $load:expr) => {{
+/// On MySQL/MariaDB, the index the page `$page` (a mutable
+/// [`Decided`](crate::query::shape::Decided) page) names by itself on backend `$db`: learned
+/// from the table's indexes, listed with `|$sql| $list` (an expression of the catalog
+/// statement's text) when this process has not in the last minute. Evaluates to the index
+/// named, if any, for [`learn::refused`](crate::query::learn::refused).
+macro_rules! name_learned_index {
+    ($page:expr, $db:ty, |$sql:ident| $list:expr) => {{
         use $crate::query::learn;
-        let mut page = $page;
-        // MySQL/MariaDB: the index that serves the seek, when the page names none.
-        let named = match learn::lookup_cached::<$db, _, _>(&page) {
+        match learn::lookup_cached::<$db, _, _>(&$page) {
             Some(lookup) => {
                 let index = match lookup.known(true) {
                     Some(index) => index,
@@ -119,17 +117,77 @@ macro_rules! read_page {
                         lookup.learn(listed.0, listed.1)
                     }
                 };
-                lookup.name(index, &mut page)
+                lookup.name(index, &mut $page)
             }
             None => None,
-        };
+        }
+    }};
+}
+pub(crate) use name_learned_index;
+
+/// Reads the page `$page` (a [`Decided`](crate::query::shape::Decided) page) on backend `$db`:
+/// on MySQL/MariaDB the learned index first ([`name_learned_index!`]), then the page
+/// statement, loaded with `|$q| $load` ([`load_page_query!`]) and assembled. A query with a
+/// locking clause is refused ([`KeysetError::LockingQuery`](crate::KeysetError::LockingQuery):
+/// [`read_locked_page!`] reads it). Evaluates to the [`Page`]; returns the error from the
+/// enclosing function. The one driver of a page, blocking and async (`.await` inside `$list`
+/// and `$load`).
+macro_rules! read_page {
+    ($page:expr, $db:ty, |$sql:ident| $list:expr, |$q:ident| $load:expr) => {{
+        let mut page = $page;
+        page.refuse_lock()?;
+        let named = $crate::load::name_learned_index!(page, $db, |$sql| $list);
         let (query, assembly) = page.statement::<$db>();
         let loaded = $crate::load::load_page_query!(query, $db, assembly.total, |$q| $load
-            .map_err(|e| learn::refused(named.as_ref(), e))?);
+            .map_err(|e| $crate::query::learn::refused(named.as_ref(), e))?);
         loaded.into_page(assembly)?
     }};
 }
 pub(crate) use read_page;
+
+/// Reads the page `$page` of a query with a locking clause, as [`read_page!`] reads a page
+/// (a query without one pages as there): the page statement reads `LIMIT page_size` rows
+/// under the lock, then the statements without a lock that copies of the query (`$copy`, a
+/// `fn(&Q) -> Q`) make ([`LockPlan`](crate::query::shape::LockPlan)): the look-ahead and the
+/// other side's probe (each loaded with `|$probe| $load_probe`) and the count (`|$count|
+/// $load_count`), each when needed.
+macro_rules! read_locked_page {
+    (
+        $page:expr, $db:ty, $copy:expr,
+        |$probe:ident| $load_probe:expr,
+        |$count:ident| $load_count:expr,
+        |$sql:ident| $list:expr,
+        |$q:ident| $load:expr
+    ) => {{
+        let mut page = $page;
+        let lock = page.lock_plan($copy);
+        let named = $crate::load::name_learned_index!(page, $db, |$sql| $list);
+        let (query, assembly) = page.statement::<$db>();
+        let loaded = $crate::load::load_page_query!(query, $db, assembly.total, |$q| $load
+            .map_err(|e| $crate::query::learn::refused(named.as_ref(), e))?);
+        match (lock, loaded) {
+            (Some(lock), $crate::load::Loaded::Rows(rows)) => {
+                let after = lock.after(&rows);
+                let more = match after.look_ahead {
+                    Some($probe) => !$load_probe?.is_empty(),
+                    None => false,
+                };
+                let other_side = match after.other_side {
+                    Some($probe) => Some(!$load_probe?.is_empty()),
+                    None => None,
+                };
+                let total = match after.count {
+                    Some($count) => $load_count?.first().copied(),
+                    None => None,
+                };
+                $crate::load::Loaded::Rows(rows)
+                    .into_page(assembly.locked(more, other_side, total))?
+            }
+            (_, loaded) => loaded.into_page(assembly)?,
+        }
+    }};
+}
+pub(crate) use read_locked_page;
 
 /// Reads the page of `$budgeted` (a [`ByteBudgeted`](crate::paginate::budget::ByteBudgeted))
 /// on backend `$db`: its plan (`query/shape.rs`), the budget's probe and, when asked for, the

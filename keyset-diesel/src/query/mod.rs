@@ -38,7 +38,7 @@ pub(crate) mod union;
 pub use self::budget::{BudgetProbe, CountQuery};
 pub use self::preview::PageSql;
 pub use self::seek::{KeysetOrder, SeekPredicate};
-pub use self::source::{PageSource, SelectParts};
+pub use self::source::{PageSource, RowLock, SelectParts};
 pub use self::statement::PageStatement;
 pub use self::union::UnionPage;
 pub use crate::backend::BackendKind;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::budget::{BudgetProbe, CountQuery};
 use super::seek::{keyset_dialect, FarBound, KeysetOrder, SeekPredicate};
-use super::source::PageSource;
+use super::source::{PageSource, RowLock};
 use super::statement::PageStatement;
 use super::union::UnionPage;
 use super::PageQuery;
@@ -76,6 +76,10 @@ pub(crate) struct Decided<Q, K: Keyset> {
     /// The backend, for the check of a bound found later (a budget's window end).
     kind: BackendKind,
     measured: Option<Measured>,
+    /// The query's locking clause: the page reads `LIMIT page_size` rows under it, and what
+    /// the look-ahead, the probe and the count read comes from statements without it
+    /// ([`LockPlan`]).
+    lock: Option<RowLock>,
 }
 
 /// Checks `paginated`'s options for backend `DB` and works out what the backend writes: the
@@ -83,8 +87,9 @@ pub(crate) struct Decided<Q, K: Keyset> {
 ///
 /// # Errors
 /// [`KeysetError::InvalidPageSize`] for a page size of 0, the query's own refusals
-/// ([`PageSource::check_clauses`]), [`KeysetError::InvalidCursorKey`] for a cursor or window
-/// end that cannot be bound.
+/// ([`PageSource::check_clauses`]), [`KeysetError::LockingByteBudget`] for a byte budget on a
+/// query with a locking clause, [`KeysetError::InvalidCursorKey`] for a cursor or window end
+/// that cannot be bound.
 pub(crate) fn decide<DB, Q, K, M>(
     paginated: Paginated<Q, K, M>,
 ) -> Result<Decided<Q, K>, KeysetError>
@@ -112,6 +117,10 @@ where
         return Err(KeysetError::InvalidPageSize(0));
     }
     query.check_clauses()?;
+    let lock = query.row_lock();
+    if lock.is_some() && budget.is_some() {
+        return Err(KeysetError::LockingByteBudget);
+    }
     for key in until.as_ref().map(|u| &u.key).into_iter().chain(&cursor) {
         check_bound::<K>(key, DB::KIND)?;
     }
@@ -133,6 +142,7 @@ where
         dialect,
         kind: DB::KIND,
         measured: None,
+        lock,
     })
 }
 
@@ -173,14 +183,19 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
             dialect,
             kind: _,
             measured,
+            lock,
         } = self;
         let index = resolve_index(&query, index);
         let deferred = deferred.unwrap_or(DB::DEFERRED_JOIN && index.is_none());
-        // u32 + 1 always fits in i64.
-        let limit = i64::from(page_size) + 1;
+        // A locking page is one statement that reads (and locks) the rows it delivers: no
+        // look-ahead row, no union (its probe and count are statements of their own that take
+        // no lock, `LockPlan`). u32 + 1 always fits in i64.
+        let locks = lock.is_some();
+        let limit = i64::from(page_size) + i64::from(!locks);
         let order = KeysetOrder::new(walk);
         let until = until.map(|end| FarBound::new(end.key, walk, end.inclusive, dialect));
-        let probed = exact && cursor.is_some();
+        let probed = exact && cursor.is_some() && !locks;
+        let total = total && !locks;
         let assembly = Assembly {
             walk,
             page_size,
@@ -190,10 +205,14 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
             total,
             measured,
         };
-        let seek = cursor.map(|key| SeekPredicate::planned(key, walk, dialect, per_level));
+        let seek = cursor.map(|key| match lock {
+            Some(_) => SeekPredicate::whole(key, walk, dialect),
+            None => SeekPredicate::planned(key, walk, dialect, per_level),
+        });
         // MySQL: a first page whose placement term would sort every row reads the values and
         // the NULL group as two arms, each in index order.
         let (query, seek) = match seek {
+            None if locks => (query, None),
             None => match UnionPage::first_split::<DB>(query, order, deferred, limit, total) {
                 Ok(union) => {
                     let union = union.until(until).index(index);
@@ -232,6 +251,135 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
     }
 }
 
+/// The statements of a locking page that take no lock, each over a copy of its query: after
+/// the page's rows, the look-ahead (is there a row after the last one delivered?), and when
+/// asked for the other side's probe (exact flags) and the count (total count). The page reads
+/// `LIMIT page_size` rows under its lock, so it locks exactly the rows it delivers; a row
+/// another transaction holds is a row for these statements (a plain read takes no row lock and
+/// waits for none), so `has_more` says whether rows follow, held or not
+/// ([work queues](crate::guide::read_contracts#work-queues-locking-pages)).
+pub(crate) struct LockPlan<Q, K: Keyset> {
+    lock: RowLock,
+    page_size: u32,
+    look_ahead: BudgetProbe<Q, K>,
+    other_side: Option<BudgetProbe<Q, K>>,
+    count: Option<CountQuery<Q>>,
+    cursor: Option<K::Key>,
+    dialect: Dialect,
+}
+
+impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
+    /// Refuses a page whose query has a locking clause, for `load_page`.
+    ///
+    /// # Errors
+    /// [`KeysetError::LockingQuery`] when it has one.
+    pub(crate) fn refuse_lock(&self) -> Result<(), KeysetError> {
+        match self.lock {
+            Some(_) => Err(KeysetError::LockingQuery),
+            None => Ok(()),
+        }
+    }
+
+    /// The statements without a lock of a page whose query has a locking clause (`None`
+    /// otherwise), over copies of its query made with `copy` before the page statement takes
+    /// it.
+    pub(crate) fn lock_plan(&self, copy: impl Fn(&Q) -> Q) -> Option<LockPlan<Q, K>> {
+        let lock = self.lock?;
+        let (walk, dialect) = (self.walk, self.dialect);
+        let index = resolve_index(&self.query, self.index);
+        let probe = |until, order, limit| BudgetProbe {
+            query: copy(&self.query),
+            seek: None,
+            until,
+            order,
+            limit,
+            index,
+            columns: Arc::from(Vec::new()),
+        };
+        let until = self
+            .until
+            .as_ref()
+            .map(|end| FarBound::new(end.key.clone(), walk, end.inclusive, dialect));
+        let look_ahead = probe(until, KeysetOrder::new(walk), 1);
+        let other_side = match (&self.cursor, self.exact) {
+            (Some(cursor), true) => Some(probe(
+                Some(FarBound::new(cursor.clone(), walk, true, dialect)),
+                KeysetOrder::new(walk.reversed()),
+                1,
+            )),
+            _ => None,
+        };
+        let count = self.total.then(|| CountQuery {
+            query: copy(&self.query),
+        });
+        Some(LockPlan {
+            lock,
+            page_size: self.page_size,
+            look_ahead,
+            other_side,
+            count,
+            cursor: self.cursor.clone(),
+            dialect,
+        })
+    }
+}
+
+impl<Q, K: Keyset> LockPlan<Q, K> {
+    /// The statements to read after the page's `rows` (in walk order): the look-ahead from
+    /// the last row delivered, or from the cursor when none was, unless the rows answer it (a
+    /// short page that skipped no row, without `SKIP LOCKED`, is the last); then the other
+    /// side's probe and the count, each when asked for.
+    pub(crate) fn after(self, rows: &[K]) -> LockStatements<Q, K> {
+        let LockPlan {
+            lock,
+            page_size,
+            mut look_ahead,
+            other_side,
+            count,
+            cursor,
+            dialect,
+        } = self;
+        let full = rows.len() >= usize::try_from(page_size).unwrap_or(usize::MAX);
+        let look_ahead = (full || lock.skips_locked).then(|| {
+            let after = rows.last().map(Keyset::key).or(cursor);
+            let walk = look_ahead.order.walk();
+            look_ahead.seek = after.map(|key| SeekPredicate::whole(key, walk, dialect));
+            look_ahead
+        });
+        LockStatements {
+            look_ahead,
+            other_side,
+            count,
+        }
+    }
+}
+
+/// What a locking page reads after its rows, without a lock ([`LockPlan::after`]).
+pub(crate) struct LockStatements<Q, K: Keyset> {
+    pub look_ahead: Option<BudgetProbe<Q, K>>,
+    pub other_side: Option<BudgetProbe<Q, K>>,
+    pub count: Option<CountQuery<Q>>,
+}
+
+impl<K: Keyset> Assembly<K> {
+    /// A locking page's assembly, with what its statements without a lock read: whether rows
+    /// follow in the walk's direction, the other side's flag and the total count.
+    pub(crate) fn locked(
+        mut self,
+        more: bool,
+        other_side: Option<bool>,
+        total: Option<i64>,
+    ) -> Self {
+        self.measured = Some(Measured {
+            page_size: self.page_size,
+            cut: more,
+            other_side,
+            total,
+        });
+        self
+    }
+}
+
 /// The statements a byte budget measured in SQL reads before its page: the budget's probe,
 /// and after a cursor the key-only probe of the other side (exact flags) and the count (total
 /// count), each when asked for; then [`Unmeasured::measured`] with their answers.
@@ -256,7 +404,7 @@ pub(crate) struct Unmeasured<Q, K: Keyset> {
 /// row.
 ///
 /// # Errors
-/// As [`decide`].
+/// As [`decide`]; [`KeysetError::LockingByteBudget`] for a query with a locking clause.
 pub(crate) fn budget_plan<DB, Q, K, M>(
     budgeted: ByteBudgeted<Q, K, M>,
 ) -> Result<BudgetPlan<Q, K>, KeysetError>
@@ -271,6 +419,9 @@ where
         columns,
     } = budgeted;
     let page = decide::<DB, _, _, _>(paginated)?;
+    if page.lock.is_some() {
+        return Err(KeysetError::LockingByteBudget);
+    }
     let (walk, dialect) = (page.walk, page.dialect);
     let index = resolve_index(&page.query, page.index);
     let probe = BudgetProbe {

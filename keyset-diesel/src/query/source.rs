@@ -4,7 +4,7 @@
 use diesel::backend::Backend;
 use diesel::query_builder::{
     AstPass, BoxedSelectStatement, FromClause, LimitOffsetClause, QueryBuilder, QueryFragment,
-    SelectStatement,
+    QueryId, SelectStatement,
 };
 use diesel::query_source::{AppearsInFromClause, QuerySource};
 use diesel::QueryResult;
@@ -41,6 +41,72 @@ pub trait PageSource<K: Keyset>: Sized {
     fn default_index(&self) -> Option<&'static str> {
         K::INDEX.filter(|_| self.reads_keyset_table_alone())
     }
+
+    /// The query's locking clause, if it has one.
+    #[doc(hidden)]
+    fn row_lock(&self) -> Option<RowLock> {
+        None
+    }
+}
+
+/// A query's locking clause (`FOR UPDATE`, `FOR NO KEY UPDATE`, `FOR SHARE`, `FOR KEY SHARE`,
+/// each alone, with `SKIP LOCKED` or with `NOWAIT`), as a page needs to know it: a locking page
+/// reads `LIMIT page_size` rows under the lock, so it locks exactly the rows it delivers, and
+/// asks whether more follow with a statement that takes no lock
+/// ([work queues](crate::guide::read_contracts#work-queues-locking-pages)).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RowLock {
+    /// `SKIP LOCKED`: the page may leave out rows other transactions hold, so a short page
+    /// does not mean the end.
+    pub skips_locked: bool,
+}
+
+/// Diesel's locking clause types, named through its own helper types (the types themselves
+/// are private to Diesel), and told apart by their query ids: which clause a statement carries.
+mod lock_clauses {
+    use std::any::TypeId;
+
+    use diesel::dsl;
+    use diesel::query_builder::QueryId;
+
+    use super::{RowLock, SelectStatement};
+
+    /// `SELECT 1`: a statement Diesel lets take every lock.
+    type Base = dsl::select<dsl::AsExprOf<i32, diesel::sql_types::Integer>>;
+
+    /// The locking clause of a select statement.
+    pub trait LockOf {
+        type Lock;
+    }
+
+    impl<F, S, D, W, O, LOf, G, H, LC> LockOf for SelectStatement<F, S, D, W, O, LOf, G, H, LC> {
+        type Lock = LC;
+    }
+
+    /// The query id of the locking clause of statement `S`.
+    fn id_of<S: LockOf>() -> TypeId
+    where
+        S::Lock: QueryId,
+    {
+        TypeId::of::<<S::Lock as QueryId>::QueryId>()
+    }
+
+    /// The lock of the clause whose query id is `id`: none for Diesel's empty clause, one
+    /// that skips locked rows for the four `SKIP LOCKED` clauses.
+    pub fn row_lock(id: TypeId) -> Option<RowLock> {
+        if id == id_of::<Base>() {
+            return None;
+        }
+        let skips_locked = [
+            id_of::<dsl::SkipLocked<dsl::ForUpdate<Base>>>(),
+            id_of::<dsl::SkipLocked<dsl::ForNoKeyUpdate<Base>>>(),
+            id_of::<dsl::SkipLocked<dsl::ForShare<Base>>>(),
+            id_of::<dsl::SkipLocked<dsl::ForKeyShare<Base>>>(),
+        ]
+        .contains(&id);
+        Some(RowLock { skips_locked })
+    }
 }
 
 /// Whether `source` is `T` itself. The names of two types are equal when the types are (a
@@ -62,9 +128,14 @@ where
     O: NoOrderByYet,
     L: NoLimitYet,
     Of: NoOffsetYet,
+    LC: QueryId,
 {
     fn reads_keyset_table_alone(&self) -> bool {
         same_source::<F, K::Table>()
+    }
+
+    fn row_lock(&self) -> Option<RowLock> {
+        lock_clauses::row_lock(std::any::TypeId::of::<LC::QueryId>())
     }
 }
 

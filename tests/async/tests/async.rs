@@ -44,6 +44,7 @@ mod postgres {
         keyset_test_suites::async_db::AsyncPg,
         diesel::pg::Pg
     );
+    keyset_test_suites::async_locking_test!(keyset_test_suites::async_db::AsyncPg);
 
     /// The Chinook walks (page sizes 7 and 50, boxed and not, both ways) through diesel-async's `AsyncPgConnection`.
     #[test]
@@ -71,6 +72,7 @@ mod mysql {
         keyset_test_suites::async_db::AsyncMysql,
         diesel::mysql::Mysql
     );
+    keyset_test_suites::async_locking_test!(keyset_test_suites::async_db::AsyncMysql);
 
     /// The Chinook walks (page sizes 7 and 50, boxed and not, both ways) through diesel-async's `AsyncMysqlConnection`.
     #[test]

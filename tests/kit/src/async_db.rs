@@ -14,12 +14,14 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 
 /// A blocking connection and an async connection to the same database, and the runtime the
-/// async one runs on.
+/// async one runs on. Fields drop in this order: the async connection and its runtime first
+/// (closing its session, so a test that failed inside a transaction leaves no lock behind),
+/// then the blocking fixture, whose clean-up drops the database and would wait for such locks.
 pub struct AsyncDb<C: TestDb, A> {
-    sync: Fixture<C>,
     conn: A,
-    url: String,
     runtime: tokio::runtime::Runtime,
+    sync: Fixture<C>,
+    url: String,
 }
 
 /// SQLite: the blocking connection and `SyncConnectionWrapper<SqliteConnection>`.

@@ -29,6 +29,7 @@ pub mod models;
 pub mod named_sorts;
 pub mod oracle;
 pub mod queries;
+pub mod queue;
 pub mod read_contracts;
 pub mod scenario;
 #[cfg(feature = "postgres")]

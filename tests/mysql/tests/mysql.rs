@@ -592,6 +592,7 @@ fn chinook_walks_equal_order_by() {
 }
 
 keyset_test_suites::locking_clause_test!(diesel::mysql::Mysql);
+keyset_test_suites::locking_suite!(diesel::MysqlConnection);
 
 /// A `TINYINT(1)` holding 2 read as `bool`, a stored value the key type cannot represent, is a
 /// typed error, never a repeated, lost or endless page

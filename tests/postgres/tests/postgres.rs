@@ -20,6 +20,7 @@ keyset_test_suites::plan_check_tests!(
 );
 keyset_test_suites::fault_suite!(diesel::PgConnection);
 keyset_test_suites::locking_clause_test!(diesel::pg::Pg);
+keyset_test_suites::locking_suite!(diesel::PgConnection);
 
 #[path = "postgres/explain.rs"]
 mod explain;

@@ -26,6 +26,7 @@ pub mod count;
 pub mod edges;
 pub mod expr_keys;
 pub mod faults;
+pub mod locking;
 pub mod loud;
 pub mod named_sorts;
 pub mod pinned;
