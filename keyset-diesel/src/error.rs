@@ -51,16 +51,17 @@ pub enum KeysetError {
     )]
     DistinctByteBudget,
     /// A byte budget ([`Paginated::max_bytes`](crate::Paginated::max_bytes) or
-    /// [`max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)) on a query with a locking
-    /// clause (`FOR UPDATE`, `SKIP LOCKED`, ..): the rows the budget leaves out would stay
-    /// locked without being delivered, or rows skipped under the lock would be measured.
-    /// Refused before any SQL runs: a locking page takes a page size of rows, not a byte
-    /// budget ([work queues](crate::guide::read_contracts#work-queues-locking-pages)).
+    /// [`max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql)) or
+    /// [`flags_only`](crate::Paginated::flags_only) on a query with a locking clause (`FOR
+    /// UPDATE`, `SKIP LOCKED`, ..): a locking page delivers every row it locks, and these would
+    /// lock rows they do not deliver (or measure rows skipped under the lock). Refused before
+    /// any SQL runs: give a locking page a page size alone
+    /// ([work queues](crate::guide::read_contracts#work-queues-locking-pages)).
     #[error(
-        "a byte budget cannot cut a locking page: it would lock rows it does not deliver; \
-         give the locking query a page size alone"
+        "a locking page delivers every row it locks: a byte budget or flags_only would lock \
+         rows it does not deliver; give the locking query a page size alone"
     )]
-    LockingByteBudget,
+    LockingPageCut,
     /// A page of a query with a locking clause (`FOR UPDATE`, `SKIP LOCKED`, ..) loaded with
     /// `load_page`. A locking page reads `LIMIT page_size` rows under the lock, so it locks
     /// exactly the rows it delivers, and reads its look-ahead with a copy of the query that

@@ -21,7 +21,7 @@ use crate::{AppState, BoxError, Db, Event, EventItem, Settings};
 ///
 /// ```graphql
 /// events(workspace: String!, first: Int, after: String, last: Int, before: String): EventConnection!
-/// EventConnection { edges: [EventEdge!]!, pageInfo: PageInfo!, totalCount: Int }
+/// EventConnection { edges: [EventEdge!]!, nodes: [Event!]!, pageInfo: PageInfo!, totalCount: Int }
 /// EventEdge { cursor: String!, node: Event! }
 /// Event { id: String!, occurredAt: String!, message: String! }
 /// PageInfo { hasNextPage: Boolean!, hasPreviousPage: Boolean!, startCursor: String, endCursor: String }

@@ -88,7 +88,14 @@ pub(crate) fn assemble<K: Keyset>(
         keep = budget.rows_within(&items[..upto]);
     }
     let measured = assembly.measured;
-    let more_in_walk = items.len() > keep || measured.is_some_and(|m| m.cut);
+    let more_in_walk = if assembly.flags_only {
+        // The one row read is the one that follows; none is delivered.
+        let any = !items.is_empty() || measured.is_some_and(|m| m.cut);
+        items.clear();
+        any
+    } else {
+        items.len() > keep || measured.is_some_and(|m| m.cut)
+    };
     items.truncate(keep);
     // The other side: exact with a probe; otherwise "there was a cursor" (its row was
     // delivered before). The first page (no cursor) has nothing on the other side.
@@ -111,7 +118,10 @@ pub(crate) fn assemble<K: Keyset>(
     let end_cursor = items.last().map(|row| Cursor::after(row.key()));
     Ok(Page {
         items,
-        page_size: measured.map_or(assembly.page_size, |m| m.page_size),
+        page_size: match assembly.flags_only {
+            true => 0,
+            false => measured.map_or(assembly.page_size, |m| m.page_size),
+        },
         direction: assembly.walk,
         has_previous_page,
         has_next_page,

@@ -34,7 +34,7 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     ///
     /// # Errors
     /// As [`Paginated::load_page`];
-    /// [`KeysetError::LockingByteBudget`](crate::KeysetError::LockingByteBudget) with a byte
+    /// [`KeysetError::LockingPageCut`](crate::KeysetError::LockingPageCut) with a byte
     /// budget. A query without a locking clause pages as with `load_page`.
     pub fn load_locked_page<'query, Conn>(self, conn: &mut Conn) -> QueryResult<Page<K>>
     where

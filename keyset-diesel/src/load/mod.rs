@@ -125,21 +125,32 @@ macro_rules! name_learned_index {
 }
 pub(crate) use name_learned_index;
 
-/// Reads the page `$page` (a [`Decided`](crate::query::shape::Decided) page) on backend `$db`:
-/// on MySQL/MariaDB the learned index first ([`name_learned_index!`]), then the page
-/// statement, loaded with `|$q| $load` ([`load_page_query!`]) and assembled. A query with a
-/// locking clause is refused ([`KeysetError::LockingQuery`](crate::KeysetError::LockingQuery):
-/// [`read_locked_page!`] reads it). Evaluates to the [`Page`]; returns the error from the
-/// enclosing function. The one driver of a page, blocking and async (`.await` inside `$list`
-/// and `$load`).
+/// Loads the page `$page` (a mutable [`Decided`](crate::query::shape::Decided) page) on
+/// backend `$db`: on MySQL/MariaDB the learned index first ([`name_learned_index!`]), then the
+/// page statement, loaded with `|$q| $load` ([`load_page_query!`]). Evaluates to the
+/// [`Loaded`] rows and their [`Assembly`](crate::query::shape::Assembly); returns the error
+/// from the enclosing function.
+macro_rules! load_decided {
+    ($page:expr, $db:ty, |$sql:ident| $list:expr, |$q:ident| $load:expr) => {{
+        let named = $crate::load::name_learned_index!($page, $db, |$sql| $list);
+        let (query, assembly) = $page.statement::<$db>();
+        let loaded = $crate::load::load_page_query!(query, $db, assembly.total, |$q| $load
+            .map_err(|e| $crate::query::learn::refused(named.as_ref(), e))?);
+        (loaded, assembly)
+    }};
+}
+pub(crate) use load_decided;
+
+/// Reads the page `$page` (a [`Decided`](crate::query::shape::Decided) page) on backend `$db`
+/// ([`load_decided!`]) and assembles it. A query with a locking clause is refused
+/// ([`KeysetError::LockingQuery`](crate::KeysetError::LockingQuery): [`read_locked_page!`]
+/// reads it). Evaluates to the [`Page`]; returns the error from the enclosing function. The
+/// one driver of a page, blocking and async (`.await` inside `$list` and `$load`).
 macro_rules! read_page {
     ($page:expr, $db:ty, |$sql:ident| $list:expr, |$q:ident| $load:expr) => {{
         let mut page = $page;
         page.refuse_lock()?;
-        let named = $crate::load::name_learned_index!(page, $db, |$sql| $list);
-        let (query, assembly) = page.statement::<$db>();
-        let loaded = $crate::load::load_page_query!(query, $db, assembly.total, |$q| $load
-            .map_err(|e| $crate::query::learn::refused(named.as_ref(), e))?);
+        let (loaded, assembly) = $crate::load::load_decided!(page, $db, |$sql| $list, |$q| $load);
         loaded.into_page(assembly)?
     }};
 }
@@ -161,10 +172,7 @@ macro_rules! read_locked_page {
     ) => {{
         let mut page = $page;
         let lock = page.lock_plan($copy);
-        let named = $crate::load::name_learned_index!(page, $db, |$sql| $list);
-        let (query, assembly) = page.statement::<$db>();
-        let loaded = $crate::load::load_page_query!(query, $db, assembly.total, |$q| $load
-            .map_err(|e| $crate::query::learn::refused(named.as_ref(), e))?);
+        let (loaded, assembly) = $crate::load::load_decided!(page, $db, |$sql| $list, |$q| $load);
         match (lock, loaded) {
             (Some(lock), $crate::load::Loaded::Rows(rows)) => {
                 let after = lock.after(&rows);

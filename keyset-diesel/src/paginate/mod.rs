@@ -98,6 +98,8 @@ pub struct Paginated<Q, K: Keyset, M = Blocking> {
     pub(crate) budget: Option<ByteBudget<K>>,
     pub(crate) total: bool,
     pub(crate) index: IndexHint,
+    /// [`Paginated::flags_only`]: the page reads whether a row follows, and delivers none.
+    pub(crate) flags_only: bool,
 }
 
 /// The far end of a page's window: the rows before `key` in the walk's order, and the row
@@ -155,6 +157,7 @@ impl<Q: fmt::Debug, K: Keyset, M> fmt::Debug for Paginated<Q, K, M> {
             .field("max_bytes", &self.budget.as_ref().map(|b| b.max))
             .field("total_count", &self.total)
             .field("force_index", &self.index)
+            .field("flags_only", &self.flags_only)
             .finish()
     }
 }
@@ -175,6 +178,7 @@ impl<Q: Clone, K: Keyset, M> Clone for Paginated<Q, K, M> {
             budget: self.budget.clone(),
             total: self.total,
             index: self.index,
+            flags_only: self.flags_only,
         }
     }
 }
@@ -195,7 +199,36 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             budget: None,
             total: false,
             index: IndexHint::Declared,
+            flags_only: false,
         }
+    }
+
+    /// Deliver no row, only the flags (and the total count, when asked for with
+    /// [`with_total_count`](Self::with_total_count)): [`has_more`](crate::Page::has_more) says
+    /// whether a row follows the cursor (or exists at all, on a first page) in the walk's
+    /// direction, the other flag is as on any page, and the page has no items and no cursors.
+    /// The page size is ignored: the statement reads one row (`LIMIT 2`, as a page of one
+    /// would). This is Relay's `first: 0` / `last: 0`, asked by clients that read only
+    /// `totalCount` or `pageInfo` ([`web::graphql`](crate::web::graphql) sets it for them).
+    ///
+    /// ```
+    /// # include!("../doctest_setup.rs");
+    /// # fn main() -> QueryResult<()> {
+    /// # let conn = &mut setup();
+    /// let feed = || events::table.filter(events::workspace_id.eq("W9")).select(Event::as_select());
+    /// let page: Page<Event> = feed().paginate_after(None).flags_only().with_total_count().load_page(conn)?;
+    /// assert!(page.items.is_empty() && page.has_next_page && !page.has_previous_page);
+    /// assert_eq!((page.total_count, page.end_cursor), (Some(6), None));
+    /// // After the last row: nothing follows.
+    /// let last = feed().paginate_before(None).page_size(1).load_page(conn)?;
+    /// let page: Page<Event> = feed().paginate_after(last.end_cursor).flags_only().load_page(conn)?;
+    /// assert!(!page.has_next_page);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn flags_only(mut self) -> Self {
+        self.flags_only = true;
+        self
     }
 
     /// Rows per page (at least 1; default [`DEFAULT_PAGE_SIZE`]). The query fetches

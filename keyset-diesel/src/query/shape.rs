@@ -39,6 +39,8 @@ pub(crate) struct Assembly<K: Keyset> {
     pub total: bool,
     /// What a byte budget measured in SQL read before the page, if any.
     pub measured: Option<Measured>,
+    /// [`Paginated::flags_only`]: the page's rows tell the flags and are not delivered.
+    pub flags_only: bool,
 }
 
 /// What the statements of a byte budget measured in SQL
@@ -76,6 +78,7 @@ pub(crate) struct Decided<Q, K: Keyset> {
     /// The backend, for the check of a bound found later (a budget's window end).
     kind: BackendKind,
     measured: Option<Measured>,
+    flags_only: bool,
     /// The query's locking clause: the page reads `LIMIT page_size` rows under it, and what
     /// the look-ahead, the probe and the count read comes from statements without it
     /// ([`LockPlan`]).
@@ -87,8 +90,8 @@ pub(crate) struct Decided<Q, K: Keyset> {
 ///
 /// # Errors
 /// [`KeysetError::InvalidPageSize`] for a page size of 0, the query's own refusals
-/// ([`PageSource::check_clauses`]), [`KeysetError::LockingByteBudget`] for a byte budget on a
-/// query with a locking clause, [`KeysetError::InvalidCursorKey`] for a cursor or window end
+/// ([`PageSource::check_clauses`]), [`KeysetError::LockingPageCut`] for a byte budget or
+/// `flags_only` on a query with a locking clause, [`KeysetError::InvalidCursorKey`] for a cursor or window end
 /// that cannot be bound.
 pub(crate) fn decide<DB, Q, K, M>(
     paginated: Paginated<Q, K, M>,
@@ -112,14 +115,17 @@ where
         budget,
         total,
         index,
+        flags_only,
     } = paginated;
+    // A page of flags only reads one row: whether one follows.
+    let page_size = if flags_only { 1 } else { page_size };
     if page_size == 0 {
         return Err(KeysetError::InvalidPageSize(0));
     }
     query.check_clauses()?;
     let lock = query.row_lock();
-    if lock.is_some() && budget.is_some() {
-        return Err(KeysetError::LockingByteBudget);
+    if lock.is_some() && (budget.is_some() || flags_only) {
+        return Err(KeysetError::LockingPageCut);
     }
     for key in until.as_ref().map(|u| &u.key).into_iter().chain(&cursor) {
         check_bound::<K>(key, DB::KIND)?;
@@ -142,6 +148,7 @@ where
         dialect,
         kind: DB::KIND,
         measured: None,
+        flags_only,
         lock,
     })
 }
@@ -183,6 +190,7 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
             dialect,
             kind: _,
             measured,
+            flags_only,
             lock,
         } = self;
         let index = resolve_index(&query, index);
@@ -204,6 +212,7 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
             budget,
             total,
             measured,
+            flags_only,
         };
         let seek = cursor.map(|key| match lock {
             Some(_) => SeekPredicate::whole(key, walk, dialect),
@@ -404,7 +413,7 @@ pub(crate) struct Unmeasured<Q, K: Keyset> {
 /// row.
 ///
 /// # Errors
-/// As [`decide`]; [`KeysetError::LockingByteBudget`] for a query with a locking clause.
+/// As [`decide`]; [`KeysetError::LockingPageCut`] for a query with a locking clause.
 pub(crate) fn budget_plan<DB, Q, K, M>(
     budgeted: ByteBudgeted<Q, K, M>,
 ) -> Result<BudgetPlan<Q, K>, KeysetError>
@@ -420,7 +429,7 @@ where
     } = budgeted;
     let page = decide::<DB, _, _, _>(paginated)?;
     if page.lock.is_some() {
-        return Err(KeysetError::LockingByteBudget);
+        return Err(KeysetError::LockingPageCut);
     }
     let (walk, dialect) = (page.walk, page.dialect);
     let index = resolve_index(&page.query, page.index);

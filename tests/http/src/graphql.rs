@@ -67,20 +67,25 @@ pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
         };
         let mut forward = Vec::new();
         let mut after = Value::Null;
-        loop {
+        let mut first_row = Value::Null;
+        // The last page's `endCursor`: after the last row.
+        let last_row = loop {
             let c = events(serde_json::json!({ "w": "W9", "first": 2, "after": after })).await;
             let info = &c["pageInfo"];
+            if forward.is_empty() {
+                first_row = info["startCursor"].clone();
+            }
             assert_eq!(info["startCursor"], c["edges"][0]["cursor"]);
             assert_eq!(info["endCursor"], c["edges"][1]["cursor"]);
             assert_eq!(info["hasPreviousPage"], !forward.is_empty(), "{c}");
             assert!(c["edges"][0]["node"]["occurredAt"].is_string());
             forward.extend(ids(&c));
             if info["hasNextPage"] != true {
-                break;
+                break info["endCursor"].clone();
             }
             after = info["endCursor"].clone();
             assert!(forward.len() < 20, "the walk ends");
-        }
+        };
         assert_eq!(forward, ["e101", "e102", "e103", "e104", "e105", "e106"]);
         let mut backward: Vec<Vec<String>> = Vec::new();
         let mut before = Value::Null;
@@ -106,6 +111,63 @@ pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
         )
         .await;
         assert_eq!(body["data"]["events"]["totalCount"], 6, "{body}");
+        // `first: 0` / `last: 0`: no edges and no nodes, exact flags (whether a row lies past
+        // the cursor), the count; `nodes` are the edges' nodes on any other page.
+        let flags = |variables: Value| {
+            let client = &client;
+            async move {
+                let document = "query($w: String!, $first: Int, $after: String, $last: Int, \
+                    $before: String) { events(workspace: $w, first: $first, after: $after, \
+                    last: $last, before: $before) { totalCount nodes { id } edges { cursor } \
+                    pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }";
+                let (status, body) =
+                    graphql(client, base, Some("member-w9"), document, variables).await;
+                assert_eq!(status, 200, "{body}");
+                assert!(body["errors"].is_null(), "{body}");
+                let c = body["data"]["events"].clone();
+                let info = &c["pageInfo"];
+                (
+                    c["edges"].as_array().map_or(usize::MAX, Vec::len),
+                    c["nodes"].as_array().map_or(usize::MAX, Vec::len),
+                    info["hasPreviousPage"].as_bool(),
+                    info["hasNextPage"].as_bool(),
+                    info["startCursor"].is_null() && info["endCursor"].is_null(),
+                    c["totalCount"].as_i64(),
+                )
+            }
+        };
+        for (variables, previous, next) in [
+            (serde_json::json!({ "w": "W9", "first": 0 }), false, true),
+            (
+                serde_json::json!({ "w": "W9", "first": 0, "after": first_row }),
+                true,
+                true,
+            ),
+            (
+                serde_json::json!({ "w": "W9", "first": 0, "after": last_row }),
+                true,
+                false,
+            ),
+            (serde_json::json!({ "w": "W9", "last": 0 }), true, false),
+            (
+                serde_json::json!({ "w": "W9", "last": 0, "before": last_row }),
+                true,
+                true,
+            ),
+            (
+                serde_json::json!({ "w": "W9", "last": 0, "before": first_row }),
+                false,
+                true,
+            ),
+        ] {
+            assert_eq!(
+                flags(variables.clone()).await,
+                (0, 0, Some(previous), Some(next), true, Some(6)),
+                "{variables}"
+            );
+        }
+        let (edges, nodes, ..) = flags(serde_json::json!({ "w": "W9", "first": 4 })).await;
+        assert_eq!((edges, nodes), (4, 4));
         // Refusals: the REST problem's code, no token in the body.
         let damaged = format!("{}x", after.as_str().expect("a cursor"));
         for (who, variables, code) in [
@@ -121,7 +183,7 @@ pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
             ),
             (
                 "member-w9",
-                serde_json::json!({ "w": "W9", "first": 0 }),
+                serde_json::json!({ "w": "W9", "first": -1 }),
                 "page_size_invalid",
             ),
             (

@@ -436,7 +436,7 @@ macro_rules! locking_suite {
                 assert!(
                     matches!(
                         KeysetError::from_diesel(&err),
-                        Some(KeysetError::LockingByteBudget)
+                        Some(KeysetError::LockingPageCut)
                     ),
                     "{err:?}"
                 );

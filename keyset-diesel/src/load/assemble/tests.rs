@@ -31,6 +31,7 @@ fn assembly(page_size: u32, walk: Direction, cursor: Option<i64>) -> Assembly<Ro
         budget: None,
         total: false,
         measured: None,
+        flags_only: false,
     }
 }
 
@@ -223,4 +224,40 @@ fn the_probe_sets_the_other_flag_exactly() {
     )
     .unwrap();
     assert!(page.has_previous_page);
+}
+
+/// `flags_only`: the one row read says that a row follows in the walk's direction; no item,
+/// no cursor, page size 0; the other flag as on any page.
+#[test]
+fn a_page_of_flags_only_delivers_no_row() {
+    for walk in [Direction::Forward, Direction::Backward] {
+        // Rows in walk order after the cursor: 4 forward, 7 backward.
+        let (cursor, next) = match walk {
+            Direction::Forward => (4, 6),
+            Direction::Backward => (7, 4),
+        };
+        for (rows, follows) in [
+            (vec![Row(5)], true),
+            (vec![Row(5), Row(next)], true),
+            (vec![], false),
+        ] {
+            let flags = Assembly {
+                flags_only: true,
+                ..assembly(1, walk, Some(cursor))
+            };
+            let page = assemble(rows, None, None, flags).expect("a page");
+            assert!(page.items.is_empty());
+            assert_eq!(page.has_more(), follows, "{walk:?}");
+            // The other side: "there was a cursor".
+            let other = match walk {
+                Direction::Forward => page.has_previous_page,
+                Direction::Backward => page.has_next_page,
+            };
+            assert!(other);
+            assert_eq!(
+                (page.start_cursor, page.end_cursor, page.page_size),
+                (None, None, 0)
+            );
+        }
+    }
 }

@@ -24,6 +24,7 @@ fn options_are_all_covered<Q, K: Keyset>(paginated: &Paginated<Q, K>) {
         budget: _,
         total: _,
         index: _,
+        flags_only: _,
     } = paginated;
 }
 

@@ -239,9 +239,8 @@ impl<'a, C: AsRef<str>> Walk<'a, C> {
                 .into_const_with(|name| Ok::<_, Infallible>(self.variable(&name)));
             let asked = match value {
                 Ok(ConstValue::Null) => continue,
-                Ok(ConstValue::Number(n)) => {
-                    n.as_u64().filter(|&n| n >= 1).map_or(max, |n| n.min(max))
-                }
+                // 0: flags only, one row read (`RelayArgs::resolve`).
+                Ok(ConstValue::Number(n)) => n.as_u64().map_or(max, |n| n.clamp(1, max)),
                 _ => max,
             };
             size = Some(size.map_or(asked, |s: u64| s.max(asked)));

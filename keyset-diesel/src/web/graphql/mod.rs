@@ -35,6 +35,13 @@
 //! let request = args.resolve::<Event>(&codec, &scope, &policy).map_err(|e| e.message)?;
 //! let page = request.paginate(feed()).load_page(conn)?;
 //! assert_eq!(page.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e103", "e104"]);
+//! // `events(first: 0) { totalCount pageInfo { hasNextPage } }`: no edges, exact flags.
+//! let args = RelayArgs { first: Some(0), ..RelayArgs::default() };
+//! let request = args.resolve::<Event>(&codec, &scope, &policy).map_err(|e| e.message)?;
+//! let page = request.paginate(feed()).with_total_count().load_page(conn)?;
+//! let counted = connection(page, &codec, &scope, |e| e.event_id).map_err(|e| e.message)?;
+//! assert!(counted.edges.is_empty() && counted.has_next_page && !counted.has_previous_page);
+//! assert_eq!(counted.additional_fields.total_count, Some(6));
 //! // Both `first` and `last`: the REST problem's code.
 //! let both = RelayArgs { first: Some(2), last: Some(2), ..RelayArgs::default() };
 //! let error = both.resolve::<Event>(&codec, &scope, &policy).unwrap_err();
@@ -48,7 +55,7 @@ mod cost;
 pub use self::cost::{CostLimit, DocumentCost};
 
 use async_graphql::connection::{
-    Connection, DefaultConnectionName, DefaultEdgeName, DisableNodesField, Edge, EmptyFields,
+    Connection, DefaultConnectionName, DefaultEdgeName, Edge, EmptyFields, EnableNodesField,
 };
 use async_graphql::{ErrorExtensions, OutputType, SimpleObject};
 use serde::Serialize;
@@ -64,7 +71,8 @@ use crate::token::CursorCodec;
 /// A Relay connection of `T`: `edges` (each a token `cursor` and a `node`), `pageInfo`
 /// (`hasNextPage`, `hasPreviousPage`, `startCursor`, `endCursor`: the first and last edges'
 /// cursors) and `totalCount`. Named after the node's GraphQL type: a node type `Event` gives
-/// `EventConnection` and `EventEdge`. No `nodes` shortcut field.
+/// `EventConnection` and `EventEdge`; `nodes`, the edges' nodes without their cursors (as
+/// GitHub's connections have).
 pub type RelayConnection<T> = Connection<
     String,
     T,
@@ -72,7 +80,7 @@ pub type RelayConnection<T> = Connection<
     EmptyFields,
     DefaultConnectionName,
     DefaultEdgeName,
-    DisableNodesField,
+    EnableNodesField,
 >;
 
 /// The connection's `totalCount: Int`: the page's total count when it was read
@@ -107,6 +115,9 @@ pub struct RelayRequest<K: Keyset> {
     pub until: Option<Cursor<K>>,
     /// `first` or `last`, else the policy's default.
     pub page_size: u32,
+    /// `first: 0` or `last: 0`: no edges, only `pageInfo` and `totalCount`
+    /// ([`Paginated::flags_only`]).
+    pub flags_only: bool,
 }
 
 impl RelayArgs {
@@ -117,8 +128,12 @@ impl RelayArgs {
     /// # Errors
     /// A GraphQL error with the message and `extensions.code` of the REST [`Problem`], the
     /// tokens checked first: `cursor_invalid` / `cursor_expired` for a refused cursor (also
-    /// `extensions.restartFromFirstPage: true`); `query_invalid` for both `first` and `last`; `page_size_invalid` for a count of 0 or
-    /// less, or over a rejecting policy's maximum. No message carries the token.
+    /// `extensions.restartFromFirstPage: true`); `query_invalid` for both `first` and `last`;
+    /// `page_size_invalid` for a negative count, or one over a rejecting policy's maximum. No
+    /// message carries the token. A count of 0 asks for no edges: the connection then has
+    /// exact `pageInfo` flags (`hasNextPage` for `first: 0`, `hasPreviousPage` for `last: 0`:
+    /// whether a row lies past the cursor) and `totalCount`, read with one row
+    /// ([`Paginated::flags_only`]).
     pub fn resolve<K: Keyset>(
         &self,
         codec: &CursorCodec,
@@ -144,9 +159,13 @@ impl RelayArgs {
             (first, None) => (Direction::Forward, first),
             (None, last) => (Direction::Backward, last),
         };
-        let page_size = policy
-            .resolve_number(count.map(i64::from))
-            .map_err(|e| error(&Problem::from(&e)))?;
+        let flags_only = count == Some(0);
+        let page_size = match flags_only {
+            true => 1,
+            false => policy
+                .resolve_number(count.map(i64::from))
+                .map_err(|e| error(&Problem::from(&e)))?,
+        };
         let (cursor, until) = match walk {
             Direction::Forward => (after, before.map(Cursor::before)),
             Direction::Backward => (before, after.map(Cursor::after)),
@@ -156,6 +175,7 @@ impl RelayArgs {
             cursor,
             until,
             page_size,
+            flags_only,
         })
     }
 }
@@ -185,9 +205,13 @@ impl<K: Keyset> RelayRequest<K> {
             key,
             direction: self.walk,
         });
-        Paginated::new(query, cursor, self.walk)
+        let paginated = Paginated::new(query, cursor, self.walk)
             .until(self.until)
-            .page_size(self.page_size)
+            .page_size(self.page_size);
+        match self.flags_only {
+            true => paginated.flags_only(),
+            false => paginated,
+        }
     }
 }
 

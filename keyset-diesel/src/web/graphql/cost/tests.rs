@@ -41,13 +41,11 @@ fn a_connection_costs_one_page_read_of_its_page_size() {
     assert_eq!(one("(first: null)"), (1, 20, 0));
     // Over the maximum: clamped or refused, never more than the maximum.
     assert_eq!(one("(first: 1000000)"), (1, 100, 0));
+    // No edges (flags and the count only): one row read.
+    assert_eq!(one("(first: 0)"), (1, 1, 0));
+    assert_eq!(one("(last: 0)"), (1, 1, 0));
     // Refused before any read: counted high.
-    for refused in [
-        "(first: 0)",
-        "(first: -3)",
-        "(first: \"ten\")",
-        "(first: 2.5)",
-    ] {
+    for refused in ["(first: -3)", "(first: \"ten\")", "(first: 2.5)"] {
         assert_eq!(one(refused), (1, 100, 0), "{refused}");
     }
     assert_eq!(one("(first: 5, last: 9)"), (1, 9, 0), "the larger of both");
