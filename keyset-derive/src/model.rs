@@ -45,6 +45,9 @@ pub struct Model {
     /// `#[keyset(sort(Name(field(asc), ..)))]` on the struct, in declaration order (two of
     /// one name included: `check` reports and drops the second).
     pub sorts: Vec<NamedSort>,
+    /// `#[keyset(graphql_sort)]`: the named sorts' enum also derives `async_graphql::Enum`
+    /// (values in GraphQL's upper case: `NEWEST`), so a GraphQL argument needs no mirror of it.
+    pub graphql_sort: bool,
     /// Whether the struct has named fields.
     pub named: bool,
     /// Where reading the model ended: the checks of the whole model report there.

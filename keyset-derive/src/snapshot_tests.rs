@@ -96,3 +96,41 @@ fn model_with_errors_gets_errors_and_a_stub() {
         }
     }));
 }
+
+/// `graphql_sort`: the sorts' enum also derives async-graphql's `Enum` (and only then); on a
+/// model without named sorts it is an error naming the fix.
+#[test]
+fn graphql_sort_derives_the_graphql_enum() {
+    let model = |graphql: proc_macro2::TokenStream| {
+        expand(quote::quote! {
+            #[derive(Keyset)]
+            #[diesel(table_name = posts)]
+            #[keyset(sort(Newest(created_at(desc), id(desc))) #graphql)]
+            pub struct Post {
+                id: i64,
+                created_at: chrono::NaiveDateTime,
+            }
+        })
+    };
+    let with = model(quote::quote!(, graphql_sort));
+    assert!(
+        with.contains("#[derive(::async_graphql::Enum)]\n"),
+        "{with}"
+    );
+    assert!(with.contains("pub enum PostSort"), "{with}");
+    let without = model(quote::quote!());
+    assert!(!without.contains("async_graphql"), "{without}");
+    let no_sorts = expand(quote::quote! {
+        #[derive(Keyset)]
+        #[keyset(graphql_sort)]
+        struct Post {
+            #[keyset(asc)]
+            id: i64,
+        }
+    });
+    assert!(
+        no_sorts.contains("this model has no named sort"),
+        "{no_sorts}"
+    );
+    assert!(!no_sorts.contains("async_graphql"), "{no_sorts}");
+}

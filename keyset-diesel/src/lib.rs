@@ -171,6 +171,10 @@ pub use crate::walk::Walk;
 ///   type `<Model>By<Name>` (`<Model><Name>` for a name starting `By`: `ByAction` gives
 ///   `EventByAction`; the model in a transparent wrapper, the sort's keyset), and the
 ///   model gets one enum `<Model>Sort` of its sorts ([`SortChoice`]); see [`SortRow`].
+/// * `#[keyset(graphql_sort)]` (with named sorts): `<Model>Sort` also derives
+///   `async_graphql::Enum` (values in GraphQL's case: `NEWEST`), the argument type of a
+///   GraphQL field that pages in a named sort, resolved with
+///   `web::graphql::RelayArgs::resolve_sort` (the crate using it depends on async-graphql).
 ///
 /// ```
 /// # use diesel::prelude::*;

@@ -26,13 +26,15 @@ diesel::table! {
 
 /// One feed event. The keyset: `occurred_at ASC, event_id ASC` (event_id is the primary key,
 /// so it is the unique tie-breaker). Two named sorts a request may choose (`?sort=newest` or
-/// `?sort=oldest`): row types `EventByNewest` and `EventByOldest`, enum `EventSort`.
+/// `?sort=oldest`): row types `EventByNewest` and `EventByOldest`, enum `EventSort` (with the
+/// `graphql` feature also the GraphQL enum `EventSort { NEWEST OLDEST }`).
 #[derive(Debug, Clone, Queryable, Selectable, Keyset)]
 #[diesel(table_name = events)]
 #[keyset(sort(
     Newest(occurred_at(desc), event_id(desc)),
     Oldest(occurred_at(asc), event_id(asc))
 ))]
+#[cfg_attr(feature = "graphql", keyset(graphql_sort))]
 pub struct Event {
     pub workspace_id: String,
     #[keyset(asc)]

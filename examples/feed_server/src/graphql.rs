@@ -12,15 +12,24 @@ use keyset_diesel::web::graphql::{self, CostLimit, RelayArgs, RelayConnection, R
 use keyset_diesel::web::Problem;
 use keyset_diesel::Page;
 
+use diesel_async::AsyncConnection;
+use keyset_diesel::async_::LoadBudgetedPage;
+use keyset_diesel::SortRow;
+
 use crate::auth::{bearer, Access};
 use crate::db::with_conn;
 use crate::feed::events;
-use crate::{AppState, BoxError, Db, Event, EventItem, Settings};
+use crate::rest::{workspace_events, WorkspaceEvents};
+use crate::{
+    AppState, BoxError, Db, Event, EventByNewest, EventByOldest, EventItem, EventSort, Settings,
+};
 
 /// The GraphQL schema served at `POST /graphql`:
 ///
 /// ```graphql
 /// events(workspace: String!, first: Int, after: String, last: Int, before: String): EventConnection!
+/// feed(workspace: String!, sort: EventSort, first: Int, after: String, last: Int, before: String): EventConnection!
+/// enum EventSort { NEWEST OLDEST }
 /// EventConnection { edges: [EventEdge!]!, nodes: [Event!]!, pageInfo: PageInfo!, totalCount: Int }
 /// EventEdge { cursor: String!, node: Event! }
 /// Event { id: String!, occurredAt: String!, message: String! }
@@ -54,7 +63,7 @@ pub const GRAPHQL_MAX_BODY: usize = 64 * 1024;
 /// ([`CostLimit`]); 8 levels deep at most; introspection only with
 /// [`Settings::graphql_introspection`].
 pub fn schema(settings: &Settings) -> FeedSchema {
-    let limit = CostLimit::new(settings.policy, &["events"])
+    let limit = CostLimit::new(settings.policy, &["events", "feed"])
         .pages(GRAPHQL_MAX_PAGES)
         .counts(GRAPHQL_MAX_COUNTS)
         .selections(GRAPHQL_MAX_SELECTIONS);
@@ -132,6 +141,102 @@ impl QueryRoot {
                 Err(graphql::error(&Problem::internal()))
             })
     }
+    /// A page of a workspace's events in a named sort (Relay), as `GET
+    /// /workspaces/{workspace}/feed?sort=` pages them: `sort` names it; without it, a cursor
+    /// continues in its token's sort, else `NEWEST`. A cursor of another sort than the one
+    /// named is `sort_mismatch`, as in REST.
+    #[allow(clippy::too_many_arguments)] // Relay's four arguments, the workspace and the sort
+    async fn feed(
+        &self,
+        ctx: &async_graphql::Context<'_>,
+        workspace: String,
+        sort: Option<EventSort>,
+        first: Option<i32>,
+        after: Option<String>,
+        last: Option<i32>,
+        before: Option<String>,
+    ) -> async_graphql::Result<RelayConnection<EventNode>> {
+        let app = ctx.data::<AppState>()?.clone();
+        let member = ctx.data::<Member>()?.0.clone();
+        let args = RelayArgs {
+            first,
+            after,
+            last,
+            before,
+        };
+        let total = ctx.look_ahead().field("totalCount").exists();
+        graphql_feed(&app, &member, &workspace, sort, &args, total)
+            .await
+            .unwrap_or_else(|e| {
+                eprintln!("feed_server: graphql request failed: {e}");
+                Err(graphql::error(&Problem::internal()))
+            })
+    }
+}
+
+/// The connection of `feed(..)`; the outer error is the server's.
+async fn graphql_feed(
+    app: &AppState,
+    member: &str,
+    workspace: &str,
+    sort: Option<EventSort>,
+    args: &RelayArgs,
+    total: bool,
+) -> Result<async_graphql::Result<RelayConnection<EventNode>>, BoxError> {
+    let workspace = match app.db.access(member, workspace).await? {
+        Access::UnknownCaller | Access::NotAMember | Access::NotCanonical => {
+            return Ok(Err(graphql::error(&Problem::not_found())))
+        }
+        Access::Granted(workspace) => workspace,
+    };
+    // The REST feed's scope: its tokens and these are the same.
+    let scope = ("events", workspace.as_str());
+    let sort = match args.resolve_sort(sort, EventSort::Newest, &app.codec, &scope) {
+        Ok(sort) => sort,
+        Err(e) => return Ok(Err(e)),
+    };
+    let (w, s) = (workspace.as_str(), &scope);
+    with_conn!(&app.db, |conn| match sort {
+        EventSort::Newest =>
+            sorted_connection::<EventByNewest, _>(conn, app, w, s, args, total).await,
+        EventSort::Oldest =>
+            sorted_connection::<EventByOldest, _>(conn, app, w, s, args, total).await,
+    })
+}
+
+/// The connection of a page of `workspace`'s events in named sort `K` on diesel-async
+/// connection `conn`: one function for every sort and every backend, as the REST feed's.
+async fn sorted_connection<K, C>(
+    conn: &mut C,
+    app: &AppState,
+    workspace: &str,
+    scope: &(&str, &str),
+    args: &RelayArgs,
+    total: bool,
+) -> Result<async_graphql::Result<RelayConnection<EventNode>>, BoxError>
+where
+    C: AsyncConnection,
+    K: SortRow<Event, C::Backend>,
+    WorkspaceEvents<K, C::Backend>: LoadBudgetedPage<'static, C, K>,
+{
+    let request = match args.resolve::<K>(&app.codec, scope, &app.settings.policy) {
+        Ok(request) => request,
+        Err(e) => return Ok(Err(e)),
+    };
+    let paginated = request.paginate_async(workspace_events::<K, C::Backend>(workspace));
+    let paginated = if total {
+        paginated.with_total_count()
+    } else {
+        paginated
+    };
+    let page = paginated
+        .max_bytes_in_sql(app.settings.max_bytes, events::attachment)
+        .budget_column(events::message)
+        .load_page(conn)
+        .await?;
+    Ok(graphql::connection(page, &app.codec, scope, |row| {
+        EventNode::from(row.into())
+    }))
 }
 
 /// The connection of `events(..)`; the outer error is the server's.

@@ -299,13 +299,13 @@ where
 }
 
 /// The query of `workspace`'s events selected as `K` on backend `DB`.
-type WorkspaceEvents<K, DB> = diesel::dsl::Select<
+pub(crate) type WorkspaceEvents<K, DB> = diesel::dsl::Select<
     diesel::dsl::Filter<events::table, diesel::dsl::Eq<events::workspace_id, String>>,
     diesel::dsl::AsSelect<K, DB>,
 >;
 
 /// [`WorkspaceEvents`].
-fn workspace_events<K, DB>(workspace: &str) -> WorkspaceEvents<K, DB>
+pub(crate) fn workspace_events<K, DB>(workspace: &str) -> WorkspaceEvents<K, DB>
 where
     DB: diesel::backend::Backend,
     K: SortRow<Event, DB>,

@@ -94,6 +94,7 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         version: None,
         index: None,
         sorts: Vec::new(),
+        graphql_sort: None,
     };
     for attr in input.attrs.iter().filter(|a| a.path().is_ident("keyset")) {
         struct_attrs.read(attr, errors);
@@ -102,8 +103,17 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         version,
         index,
         sorts,
+        graphql_sort,
         ..
     } = struct_attrs;
+    if let (Some(span), true) = (graphql_sort, sorts.is_empty()) {
+        errors.push(syn::Error::new(
+            span,
+            "`graphql_sort` makes the named sorts' enum a GraphQL enum, and this model has no \
+             named sort: declare them, e.g. #[keyset(sort(Newest(created_at(desc), id(desc))), \
+             graphql_sort)], or drop `graphql_sort`",
+        ));
+    }
     // The fields' errors come after the struct's: their marks move past the struct's errors.
     let struct_errors = errors.len();
     errors.append(field_errors);
@@ -118,6 +128,7 @@ pub fn model(input: &DeriveInput, errors: &mut Errors) -> Option<Model> {
         version,
         index,
         sorts,
+        graphql_sort: graphql_sort.is_some(),
         named,
         end: errors.mark(),
     })

@@ -21,6 +21,8 @@ pub(super) struct StructAttrs<'a> {
     pub version: Option<Spanned<u32>>,
     pub index: Option<Spanned<String>>,
     pub sorts: Vec<NamedSort>,
+    /// `graphql_sort`: the named sorts' enum is also a GraphQL enum.
+    pub graphql_sort: Option<Span>,
 }
 
 impl StructAttrs<'_> {
@@ -46,6 +48,19 @@ impl StructAttrs<'_> {
                 "version" => self.version(&meta, span, errors),
                 "index" => index_value(&meta, span, &mut self.index, INDEX_EXAMPLE, errors),
                 "sort" => self.sort(&meta, span, errors),
+                "graphql_sort" => {
+                    if meta.input.peek(syn::Token![=]) || meta.input.peek(syn::token::Paren) {
+                        skip_meta_value(&meta)?;
+                        errors.push(syn::Error::new(
+                            span,
+                            "`graphql_sort` takes no value: write #[keyset(graphql_sort)] (the \
+                             named sorts' enum also derives `async_graphql::Enum`)",
+                        ));
+                    } else {
+                        self.graphql_sort = Some(span);
+                    }
+                    Ok(())
+                }
                 _ => {
                     skip_meta_value(&meta)?;
                     let message = if OPTIONS.contains(&word.as_str()) {
@@ -60,9 +75,10 @@ impl StructAttrs<'_> {
                         format!(
                             "unknown keyset option `{word}` on the struct: the struct takes the \
                              ordering version, e.g. #[keyset(version = 2)], the index the \
-                             pages read, e.g. #[keyset(index = \"events_feed\")], and named \
+                             pages read, e.g. #[keyset(index = \"events_feed\")], named \
                              sorts, e.g. \
-                             #[keyset(sort(Newest(created_at(desc), id(desc))))]; column options \
+                             #[keyset(sort(Newest(created_at(desc), id(desc))))], and \
+                             `graphql_sort` (their enum as a GraphQL enum); column options \
                              ({}) go on fields",
                             OPTIONS.join(", ")
                         )

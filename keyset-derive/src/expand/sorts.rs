@@ -218,9 +218,15 @@ pub(super) fn sort_enum(model: &Model) -> TokenStream {
          `#[derive(Keyset)]`.",
         names.join("|")
     );
+    // `graphql_sort`: async-graphql's own derive, in the application's crate (which depends
+    // on async-graphql to serve GraphQL at all).
+    let graphql = model
+        .graphql_sort
+        .then(|| quote!(#[derive(::async_graphql::Enum)]));
     quote! {
         #[doc = #doc]
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        #graphql
         #[allow(dead_code)]
         #vis enum #sort_enum {
             #[doc = #first_doc]

@@ -67,6 +67,39 @@ pub enum PageRequestError {
     },
 }
 
+/// The sort of a request whose tokens are `tokens`: the one it names (`requested`), which
+/// every token must have been made in; with no sort named, the sort of its tokens (all one);
+/// with neither, `default`. What [`PageParams::resolve_sort`] and the GraphQL
+/// `RelayArgs::resolve_sort` decide.
+///
+/// # Errors
+/// [`PageRequestError::SortMismatch`] when a token was made in another sort than the one named
+/// (or than another token's); [`PageRequestError::Cursor`] when a token is refused.
+pub(crate) fn sort_of_tokens<'t, S: SortChoice>(
+    tokens: impl IntoIterator<Item = &'t str>,
+    requested: Option<S>,
+    default: S,
+    codec: &CursorCodec,
+    scope: &(impl Serialize + ?Sized),
+) -> Result<S, PageRequestError> {
+    let mut sort = requested;
+    for token in tokens {
+        let made_in = codec
+            .peek_sort::<S>(token, scope)
+            .map_err(PageRequestError::Cursor)?;
+        match sort {
+            Some(named) if named != made_in => {
+                return Err(PageRequestError::SortMismatch {
+                    requested: named.name(),
+                    token: made_in.name(),
+                })
+            }
+            _ => sort = Some(made_in),
+        }
+    }
+    Ok(sort.unwrap_or(default))
+}
+
 impl PageParams {
     /// The sort of the request: the one it names (`requested`, e.g. from
     /// [`SortParam`](crate::web::SortParam)); with a cursor and no sort named, the sort the
@@ -119,19 +152,7 @@ impl PageParams {
         codec: &CursorCodec,
         scope: &(impl Serialize + ?Sized),
     ) -> Result<S, PageRequestError> {
-        let Some(token) = self.cursor.as_deref() else {
-            return Ok(requested.unwrap_or(default));
-        };
-        let made_in = codec
-            .peek_sort::<S>(token, scope)
-            .map_err(PageRequestError::Cursor)?;
-        match requested {
-            Some(requested) if requested != made_in => Err(PageRequestError::SortMismatch {
-                requested: requested.name(),
-                token: made_in.name(),
-            }),
-            _ => Ok(made_in),
-        }
+        sort_of_tokens(self.cursor.as_deref(), requested, default, codec, scope)
     }
 
     /// Checks the parameters: the token with `codec` for keyset `K` and `scope` (the request's

@@ -246,3 +246,75 @@ pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
         );
     });
 }
+
+/// `feed(sort: ..)`: the named sorts of the REST feed as a GraphQL enum (`NEWEST`, `OLDEST`,
+/// derived with the sorts). Each sort walks in its own order; a cursor without `sort`
+/// continues in its token's sort; a cursor of another sort than the one named is
+/// `sort_mismatch` with `restartFromFirstPage` and both names in `detail`, as REST answers.
+pub fn graphql_feed_sorts_as_rest_with_sort_mismatch<B: FeedBackend>() {
+    const FEED: &str = "query($w: String!, $sort: EventSort, $first: Int, $after: String) {
+  feed(workspace: $w, sort: $sort, first: $first, after: $after) {
+    edges { node { id } }
+    pageInfo { hasNextPage endCursor }
+  }
+}";
+    let server = Server::start::<B>(Settings::default());
+    let client = reqwest::Client::new();
+    server.rt.block_on(async {
+        let base = &server.base;
+        let feed = |variables: Value| {
+            let client = &client;
+            async move {
+                graphql(client, base, Some("member-w9"), FEED, variables)
+                    .await
+                    .1
+            }
+        };
+        let ids = |body: &Value| -> Vec<String> {
+            body["data"]["feed"]["edges"]
+                .as_array()
+                .expect("edges")
+                .iter()
+                .map(|e| e["node"]["id"].as_str().expect("id").to_string())
+                .collect()
+        };
+        for (sort, first_page, second_page) in [
+            (Value::Null, ["e106", "e105"], ["e104", "e103"]),
+            ("NEWEST".into(), ["e106", "e105"], ["e104", "e103"]),
+            ("OLDEST".into(), ["e101", "e102"], ["e103", "e104"]),
+        ] {
+            let body = feed(serde_json::json!({ "w": "W9", "sort": sort, "first": 2 })).await;
+            assert!(body["errors"].is_null(), "{body}");
+            assert_eq!(ids(&body), first_page, "{sort}");
+            let cursor = body["data"]["feed"]["pageInfo"]["endCursor"].clone();
+            // No `sort`: the token's.
+            let body = feed(serde_json::json!({ "w": "W9", "first": 2, "after": cursor })).await;
+            assert_eq!(ids(&body), second_page, "{sort} then the token's sort");
+            // The other sort named with this cursor: refused as REST refuses it.
+            let other = if first_page[0] == "e106" {
+                "OLDEST"
+            } else {
+                "NEWEST"
+            };
+            let body = feed(serde_json::json!({
+                "w": "W9", "sort": other, "first": 2, "after": cursor
+            }))
+            .await;
+            let error = &body["errors"][0];
+            assert_eq!(error["extensions"]["code"], "sort_mismatch", "{body}");
+            assert_eq!(error["extensions"]["restartFromFirstPage"], true, "{body}");
+            let detail = error["extensions"]["detail"].as_str().expect("detail");
+            assert!(
+                detail.contains("newest") && detail.contains("oldest"),
+                "{detail}"
+            );
+            assert!(
+                body["data"].is_null() || body["data"]["feed"].is_null(),
+                "{body}"
+            );
+        }
+        // The enum's values are the sorts': anything else is GraphQL's own refusal.
+        let body = feed(serde_json::json!({ "w": "W9", "sort": "TOP", "first": 2 })).await;
+        assert!(!body["errors"].is_null(), "{body}");
+    });
+}

@@ -68,6 +68,10 @@ macro_rules! feed_server_suite {
             $crate::graphql::graphql_relay_connection_walks_both_ways::<$db>();
         }
         #[test]
+        fn feed_server_graphql_feed_sorts_as_rest_with_sort_mismatch() {
+            $crate::graphql::graphql_feed_sorts_as_rest_with_sort_mismatch::<$db>();
+        }
+        #[test]
         fn feed_server_graphql_cost_caps_page_reads() {
             $crate::graphql_limits::graphql_cost_caps_page_reads::<$db>();
         }

@@ -60,12 +60,14 @@ use async_graphql::connection::{
 use async_graphql::{ErrorExtensions, OutputType, SimpleObject};
 use serde::Serialize;
 
+use super::params::sort_of_tokens;
 use super::Problem;
 use crate::cursor::{Cursor, Direction};
 use crate::keyset::Keyset;
 use crate::page::Page;
 use crate::page_size::PageSizePolicy;
 use crate::paginate::{PaginateDsl, Paginated};
+use crate::sort::SortChoice;
 use crate::token::CursorCodec;
 
 /// A Relay connection of `T`: `edges` (each a token `cursor` and a `node`), `pageInfo`
@@ -121,6 +123,65 @@ pub struct RelayRequest<K: Keyset> {
 }
 
 impl RelayArgs {
+    /// The sort of the request, for a model with named sorts (`S` is its generated
+    /// `<Model>Sort`; `#[keyset(graphql_sort)]` makes it a GraphQL enum argument): the one it
+    /// names (`requested`), which `after` and `before` must have been made in; with no sort
+    /// named, their tokens' sort, so a client that pages on without the argument stays in its
+    /// sort; with neither, `default`. Then [`resolve`](Self::resolve) the page for that sort's
+    /// row type. As [`PageParams::resolve_sort`](super::PageParams::resolve_sort) for REST.
+    ///
+    /// ```
+    /// # include!("../../doctest_setup.rs");
+    /// use keyset_diesel::token::SecretKey;
+    /// use keyset_diesel::web::graphql::RelayArgs;
+    /// use keyset_diesel::{Cursor, CursorCodec};
+    ///
+    /// #[derive(Queryable, Selectable, Keyset)]
+    /// #[diesel(table_name = events)]
+    /// #[keyset(sort(Oldest(occurred_at(asc), event_id(asc)), Latest(occurred_at(desc), event_id(desc))))]
+    /// struct Post {
+    ///     #[keyset(asc, unique)]
+    ///     event_id: String,
+    ///     occurred_at: chrono::NaiveDateTime,
+    /// }
+    ///
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let codec = CursorCodec::builder()
+    ///     .signing_key(SecretKey::new(1, b"a 32+ byte secret from your secret store")?)
+    ///     .build()?;
+    /// let at = chrono::NaiveDate::from_ymd_opt(2026, 1, 2).unwrap().and_hms_opt(3, 4, 5).unwrap();
+    /// let token = codec.encode(&Cursor::<PostByLatest>::after((at, "e9".into())), &"W9")?;
+    /// let args = RelayArgs { first: Some(2), after: Some(token), ..RelayArgs::default() };
+    /// // No sort named: the token's.
+    /// assert_eq!(args.resolve_sort(None, PostSort::Oldest, &codec, &"W9").map_err(|e| e.message)?, PostSort::Latest);
+    /// // Another sort than the token's: the REST problem's code.
+    /// let error = args.resolve_sort(Some(PostSort::Oldest), PostSort::Oldest, &codec, &"W9").unwrap_err();
+    /// assert_eq!(error.extensions.unwrap().get("code"), Some(&"sort_mismatch".into()));
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// # Errors
+    /// A GraphQL error with the REST problem's code: `sort_mismatch` (and
+    /// `extensions.restartFromFirstPage: true`, both sort names in `extensions.detail`) when
+    /// a token was made in another sort than the one named, or than the other token;
+    /// `cursor_invalid` / `cursor_expired` for a refused token.
+    pub fn resolve_sort<S: SortChoice>(
+        &self,
+        requested: Option<S>,
+        default: S,
+        codec: &CursorCodec,
+        scope: &(impl Serialize + ?Sized),
+    ) -> Result<S, async_graphql::Error> {
+        let tokens = self
+            .after
+            .as_deref()
+            .into_iter()
+            .chain(self.before.as_deref());
+        sort_of_tokens(tokens, requested, default, codec, scope)
+            .map_err(|e| error(&Problem::from(&e)))
+    }
+
     /// Checks the arguments: each cursor with `codec` for keyset `K` and `scope`, the count
     /// with `policy` (a count over the maximum is refused or clamped, as the policy says).
     /// `after` with `before` reads the window between them.
