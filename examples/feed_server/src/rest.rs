@@ -3,7 +3,7 @@
 //! (a named sort chosen per request), with the page queries they run.
 
 use axum::extract::{Path, State};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LINK, VARY};
+use axum::http::header::VARY;
 use axum::http::{HeaderMap, HeaderValue, Uri};
 use axum::response::{IntoResponse, Response};
 use diesel::prelude::*;
@@ -161,23 +161,12 @@ async fn answer(
             return Ok(e.into_response());
         }
     };
-    let link = body.links.as_ref().map(|links| links.header_value());
-    // The page carries tokens and one member's rows: never cached, and never served to
-    // another caller by a shared cache.
-    let mut response = (
-        [
-            (CONTENT_TYPE, HeaderValue::from_static("application/json")),
-            (CACHE_CONTROL, HeaderValue::from_static("no-store")),
-            (VARY, HeaderValue::from_static("Authorization")),
-        ],
-        serde_json::to_vec(&body)?,
-    )
-        .into_response();
-    if let Some(link) = link {
-        response
-            .headers_mut()
-            .insert(LINK, HeaderValue::from_str(&link)?);
-    }
+    // The crate's page response: the body, `Link`, `Cache-Control: no-store` (the page carries
+    // tokens and one member's rows); and never served to another caller by a shared cache.
+    let mut response = body.into_response();
+    response
+        .headers_mut()
+        .insert(VARY, HeaderValue::from_static("Authorization"));
     Ok(response)
 }
 

@@ -1,13 +1,13 @@
-//! The axum glue (feature `axum`): [`PageParams`] as an extractor, [`Problem`] and
-//! [`PageRequestError`] as responses.
+//! The axum glue (feature `axum`): [`PageParams`] as an extractor, [`PageResponse`],
+//! [`Problem`] and [`PageRequestError`] as responses.
 
 use axum::extract::{FromRequestParts, Query};
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE, LINK};
 use axum::http::request::Parts;
 use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::{PageParams, PageRequestError, Problem};
+use super::{PageParams, PageRequestError, PageResponse, Problem};
 use crate::sort::SortChoice;
 
 /// The status, `Content-Type: application/problem+json`, `Cache-Control: no-store` and the
@@ -34,6 +34,61 @@ impl IntoResponse for Problem {
             ) {
                 response.headers_mut().insert(name, value);
             }
+        }
+        response
+    }
+}
+
+/// A page's answer: 200 with the JSON body, `Content-Type: application/json`,
+/// `Cache-Control: no-store` (a page carries tokens and one caller's rows: no cache keeps it,
+/// for this caller or another) and, when the body has [`links`](PageResponse::links)
+/// ([`with_links`](PageResponse::with_links)), the `Link` header of the same URLs (RFC 8288:
+/// `<..>; rel="next", <..>; rel="prev", <..>; rel="first"`). The one place these headers are
+/// written; add your own (`Vary`) to the response. A body that does not serialize is
+/// [`Problem::internal`], never a panic.
+///
+/// ```
+/// use axum::response::IntoResponse;
+/// use keyset_diesel::web::PageResponse;
+///
+/// let body = PageResponse::<String> {
+///     items: vec!["e101".into()],
+///     next_cursor: Some("AbC".into()),
+///     has_more: true,
+///     page_size: 1,
+///     start_cursor: Some("XyZ".into()),
+///     end_cursor: Some("AbC".into()),
+///     has_previous_page: false,
+///     has_next_page: true,
+///     item_cursors: None,
+///     total_count: None,
+///     links: None,
+/// }
+/// .with_links("/feed?page_size=1");
+/// let response = body.into_response();
+/// assert_eq!(response.headers()["cache-control"], "no-store");
+/// assert_eq!(
+///     response.headers()["link"],
+///     "</feed?page_size=1&cursor=AbC>; rel=\"next\", </feed?page_size=1>; rel=\"first\""
+/// );
+/// ```
+impl<T: serde::Serialize> IntoResponse for PageResponse<T> {
+    fn into_response(self) -> Response {
+        let Ok(body) = serde_json::to_vec(&self) else {
+            return Problem::internal().into_response();
+        };
+        let mut response = body.into_response();
+        let headers = response.headers_mut();
+        headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        headers.insert(CACHE_CONTROL, HeaderValue::from_static("no-store"));
+        // URLs built from the request's own URL: a value that is not a valid header (it never
+        // is) is left out, never a panic.
+        if let Some(Ok(link)) = self
+            .links
+            .as_ref()
+            .map(|links| HeaderValue::from_str(&links.header_value()))
+        {
+            headers.insert(LINK, link);
         }
         response
     }

@@ -51,13 +51,15 @@
 //! ```
 
 mod cost;
+#[cfg(test)]
+mod tests;
 
 pub use self::cost::{CostLimit, DocumentCost};
 
 use async_graphql::connection::{
     Connection, DefaultConnectionName, DefaultEdgeName, Edge, EmptyFields, EnableNodesField,
 };
-use async_graphql::{ErrorExtensions, OutputType, SimpleObject};
+use async_graphql::{ErrorExtensions, ObjectType, OutputType, SimpleObject};
 use serde::Serialize;
 
 use super::params::sort_of_tokens;
@@ -70,20 +72,20 @@ use crate::paginate::{PaginateDsl, Paginated};
 use crate::sort::SortChoice;
 use crate::token::CursorCodec;
 
-/// A Relay connection of `T`: `edges` (each a token `cursor` and a `node`), `pageInfo`
+/// A Relay connection of `T`: `edges` (each a token `cursor` and a `node`), `nodes` (the
+/// edges' nodes without their cursors, as GitHub's connections have), `pageInfo`
 /// (`hasNextPage`, `hasPreviousPage`, `startCursor`, `endCursor`: the first and last edges'
-/// cursors) and `totalCount`. Named after the node's GraphQL type: a node type `Event` gives
-/// `EventConnection` and `EventEdge`; `nodes`, the edges' nodes without their cursors (as
-/// GitHub's connections have).
-pub type RelayConnection<T> = Connection<
-    String,
-    T,
-    TotalCount,
-    EmptyFields,
-    DefaultConnectionName,
-    DefaultEdgeName,
-    EnableNodesField,
->;
+/// cursors) and the fields `F`: `totalCount` by default ([`connection`]), none for a
+/// connection that does not offer a count ([`UncountedConnection`],
+/// [`uncounted_connection`]): a schema shows `totalCount` only where it can be asked for.
+/// Named after the node's GraphQL type: a node type `Event` gives `EventConnection` and
+/// `EventEdge`.
+pub type RelayConnection<T, F = TotalCount> =
+    Connection<String, T, F, EmptyFields, DefaultConnectionName, DefaultEdgeName, EnableNodesField>;
+
+/// A [`RelayConnection`] without `totalCount`, for a list whose count the server does not
+/// offer (a count reads every row): [`uncounted_connection`].
+pub type UncountedConnection<T> = RelayConnection<T, EmptyFields>;
 
 /// The connection's `totalCount: Int`: the page's total count when it was read
 /// [`with_total_count`](crate::Paginated::with_total_count), `null` otherwise.
@@ -287,15 +289,37 @@ pub fn connection<K: Keyset, T: OutputType>(
     page: Page<K>,
     codec: &CursorCodec,
     scope: &(impl Serialize + ?Sized),
-    mut map: impl FnMut(K) -> T,
+    map: impl FnMut(K) -> T,
 ) -> Result<RelayConnection<T>, async_graphql::Error> {
-    let mut connection = RelayConnection::with_additional_fields(
-        page.has_previous_page,
-        page.has_next_page,
-        TotalCount {
-            total_count: page.total_count,
-        },
-    );
+    let fields = TotalCount {
+        total_count: page.total_count,
+    };
+    relay(page, codec, scope, map, fields)
+}
+
+/// [`connection`] without `totalCount`: the connection of a list that does not offer a count.
+///
+/// # Errors
+/// As [`connection`].
+pub fn uncounted_connection<K: Keyset, T: OutputType>(
+    page: Page<K>,
+    codec: &CursorCodec,
+    scope: &(impl Serialize + ?Sized),
+    map: impl FnMut(K) -> T,
+) -> Result<UncountedConnection<T>, async_graphql::Error> {
+    relay(page, codec, scope, map, EmptyFields)
+}
+
+/// The connection of `page` with the connection fields `fields`.
+fn relay<K: Keyset, T: OutputType, F: ObjectType>(
+    page: Page<K>,
+    codec: &CursorCodec,
+    scope: &(impl Serialize + ?Sized),
+    mut map: impl FnMut(K) -> T,
+    fields: F,
+) -> Result<RelayConnection<T, F>, async_graphql::Error> {
+    let mut connection =
+        RelayConnection::with_additional_fields(page.has_previous_page, page.has_next_page, fields);
     for row in page.items {
         let token = codec
             .encode_with_page_size(&Cursor::after_row(&row), page.page_size, scope)
