@@ -302,6 +302,12 @@ impl Db {
     }
 }
 
+/// 400 `query_invalid` for a body that is not a GraphQL request (JSON with a `query`), in
+/// GraphQL's words rather than REST's "query string".
+fn not_a_graphql_request() -> Problem {
+    Problem::new(400, "query_invalid", "the body is not a GraphQL request")
+}
+
 /// `POST /graphql`: authenticates the bearer, then runs the document as its member. A body
 /// over [`GRAPHQL_MAX_BODY`] (the route's limit) is a 413 `body_too_large`, not parsed.
 pub(crate) async fn graphql_endpoint(
@@ -325,10 +331,10 @@ pub(crate) async fn graphql_endpoint(
         Err(e) if e.status() == StatusCode::PAYLOAD_TOO_LARGE => {
             return Problem::new(413, "body_too_large", "request body too large").into_response()
         }
-        Err(_) => return Problem::invalid_query().into_response(),
+        Err(_) => return not_a_graphql_request().into_response(),
     };
     let Ok(request) = serde_json::from_slice::<async_graphql::Request>(&body) else {
-        return Problem::invalid_query().into_response();
+        return not_a_graphql_request().into_response();
     };
     let schema = app.graphql.clone();
     let response = schema.execute(request.data(app).data(Member(member))).await;

@@ -207,7 +207,12 @@ pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
             // The REST problem's detail too, where it has one.
             let detail = &body["errors"][0]["extensions"]["detail"];
             match code {
-                "query_invalid" => assert_eq!(detail, "give `first` or `last`, not both", "{body}"),
+                "query_invalid" => {
+                    assert_eq!(detail, "give `first` or `last`, not both", "{body}");
+                    // GraphQL's words, not REST's "query string".
+                    let message = &body["errors"][0]["message"];
+                    assert_eq!(message, "invalid connection arguments", "{body}");
+                }
                 "page_size_invalid" => assert!(
                     detail.as_str().is_some_and(|d| d.starts_with("page size")),
                     "the page size's limits: {body}"
@@ -222,6 +227,25 @@ pub fn graphql_relay_connection_walks_both_ways<B: FeedBackend>() {
         }
         let (status, _) = graphql(&client, base, None, EVENTS_DOCUMENT, Value::Null).await;
         assert_eq!(status, 401);
+        // A body that is not a GraphQL request: a problem in GraphQL's words.
+        let response = client
+            .post(format!("{base}/graphql"))
+            .header(
+                "Authorization",
+                format!("Bearer {}", token_for(base, "member-w9")),
+            )
+            .header("Content-Type", "application/json")
+            .body("[1, 2]")
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(response.status().as_u16(), 400);
+        let problem: Value = response.json().await.expect("a problem");
+        assert_eq!(problem["code"], "query_invalid", "{problem}");
+        assert_eq!(
+            problem["title"], "the body is not a GraphQL request",
+            "{problem}"
+        );
         // Each `events` field is a page query: a document of many aliased ones is refused
         // before any runs.
         let many: String = (0..20)

@@ -215,8 +215,9 @@ impl RelayArgs {
         let (after, before) = (key(&self.after)?, key(&self.before)?);
         let (walk, count) = match (self.first, self.last) {
             (Some(_), Some(_)) => {
-                let problem =
-                    Problem::invalid_query().with_detail("give `first` or `last`, not both");
+                // GraphQL's words (the arguments), not REST's (the query string).
+                let problem = Problem::new(400, "query_invalid", "invalid connection arguments")
+                    .with_detail("give `first` or `last`, not both");
                 return Err(error(&problem));
             }
             (first, None) => (Direction::Forward, first),
