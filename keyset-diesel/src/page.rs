@@ -143,6 +143,56 @@ impl<T, K: Keyset> Page<T, K> {
         read - self.items.len()
     }
 
+    /// The list opened at an item: `before`, the page read backward before it
+    /// (`paginate_before(Some(Cursor::before(key)))`), then `from`, the page read from it
+    /// ([`paginate_from(key)`](crate::PaginateDsl::paginate_from): the item itself first, when
+    /// it still exists), joined into one page in display order: "jump to this message, show
+    /// some before and after". Both flags are exact (each read in its own walk's direction):
+    /// `has_previous_page` is `before`'s, `has_next_page` is `from`'s. The cursors continue
+    /// either way: `start_cursor` before the first item (to `paginate_before`), `end_cursor`
+    /// after the last (to `paginate_after`). The page size is the sum of both; the total count
+    /// is `from`'s, else `before`'s. The two reads are two statements, each a live read.
+    ///
+    /// ```
+    /// # include!("doctest_setup.rs");
+    /// # fn main() -> QueryResult<()> {
+    /// # let conn = &mut setup();
+    /// use keyset_diesel::Cursor;
+    ///
+    /// let feed = || events::table.filter(events::workspace_id.eq("W9")).select(Event::as_select());
+    /// let at = chrono::NaiveDateTime::parse_from_str("2026-10-10 12:00:02", "%F %T").unwrap();
+    /// let key = (at, "e103".to_string());
+    /// let before: Page<Event> = feed()
+    ///     .paginate_before(Some(Cursor::before(key.clone())))
+    ///     .page_size(1)
+    ///     .load_page(conn)?;
+    /// let from: Page<Event> = feed().paginate_from(key).page_size(2).load_page(conn)?;
+    /// let page = Page::around(before, from);
+    /// assert_eq!(page.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e102", "e103", "e104"]);
+    /// assert!(page.has_previous_page && page.has_next_page);
+    /// // Continue either way.
+    /// let earlier: Page<Event> = feed().paginate_before(page.start_cursor.clone()).load_page(conn)?;
+    /// assert_eq!(earlier.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e101"]);
+    /// let later: Page<Event> = feed().paginate_after(page.end_cursor.clone()).load_page(conn)?;
+    /// assert_eq!(later.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e105", "e106"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn around(before: Page<T, K>, from: Page<T, K>) -> Page<T, K> {
+        let mut items = before.items;
+        items.extend(from.items);
+        Page {
+            items,
+            page_size: before.page_size.saturating_add(from.page_size),
+            direction: Direction::Forward,
+            has_previous_page: before.has_previous_page,
+            has_next_page: from.has_next_page,
+            start_cursor: before.start_cursor.or(from.start_cursor),
+            end_cursor: from.end_cursor.or(before.end_cursor),
+            total_count: from.total_count.or(before.total_count),
+        }
+    }
+
     /// The same page with each item turned into `f(item)`, in order: the flags, the page size,
     /// the direction and the cursors (still `Cursor<K>`, of the rows that were read) are kept.
     ///

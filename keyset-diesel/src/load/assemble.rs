@@ -81,7 +81,12 @@ pub(crate) fn assemble<K: Keyset>(
     total_count: Option<i64>,
     assembly: Assembly<K>,
 ) -> Result<Page<K>, KeysetError> {
-    check_rows(&items, assembly.cursor.as_ref(), assembly.walk)?;
+    check_rows(
+        &items,
+        assembly.cursor.as_ref(),
+        assembly.walk,
+        assembly.inclusive,
+    )?;
     let mut keep = usize::try_from(assembly.page_size).unwrap_or(usize::MAX);
     if let Some(budget) = &assembly.budget {
         let upto = keep.min(items.len());

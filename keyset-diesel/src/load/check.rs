@@ -87,7 +87,8 @@ fn step<K: Keyset>(a: &K::Key, b: &K::Key, walk: Direction) -> Step {
 /// [`KeysetError::TieBreakerNotUnique`] for two rows with equal keys,
 /// [`KeysetError::CollationEqualKeys`] for two adjacent rows whose keys differ only in text
 /// a collation may call equal,
-/// [`KeysetError::CursorRowReturned`] for a first row whose key is the cursor's,
+/// [`KeysetError::CursorRowReturned`] for a first row whose key is the cursor's (unless
+/// `inclusive`: the page starts at the cursor's row),
 /// [`KeysetError::KeyOutOfOrder`] for a row before its predecessor (or the cursor) in
 /// keyset order; [`KeysetError::InvalidRowKey`] for a row whose key holds a value that is
 /// never a key (a NaN).
@@ -95,6 +96,7 @@ pub(crate) fn check_rows<K: Keyset>(
     rows: &[K],
     cursor: Option<&K::Key>,
     walk: Direction,
+    inclusive: bool,
 ) -> Result<(), KeysetError> {
     let tie_breaker = K::COLUMNS.last().map_or("", |c| c.name);
     let out_of_order = |index: usize| KeysetError::KeyOutOfOrder {
@@ -112,6 +114,8 @@ pub(crate) fn check_rows<K: Keyset>(
         if let Some(before) = &previous {
             match step::<K>(before, &key, walk) {
                 Step::Fine => {}
+                // An inclusive page starts at its cursor's own row.
+                Step::Equal if first && inclusive => {}
                 Step::Equal if first => return Err(KeysetError::CursorRowReturned),
                 Step::Equal => return Err(KeysetError::TieBreakerNotUnique { tie_breaker }),
                 // Against the cursor the strict seek has spoken: the database put the row
@@ -162,7 +166,7 @@ mod tests {
     }
 
     fn check(rows: &[Row], cursor: Option<Row>, walk: Direction) -> Result<(), KeysetError> {
-        check_rows(rows, cursor.map(|c| c.key()).as_ref(), walk)
+        check_rows(rows, cursor.map(|c| c.key()).as_ref(), walk, false)
     }
 
     #[test]

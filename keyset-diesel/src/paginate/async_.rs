@@ -29,6 +29,12 @@ pub trait PaginateDsl: Sized {
         Paginated::new(self, cursor, Direction::Backward)
     }
 
+    /// The page that starts at the row with `key`, that row included; see
+    /// [`crate::PaginateDsl::paginate_from`].
+    fn paginate_from<K: Keyset>(self, key: K::Key) -> Paginated<Self, K, Async> {
+        Paginated::new(self, Some(Cursor::after(key)), Direction::Forward).inclusive(true)
+    }
+
     /// The page the cursor points to, in the cursor's direction (`None`: the first page); see
     /// [`crate::PaginateDsl::paginate`].
     fn paginate<K: Keyset>(self, cursor: Option<Cursor<K>>) -> Paginated<Self, K, Async> {

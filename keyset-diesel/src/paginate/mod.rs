@@ -60,6 +60,28 @@ pub trait PaginateDsl: Sized {
         Paginated::new(self, cursor, Direction::Backward)
     }
 
+    /// The page that starts at the row with `key`, reading forward, that row included when it
+    /// still exists: "open the list at this item", "resume at the last item read, inclusive"
+    /// (`paginate_after` with [`Paginated::inclusive`]).
+    ///
+    /// ```
+    /// # include!("../doctest_setup.rs");
+    /// # fn main() -> QueryResult<()> {
+    /// # let conn = &mut setup();
+    /// let at = chrono::NaiveDateTime::parse_from_str("2026-10-10 12:00:02", "%F %T").unwrap();
+    /// let page: Page<Event> = events::table
+    ///     .select(Event::as_select())
+    ///     .paginate_from((at, "e103".into()))
+    ///     .page_size(2)
+    ///     .load_page(conn)?;
+    /// assert_eq!(page.items.iter().map(|e| e.event_id.as_str()).collect::<Vec<_>>(), ["e103", "e104"]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    fn paginate_from<K: Keyset>(self, key: K::Key) -> Paginated<Self, K> {
+        Paginated::new(self, Some(Cursor::after(key)), Direction::Forward).inclusive(true)
+    }
+
     /// The page the cursor points to: after it for a forward cursor (a page's `end_cursor` /
     /// `next_cursor()` of a forward walk), before it for a backward one (a `start_cursor`);
     /// `None` is the first page. Use this with cursors decoded from tokens, which record
@@ -100,6 +122,8 @@ pub struct Paginated<Q, K: Keyset, M = Blocking> {
     pub(crate) index: IndexHint,
     /// [`Paginated::flags_only`]: the page reads whether a row follows, and delivers none.
     pub(crate) flags_only: bool,
+    /// [`Paginated::inclusive`]: the cursor's own row is on the page.
+    pub(crate) inclusive: bool,
 }
 
 /// The far end of a page's window: the rows before `key` in the walk's order, and the row
@@ -158,6 +182,7 @@ impl<Q: fmt::Debug, K: Keyset, M> fmt::Debug for Paginated<Q, K, M> {
             .field("total_count", &self.total)
             .field("force_index", &self.index)
             .field("flags_only", &self.flags_only)
+            .field("inclusive", &self.inclusive)
             .finish()
     }
 }
@@ -179,6 +204,7 @@ impl<Q: Clone, K: Keyset, M> Clone for Paginated<Q, K, M> {
             total: self.total,
             index: self.index,
             flags_only: self.flags_only,
+            inclusive: self.inclusive,
         }
     }
 }
@@ -200,7 +226,24 @@ impl<Q, K: Keyset, M> Paginated<Q, K, M> {
             total: false,
             index: IndexHint::Declared,
             flags_only: false,
+            inclusive: false,
         }
+    }
+
+    /// Include the cursor's own row (when it still exists): the page starts *at* the cursor's
+    /// key rather than after it (before it, reading backward: the page ends at it). For
+    /// "resume at the last item read, inclusive" and "open the list at this item"
+    /// ([`PaginateDsl::paginate_from`] is `paginate_after` with it; [`Page::around`] joins
+    /// the page before an item and the page from it). The seek is one condition, `>=` / `<=`
+    /// on the last key column ([the SQL](crate::guide::sql)); the flag of the other side with
+    /// [`exact_flags`](Self::exact_flags) probes the rows strictly before the key. The page's
+    /// cursors are as on any page: its `end_cursor` continues after its last row. Without a
+    /// cursor it changes nothing.
+    ///
+    /// [`Page::around`]: crate::Page::around
+    pub fn inclusive(mut self, inclusive: bool) -> Self {
+        self.inclusive = inclusive;
+        self
     }
 
     /// Deliver no row, only the flags (and the total count, when asked for with

@@ -89,6 +89,10 @@ pub struct SeekPredicate<K: Keyset> {
     /// ([`KeyValue::unrepresented_sql`](crate::query::KeyValue::unrepresented_sql)): a cursor's
     /// seek does; a window's far end does not.
     admit_unrepresented: bool,
+    /// The key's own row is included ([`Paginated::inclusive`](crate::Paginated::inclusive)):
+    /// `terms` are the reversed walk's, the seek is their probe (rows at or after the key in
+    /// the walk's order) and the other side's probe their seek (rows strictly before it).
+    inclusive: bool,
 }
 
 impl<K: Keyset> SeekPredicate<K> {
@@ -103,6 +107,7 @@ impl<K: Keyset> SeekPredicate<K> {
             terms: sql::terms(K::COLUMNS, walk),
             // Your own filter: exactly "strictly after", as documented.
             admit_unrepresented: false,
+            inclusive: false,
         }
     }
 
@@ -118,6 +123,7 @@ impl<K: Keyset> SeekPredicate<K> {
             dialect: Some(dialect),
             terms,
             admit_unrepresented: true,
+            inclusive: false,
         }
     }
 
@@ -131,6 +137,22 @@ impl<K: Keyset> SeekPredicate<K> {
             plan: SeekPlan::Single,
             dialect: Some(dialect),
             admit_unrepresented: true,
+            inclusive: false,
+        }
+    }
+
+    /// The rows at or after `key` in `walk`'s order, as one condition in `dialect`: the key's
+    /// own row included ([`Paginated::inclusive`](crate::Paginated::inclusive)); its other
+    /// side (the probe) is the rows strictly before it.
+    pub(crate) fn inclusive(key: K::Key, walk: Direction, dialect: Dialect) -> Self {
+        SeekPredicate {
+            terms: sql::terms(K::COLUMNS, walk.reversed()),
+            key,
+            walk,
+            plan: SeekPlan::Single,
+            dialect: Some(dialect),
+            admit_unrepresented: true,
+            inclusive: true,
         }
     }
 
@@ -161,7 +183,7 @@ impl<K: Keyset> SeekPredicate<K> {
     /// none is (NULLs first, a value cursor), `None` otherwise (a split, or a leading column
     /// that is not nullable).
     pub(crate) fn one_side(&self) -> Option<bool> {
-        if self.plan != SeekPlan::Single || self.terms.len() < 2 {
+        if self.plan != SeekPlan::Single || self.terms.len() < 2 || self.inclusive {
             return None;
         }
         match (self.terms.first()?.nulls?, KeyTuple::is_null(&self.key, 0)) {
@@ -179,6 +201,7 @@ impl<K: Keyset> SeekPredicate<K> {
         let default = keyset_dialect::<DB, K>();
         let dialect = self.dialect::<DB>();
         self.plan == SeekPlan::Single
+            && !self.inclusive
             && (dialect == default
                 || [default, dialect].iter().all(|&d| {
                     !sql::writes_row_value(&self.terms, d) && !sql::writes_negated(&self.terms, d)
@@ -217,6 +240,13 @@ impl<K: Keyset> SeekPredicate<K> {
         let unrepresented = |i: usize| unrepresented_sql::<DB, K>(i);
         let admit =
             self.admit_unrepresented && part == Part::Arm(0) && admits_unrepresented::<DB, K>();
+        // An inclusive seek is written on the reversed walk's terms: the rows at or after the
+        // key are their probe, the rows strictly before it (the other side) their seek.
+        let part = match (self.inclusive, part) {
+            (true, Part::Arm(0)) => Part::Probe,
+            (true, Part::Probe) => Part::Arm(0),
+            (_, part) => part,
+        };
         if admit {
             pass.sql("((");
         }
@@ -291,6 +321,7 @@ impl<K: Keyset> FarBound<K> {
                 plan: SeekPlan::Single,
                 dialect: Some(dialect),
                 admit_unrepresented: false,
+                inclusive: false,
             },
             part,
         }
@@ -324,6 +355,7 @@ impl<K: Keyset> Clone for SeekPredicate<K> {
             dialect: self.dialect,
             terms: self.terms.clone(),
             admit_unrepresented: self.admit_unrepresented,
+            inclusive: self.inclusive,
         }
     }
 }
@@ -334,6 +366,7 @@ impl<K: Keyset> fmt::Debug for SeekPredicate<K> {
             .field("key", &self.key)
             .field("walk", &self.walk)
             .field("plan", &self.plan)
+            .field("inclusive", &self.inclusive)
             .field("row_values", &self.dialect.is_none_or(|d| d.row_values))
             .finish()
     }

@@ -41,6 +41,8 @@ pub(crate) struct Assembly<K: Keyset> {
     pub measured: Option<Measured>,
     /// [`Paginated::flags_only`]: the page's rows tell the flags and are not delivered.
     pub flags_only: bool,
+    /// [`Paginated::inclusive`]: the first row may be the cursor's own.
+    pub inclusive: bool,
 }
 
 /// What the statements of a byte budget measured in SQL
@@ -79,6 +81,8 @@ pub(crate) struct Decided<Q, K: Keyset> {
     kind: BackendKind,
     measured: Option<Measured>,
     flags_only: bool,
+    /// [`Paginated::inclusive`], with a cursor.
+    pub(super) inclusive: bool,
     /// The query's locking clause: the page reads `LIMIT page_size` rows under it, and what
     /// the look-ahead, the probe and the count read comes from statements without it
     /// ([`LockPlan`]).
@@ -116,9 +120,11 @@ where
         total,
         index,
         flags_only,
+        inclusive,
     } = paginated;
     // A page of flags only reads one row: whether one follows.
     let page_size = if flags_only { 1 } else { page_size };
+    let inclusive = inclusive && cursor.is_some();
     if page_size == 0 {
         return Err(KeysetError::InvalidPageSize(0));
     }
@@ -149,6 +155,7 @@ where
         kind: DB::KIND,
         measured: None,
         flags_only,
+        inclusive,
         lock,
     })
 }
@@ -191,6 +198,7 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
             kind: _,
             measured,
             flags_only,
+            inclusive,
             lock,
         } = self;
         let index = resolve_index(&query, index);
@@ -213,8 +221,10 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
             total,
             measured,
             flags_only,
+            inclusive,
         };
         let seek = cursor.map(|key| match lock {
+            _ if inclusive => SeekPredicate::inclusive(key, walk, dialect),
             Some(_) => SeekPredicate::whole(key, walk, dialect),
             None => SeekPredicate::planned(key, walk, dialect, per_level),
         });
@@ -269,6 +279,8 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
 /// ([work queues](crate::guide::read_contracts#work-queues-locking-pages)).
 pub(crate) struct LockPlan<Q, K: Keyset> {
     lock: RowLock,
+    /// The page holds its cursor's row: an empty page's look-ahead starts at the cursor.
+    inclusive: bool,
     page_size: u32,
     look_ahead: BudgetProbe<Q, K>,
     other_side: Option<BudgetProbe<Q, K>>,
@@ -311,8 +323,14 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
             .map(|end| FarBound::new(end.key.clone(), walk, end.inclusive, dialect));
         let look_ahead = probe(until, KeysetOrder::new(walk), 1);
         let other_side = match (&self.cursor, self.exact) {
+            // The rows at or before the cursor; strictly before it when the page holds it.
             (Some(cursor), true) => Some(probe(
-                Some(FarBound::new(cursor.clone(), walk, true, dialect)),
+                Some(FarBound::new(
+                    cursor.clone(),
+                    walk,
+                    !self.inclusive,
+                    dialect,
+                )),
                 KeysetOrder::new(walk.reversed()),
                 1,
             )),
@@ -323,6 +341,7 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
         });
         Some(LockPlan {
             lock,
+            inclusive: self.inclusive,
             page_size: self.page_size,
             look_ahead,
             other_side,
@@ -341,6 +360,7 @@ impl<Q, K: Keyset> LockPlan<Q, K> {
     pub(crate) fn after(self, rows: &[K]) -> LockStatements<Q, K> {
         let LockPlan {
             lock,
+            inclusive,
             page_size,
             mut look_ahead,
             other_side,
@@ -350,9 +370,12 @@ impl<Q, K: Keyset> LockPlan<Q, K> {
         } = self;
         let full = rows.len() >= usize::try_from(page_size).unwrap_or(usize::MAX);
         let look_ahead = (full || lock.skips_locked).then(|| {
-            let after = rows.last().map(Keyset::key).or(cursor);
             let walk = look_ahead.order.walk();
-            look_ahead.seek = after.map(|key| SeekPredicate::whole(key, walk, dialect));
+            look_ahead.seek = match rows.last() {
+                Some(last) => Some(SeekPredicate::whole(last.key(), walk, dialect)),
+                None if inclusive => cursor.map(|key| SeekPredicate::inclusive(key, walk, dialect)),
+                None => cursor.map(|key| SeekPredicate::whole(key, walk, dialect)),
+            };
             look_ahead
         });
         LockStatements {
@@ -435,10 +458,10 @@ where
     let index = resolve_index(&page.query, page.index);
     let probe = BudgetProbe {
         query: page.query.clone(),
-        seek: page
-            .cursor
-            .clone()
-            .map(|key| SeekPredicate::whole(key, walk, dialect)),
+        seek: page.cursor.clone().map(|key| match page.inclusive {
+            true => SeekPredicate::inclusive(key, walk, dialect),
+            false => SeekPredicate::whole(key, walk, dialect),
+        }),
         until: page
             .until
             .as_ref()
@@ -452,7 +475,12 @@ where
         (Some(cursor), true) => Some(BudgetProbe {
             query: page.query.clone(),
             seek: None,
-            until: Some(FarBound::new(cursor.clone(), walk, true, dialect)),
+            until: Some(FarBound::new(
+                cursor.clone(),
+                walk,
+                !page.inclusive,
+                dialect,
+            )),
             order: KeysetOrder::new(walk.reversed()),
             limit: 1,
             index,

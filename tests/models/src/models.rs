@@ -44,6 +44,8 @@ pub struct Read {
     pub max_bytes: Option<usize>,
     /// `.with_total_count()`.
     pub total: bool,
+    /// `.inclusive(true)`: the cursor's own row is on the page.
+    pub inclusive: bool,
 }
 
 impl Read {
@@ -59,6 +61,7 @@ impl Read {
             expanded: false,
             max_bytes: None,
             total: false,
+            inclusive: false,
         }
     }
 
@@ -216,7 +219,8 @@ macro_rules! impl_walk {
                         .page_size(how.page_size)
                         .exact_flags(how.exact)
                         .seek_per_level(how.per_level)
-                        .expanded_seek(how.expanded);
+                        .expanded_seek(how.expanded)
+                        .inclusive(how.inclusive);
                         let paginated = if how.total { paginated.with_total_count() } else { paginated };
                         match how.deferred {
                             Some(deferred) => runtime.block_on(paginated.deferred_join(deferred).load_page(conn)),
@@ -271,7 +275,8 @@ macro_rules! impl_walk {
                         .page_size(how.page_size)
                         .exact_flags(how.exact)
                         .seek_per_level(how.per_level)
-                        .expanded_seek(how.expanded);
+                        .expanded_seek(how.expanded)
+                        .inclusive(how.inclusive);
                         let paginated = match how.max_bytes {
                             Some(max) => paginated.max_bytes(max, $crate::models::debug_len::<$model>),
                             None => paginated,

@@ -16,7 +16,9 @@
 //! 2. walking backward from the last page (`paginate_before(None)`, then each page's
 //!    `start_cursor`) gives the same pages in reverse: the exact reverse of the forward walk;
 //! 3. a random walk mixing forward and backward steps gives, at every step, exactly the window
-//!    of the ordered rows next to the cursor, with the flags the Relay contract promises.
+//!    of the ordered rows next to the cursor, with the flags the Relay contract promises;
+//! 4. opened at a row (first, middle, last): the page from it inclusive, the page up to it
+//!    inclusive and the page around it (`Page::around`) are exactly their windows.
 
 use crate::db::OracleDb;
 use crate::models::{Oracle, Read, Walk};
@@ -137,10 +139,19 @@ where
         expanded: s.expanded,
         max_bytes: None,
         total: s.total,
+        inclusive: false,
     };
     let read = |conn: &mut C, cursor, backward| {
         M::read(conn, &s.tenant, cursor, how(backward)).map_err(|e| e.to_string())
     };
+    let read_inclusive = |conn: &mut C, cursor, backward| {
+        let how = Read {
+            inclusive: true,
+            ..how(backward)
+        };
+        M::read(conn, &s.tenant, cursor, how).map_err(|e| e.to_string())
+    };
+    let mut keys: Vec<M::Key> = Vec::new();
 
     // 1. Forward from the first page.
     let mut cursor = None;
@@ -158,6 +169,7 @@ where
             had_cursor,
             "forward walk",
         );
+        keys.extend(page.items.iter().map(Keyset::key));
         match page.next_cursor() {
             Some(c) => cursor = Some(c),
             None => break,
@@ -214,6 +226,55 @@ where
             (lo.saturating_sub(n), lo)
         };
         check_window(&page, &expected, lo, hi, how(!forward), true, &what);
+    }
+
+    // 4. Opened at a row (the first, the middle, the last): from it inclusive forward, up to
+    //    it inclusive backward, and the page around it (the page before it joined to the page
+    //    from it), each exactly its window with exact flags in the walk's direction.
+    let mut at: Vec<usize> = [0, len / 2, len.saturating_sub(1)].into();
+    at.dedup();
+    for i in at.into_iter().filter(|&i| i < len) {
+        let key = keys[i].clone();
+        let from = read_inclusive(conn, Some(Cursor::after(key.clone())), false)?;
+        let from_how = Read {
+            inclusive: true,
+            ..how(false)
+        };
+        let what = format!("from row {i} inclusive");
+        check_window(&from, &expected, i, (i + n).min(len), from_how, true, &what);
+        let upto = read_inclusive(conn, Some(Cursor::before(key.clone())), true)?;
+        let upto_how = Read {
+            inclusive: true,
+            ..how(true)
+        };
+        let what = format!("up to row {i} inclusive");
+        check_window(
+            &upto,
+            &expected,
+            (i + 1).saturating_sub(n),
+            i + 1,
+            upto_how,
+            true,
+            &what,
+        );
+        let before = read(conn, Some(Cursor::before(key)), true)?;
+        let around = Page::around(before, from);
+        let (lo, hi) = (i.saturating_sub(n), (i + n).min(len));
+        let what = format!("around row {i}");
+        assert_eq!(ids(&around), expected[lo..hi], "{what}: rows");
+        assert_eq!(
+            (around.has_previous_page, around.has_next_page),
+            (lo > 0, hi < len),
+            "{what}: flags"
+        );
+        if let (Some(first), Some(last)) = (around.items.first(), around.items.last()) {
+            assert_eq!(
+                around.start_cursor,
+                Some(Cursor::before(first.key())),
+                "{what}"
+            );
+            assert_eq!(around.end_cursor, Some(Cursor::after(last.key())), "{what}");
+        }
     }
     Ok(())
 }

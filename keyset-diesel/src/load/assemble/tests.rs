@@ -32,6 +32,7 @@ fn assembly(page_size: u32, walk: Direction, cursor: Option<i64>) -> Assembly<Ro
         total: false,
         measured: None,
         flags_only: false,
+        inclusive: false,
     }
 }
 

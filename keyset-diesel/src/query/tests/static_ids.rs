@@ -25,6 +25,7 @@ fn options_are_all_covered<Q, K: Keyset>(paginated: &Paginated<Q, K>) {
         total: _,
         index: _,
         flags_only: _,
+        inclusive: _,
     } = paginated;
 }
 
