@@ -237,6 +237,15 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
                     let union = union.until(until).index(index);
                     return (PageQuery::Union(union), assembly);
                 }
+                // A first page with the total count in a window: the count row carries the
+                // count even when the window is empty. (A byte budget's window holds the rows
+                // that fit, never none: its count rides on them.)
+                Err(query) if total && until.is_some() && measured.is_none() => {
+                    let union = UnionPage::first_counted(query, order, deferred, limit)
+                        .until(until)
+                        .index(index);
+                    return (PageQuery::Union(union), assembly);
+                }
                 Err(query) => (query, None),
             },
             seek => (query, seek),

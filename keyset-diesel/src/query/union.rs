@@ -54,7 +54,8 @@ use crate::keyset::{column_index_error, Keyset, KeysetSql, NullsOrder};
 pub struct UnionPage<Q, K: Keyset> {
     query: Q,
     /// The seek after the cursor; `None` on a first page split around the leading column's
-    /// NULL group ([`UnionPage::first_split`]).
+    /// NULL group ([`UnionPage::first_split`]) or counted in a window
+    /// ([`UnionPage::first_counted`]).
     seek: Option<SeekPredicate<K>>,
     /// The arm holding the leading column's NULL group, when the arms split its values from it.
     null_arm: Option<usize>,
@@ -144,7 +145,19 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
         ))
     }
 
-    #[allow(clippy::too_many_arguments)] // the union's parts, each named at the two callers
+    /// A first page with the total count inside a window ([`crate::Paginated::until`]): one
+    /// arm without a seek, and the count row, which carries the count even when the window
+    /// holds no row (a statement whose rows carry the count has no row to carry it then).
+    pub(crate) fn first_counted(
+        query: Q,
+        order: KeysetOrder<K>,
+        deferred: bool,
+        limit: i64,
+    ) -> Self {
+        Self::of_arms(query, None, None, order, false, deferred, limit, true)
+    }
+
+    #[allow(clippy::too_many_arguments)] // the union's parts, each named at the three callers
     fn of_arms(
         query: Q,
         seek: Option<SeekPredicate<K>>,
@@ -250,12 +263,13 @@ impl<Q, K: Keyset> UnionPage<Q, K> {
         !DB::PARENTHESIZED_UNION && !self.probe && !self.count
     }
 
-    /// The branches, in order: every arm of the seek, then the probe, then the count row
-    /// (no seek: `None`).
+    /// The branches, in order: every arm of the seek (a first page: the values and the NULL
+    /// group when split, else one arm), then the probe, then the count row (no seek: `None`).
     fn branches(&self) -> impl Iterator<Item = Option<Part>> {
         let probe = self.probe.then_some(Some(Part::Probe));
         let count = self.count.then_some(None);
-        (0..self.seek.as_ref().map_or(2, SeekPredicate::arms))
+        let first_arms = if self.null_arm.is_some() { 2 } else { 1 };
+        (0..self.seek.as_ref().map_or(first_arms, SeekPredicate::arms))
             .map(|i| Some(Part::Arm(i)))
             .chain(probe)
             .chain(count)
@@ -393,9 +407,9 @@ where
                     query: &self.query,
                     seek: match (&self.seek, part) {
                         (Some(seek), Some(part)) => Some(Arm::Seek(seek, part)),
-                        (None, Some(Part::Arm(arm))) => {
-                            Some(Arm::NullGroup(self.null_arm == Some(arm)))
-                        }
+                        (None, Some(Part::Arm(arm))) => self
+                            .null_arm
+                            .map(|null_arm| Arm::NullGroup(null_arm == arm)),
                         _ => None,
                     },
                     until: match part {

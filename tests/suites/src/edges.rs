@@ -334,6 +334,19 @@ where
     let p = page(&mut db, Some(2), Some(10), first(7));
     assert_eq!((ids(&p), p.has_next_page), ((3..=9).collect(), false));
     assert_eq!(p.next_cursor(), None, "the window is over");
+    // The total count ignores the window, also on a first page whose window holds no row
+    // (before the fix: 0, the count carried by rows there are none of).
+    let counted = |how: Read| Read { total: true, ..how };
+    for (after, before, how) in [
+        (None, Some(0), counted(first(3))),
+        (Some(12), None, counted(last(3))),
+        (None, Some(4), counted(first(3))),
+        (Some(8), None, counted(last(3))),
+        (Some(5), Some(5), counted(first(3))),
+    ] {
+        let p = page(&mut db, after, before, how);
+        assert_eq!(p.total_count, Some(13), "{after:?}..{before:?} {how:?}");
+    }
 
     // Composite, nullable: `na DESC NULLS LAST, id ASC`, display order 1,2,3,5,4,6.
     db.exec("DELETE FROM keyset_rows");
