@@ -124,23 +124,16 @@ impl QueryRoot {
         last: Option<i32>,
         before: Option<String>,
     ) -> async_graphql::Result<RelayConnection<EventNode>> {
-        let app = ctx.data::<AppState>()?.clone();
-        let member = ctx.data::<Member>()?.0.clone();
+        let (app, member, total) = caller(ctx)?;
         let args = RelayArgs {
             first,
             after,
             last,
             before,
         };
-        // The count costs O(n): only when the document asks for it.
-        let total = ctx.look_ahead().field("totalCount").exists();
-        graphql_events(&app, &member, &workspace, &args, total)
-            .await
-            .unwrap_or_else(|e| {
-                eprintln!("feed_server: graphql request failed: {e}");
-                Err(graphql::error(&Problem::internal()))
-            })
+        or_internal(graphql_events(&app, &member, &workspace, &args, total).await)
     }
+
     /// A page of a workspace's events in a named sort (Relay), as `GET
     /// /workspaces/{workspace}/feed?sort=` pages them: `sort` names it; without it, a cursor
     /// continues in its token's sort, else `NEWEST`. A cursor of another sort than the one
@@ -156,22 +149,32 @@ impl QueryRoot {
         last: Option<i32>,
         before: Option<String>,
     ) -> async_graphql::Result<RelayConnection<EventNode>> {
-        let app = ctx.data::<AppState>()?.clone();
-        let member = ctx.data::<Member>()?.0.clone();
+        let (app, member, total) = caller(ctx)?;
         let args = RelayArgs {
             first,
             after,
             last,
             before,
         };
-        let total = ctx.look_ahead().field("totalCount").exists();
-        graphql_feed(&app, &member, &workspace, sort, &args, total)
-            .await
-            .unwrap_or_else(|e| {
-                eprintln!("feed_server: graphql request failed: {e}");
-                Err(graphql::error(&Problem::internal()))
-            })
+        or_internal(graphql_feed(&app, &member, &workspace, sort, &args, total).await)
     }
+}
+
+/// What a connection field reads from its context: the app, the member the request runs as,
+/// and whether the document asks for `totalCount` (the count costs O(n): only then).
+fn caller(ctx: &async_graphql::Context<'_>) -> async_graphql::Result<(AppState, String, bool)> {
+    let app = ctx.data::<AppState>()?.clone();
+    let member = ctx.data::<Member>()?.0.clone();
+    Ok((app, member, ctx.look_ahead().field("totalCount").exists()))
+}
+
+/// A connection field's answer: the server's own errors (the outer one) logged and answered
+/// `internal_error`, never shown.
+fn or_internal<T>(result: Result<async_graphql::Result<T>, BoxError>) -> async_graphql::Result<T> {
+    result.unwrap_or_else(|e| {
+        eprintln!("feed_server: graphql request failed: {e}");
+        Err(graphql::error(&Problem::internal()))
+    })
 }
 
 /// The connection of `feed(..)`; the outer error is the server's.
