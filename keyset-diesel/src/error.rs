@@ -92,23 +92,27 @@ pub enum KeysetError {
     /// Two adjacent rows of the page query have keys that differ only in text column
     /// `column`, by what a collation may ignore (letter case, accents, Unicode normalization,
     /// compatibility forms, trailing spaces, characters outside the Basic Multilingual Plane):
-    /// `a` / `A`, `é` / `e` + U+0301, `x` / `x `. The database sorts and seeks text under the
-    /// column's collation (the crate adds no `COLLATE`); if that collation calls the two equal,
-    /// the tie-breaker is not unique under it, the `ORDER BY` leaves their order open and a
-    /// strict seek from one skips the other. Rust cannot ask the collation, so the page check
-    /// refuses the page instead of guessing ([text keys and
-    /// collations](crate::guide::keys_and_limits#text-keys-and-collations)). Fix: when the column's
-    /// collation is exact (PostgreSQL's deterministic collations such as the default, SQLite
-    /// `BINARY`, MySQL `_nopad_bin`) and the values really are distinct (`Bob` and `bob`), say
-    /// so with `#[keyset(.., exact_text)]` on the column; otherwise make the tie-breaker
-    /// unique under its collation (a `UNIQUE` constraint on the column refuses such pairs).
+    /// `a` / `A`, `é` / `e` + U+0301, `x` / `x `, and the column's collation calls them equal.
+    /// The database sorts and seeks text under the column's collation (the crate adds no
+    /// `COLLATE`); two values it calls equal make the tie-breaker not unique under it, the
+    /// `ORDER BY` leaves their order open and a strict seek from one skips the other. The page
+    /// asks the database about such a pair (one statement per pair, only on a page that holds
+    /// one), so a collation that tells them apart (PostgreSQL's deterministic collations such
+    /// as the default, SQLite `BINARY`, MariaDB's NO PAD binary ones) pages without an error;
+    /// a key on an SQL expression or on a joined table's column cannot be asked about on the
+    /// keyset's table, and such a pair is refused unasked, as is a pair whose earlier row is
+    /// gone when the question runs ([text keys and
+    /// collations](crate::guide::keys_and_limits#text-keys-and-collations)). Fix: make the
+    /// tie-breaker unique under its collation (a `UNIQUE` constraint on the column refuses such
+    /// pairs); for an expression key under an exact collation whose values really are
+    /// distinct, say so with `#[keyset(.., exact_text)]` on the column.
     #[error(
         "two rows' keys differ only in text column `{column}` by case, accents, Unicode \
-         normalization or trailing spaces, which its collation may call equal: the tie-breaker \
-         `{tie_breaker}` would then not be unique under it and a page could skip a row; if the \
-         column's collation is exact (PostgreSQL's deterministic ones, SQLite BINARY, \
-         `_nopad_bin`), say so with #[keyset(.., exact_text)] on it; otherwise make the \
-         tie-breaker unique under the column's collation (a UNIQUE constraint)"
+         normalization or trailing spaces, and its collation calls them equal (or the \
+         database could not be asked): the tie-breaker `{tie_breaker}` is not unique under it \
+         and a page could skip a row; make the tie-breaker unique under the column's \
+         collation (a UNIQUE constraint), or, for a key on an expression whose collation is \
+         exact, say so with #[keyset(.., exact_text)] on it"
     )]
     CollationEqualKeys {
         /// The SQL name of the text column whose values differ only that way.

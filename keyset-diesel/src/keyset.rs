@@ -76,10 +76,12 @@ pub struct KeyColumn {
     pub expression: bool,
     /// `#[keyset(.., exact_text)]`: the column's collation calls two strings equal only when
     /// they are the same (PostgreSQL's deterministic collations, SQLite's `BINARY`, MySQL's
-    /// `_nopad_bin`), so the page check does not refuse adjacent rows whose text differs only
-    /// by case, accents or trailing spaces
-    /// ([`KeysetError::CollationEqualKeys`](crate::KeysetError::CollationEqualKeys)). No
-    /// effect on other types.
+    /// `_nopad_bin`), so the page check neither refuses nor asks the database about adjacent
+    /// rows whose text differs only by case, accents or trailing spaces
+    /// ([`KeysetError::CollationEqualKeys`](crate::KeysetError::CollationEqualKeys)). Needed
+    /// only on a key on an SQL expression or a joined table's column (a column of the model's
+    /// table is asked about). No effect on
+    /// other types.
     pub exact_text: bool,
 }
 

@@ -145,11 +145,13 @@ pub use crate::walk::Walk;
 /// * `nulls_first` / `nulls_last`: where NULLs sort, required on a nullable column.
 /// * `exact_text`: the column's collation calls two strings equal only when they are the same
 ///   (PostgreSQL's deterministic collations, SQLite `BINARY`, MySQL `_nopad_bin`); a named
-///   sort's entry takes it too (`name(asc, exact_text)`), each keyset declaring its own. Without it
-///   the page check refuses two adjacent rows whose keys differ only in text by case, accents,
-///   Unicode normalization or trailing spaces
-///   ([`KeysetError::CollationEqualKeys`]), because a case- or accent-insensitive or PAD SPACE
-///   collation calls them equal and a strict seek from one would skip the other.
+///   sort's entry takes it too (`name(asc, exact_text)`), each keyset declaring its own. Only
+///   a key on an SQL expression or a joined table's column needs it: for a column of the
+///   model's table, the page asks the database whether two adjacent rows whose keys differ
+///   only in text by case, accents, Unicode normalization or trailing spaces are equal under
+///   the column's collation, and refuses them only if so ([`KeysetError::CollationEqualKeys`]);
+///   an expression's pair cannot be asked about and is refused unless the key says
+///   `exact_text`.
 ///
 /// A key field read through `#[diesel(select_expression = ..)]` may be a function of columns,
 /// not an aggregate (`count(..)`, `sum(..)`) or a window function (`row_number()`, `.over()`):

@@ -2,13 +2,13 @@
 //! byte budget (cut here in Rust, or measured in SQL before the page), and the Relay flags and
 //! cursors. A page is built here once.
 
-use super::check::check_rows;
+use super::check::{check_rows, Unsure};
 use crate::cursor::{Cursor, Direction};
 use crate::error::KeysetError;
 use crate::keyset::Keyset;
 use crate::page::Page;
 use crate::query::shape::Assembly;
-use crate::query::RowKind;
+use crate::query::{CollationQuestion, RowKind};
 
 /// The rows a page statement loaded, by its shape (one statement or a union, with or without
 /// the total count): what the blocking and the async loads hand to [`Loaded::into_page`].
@@ -20,11 +20,14 @@ pub(crate) enum Loaded<K: Keyset> {
 }
 
 impl<K: Keyset> Loaded<K> {
-    /// The page: the page rows split from the probe and count rows, then [`assemble`]d.
+    /// The page rows split from the probe and count rows, and checked ([`check_rows`]): a
+    /// [`Checked`] page, which may wait for the database's answers ([`finish_page!`]).
     ///
     /// # Errors
     /// The page check's ([`check_rows`]).
-    pub(crate) fn into_page(self, assembly: Assembly<K>) -> Result<Page<K>, KeysetError> {
+    ///
+    /// [`finish_page!`]: crate::load::finish_page
+    pub(crate) fn checked(self, assembly: Assembly<K>) -> Result<Checked<K>, KeysetError> {
         let (rows, probe, total) = match self {
             Loaded::Rows(rows) => (rows, None, None),
             // The first page (or a later one written as one statement): every row carries the
@@ -47,7 +50,85 @@ impl<K: Keyset> Loaded<K> {
                 (rows, assembly.probed.then_some(probe), Some(total))
             }
         };
-        assemble(rows, probe, total, assembly)
+        Checked::new(rows, probe, total, assembly)
+    }
+}
+
+/// A page read and checked: its rows, and the pairs of adjacent rows whose keys differ only
+/// in text the database must say whether its collation calls equal ([`Unsure`]), each asked
+/// with a [`CollationQuestion`]. A page without such pairs asks nothing.
+pub(crate) struct Checked<K: Keyset> {
+    rows: Vec<K>,
+    probe: Option<bool>,
+    total: Option<i64>,
+    assembly: Assembly<K>,
+    unsure: Vec<Unsure<K>>,
+}
+
+impl<K: Keyset> Checked<K> {
+    /// The page check ([`check_rows`]) of `rows` (in walk order).
+    fn new(
+        rows: Vec<K>,
+        probe: Option<bool>,
+        total: Option<i64>,
+        assembly: Assembly<K>,
+    ) -> Result<Self, KeysetError> {
+        let unsure = check_rows(
+            &rows,
+            assembly.cursor.as_ref(),
+            assembly.walk,
+            assembly.inclusive,
+        )?;
+        Ok(Checked {
+            rows,
+            probe,
+            total,
+            assembly,
+            unsure,
+        })
+    }
+
+    /// Adds pairs found outside the page's rows (a locking page's look-ahead).
+    pub(crate) fn ask_also(&mut self, pairs: Vec<Unsure<K>>) {
+        self.unsure.extend(pairs);
+    }
+
+    /// The questions, one per unsure pair, in walk order.
+    pub(crate) fn questions(&self) -> Vec<CollationQuestion<K>>
+    where
+        K::Table: Default,
+    {
+        self.unsure
+            .iter()
+            .map(|pair| {
+                CollationQuestion::new(pair.before.clone(), pair.after.clone(), pair.columns)
+            })
+            .collect()
+    }
+
+    /// The database's answer to question `n` ([`CollationQuestion`]'s rows).
+    ///
+    /// # Errors
+    /// [`KeysetError::CollationEqualKeys`] unless the answer is "different" (`[0]`): equal
+    /// keys (`[1]`), or no answer (`[2]` or no row: a row of the pair is gone).
+    pub(crate) fn answer(&self, n: usize, answer: &[i32]) -> Result<(), KeysetError> {
+        match (self.unsure.get(n), answer) {
+            (Some(_), [0]) => Ok(()),
+            (Some(pair), _) => Err(pair.error()),
+            // Not a question of this page (`questions` makes one per pair).
+            (None, _) => Err(KeysetError::CollationEqualKeys {
+                column: "",
+                tie_breaker: K::COLUMNS.last().map_or("", |c| c.name),
+            }),
+        }
+    }
+
+    /// The page, once every question is answered "different" ([`Checked::answer`]).
+    ///
+    /// # Errors
+    /// A byte budget's ([`build`]).
+    pub(crate) fn into_page(self) -> Result<Page<K>, KeysetError> {
+        build(self.rows, self.probe, self.total, self.assembly)
     }
 }
 
@@ -67,26 +148,36 @@ pub(crate) fn split_union<K>(loaded: impl Iterator<Item = (K, i32, i64)>) -> (Ve
     (rows, found, total)
 }
 
+/// The page check, then [`build`]: a pair the database would be asked about is refused here
+/// ([`Unsure::error`]); the loads ask ([`Checked`]).
+#[cfg(test)]
+pub(crate) fn assemble<K: Keyset>(
+    items: Vec<K>,
+    probe: Option<bool>,
+    total_count: Option<i64>,
+    assembly: Assembly<K>,
+) -> Result<Page<K>, KeysetError> {
+    let checked = Checked::new(items, probe, total_count, assembly)?;
+    if let Some(pair) = checked.unsure.first() {
+        return Err(pair.error());
+    }
+    checked.into_page()
+}
+
 /// Cuts the `LIMIT n + 1` result (in walk order) into a page: the look-ahead row is dropped,
 /// never returned; a backward page is reversed into display order; flags and cursors follow
-/// the Relay connection spec's words (see [`Page`]). First the page check: the rows against
-/// each other and the first against the request's cursor. A byte budget cuts the page
+/// the Relay connection spec's words (see [`Page`]). A byte budget cuts the page
 /// further, in walk order (the rows nearest the cursor stay), and a cut page has more in the
 /// walk's direction: at least the row it left out. A byte budget measured in SQL
 /// ([`Measured`](crate::query::shape::Measured)) read the page as asked, whether it cut it,
 /// the other side's flag and the total count before the page: they are the page's.
-pub(crate) fn assemble<K: Keyset>(
+/// Runs after the page check ([`Checked::new`]).
+fn build<K: Keyset>(
     mut items: Vec<K>,
     probe: Option<bool>,
     total_count: Option<i64>,
     assembly: Assembly<K>,
 ) -> Result<Page<K>, KeysetError> {
-    check_rows(
-        &items,
-        assembly.cursor.as_ref(),
-        assembly.walk,
-        assembly.inclusive,
-    )?;
     let mut keep = usize::try_from(assembly.page_size).unwrap_or(usize::MAX);
     if let Some(budget) = &assembly.budget {
         let upto = keep.min(items.len());

@@ -19,7 +19,7 @@ mod assemble;
 #[cfg(feature = "diesel-async")]
 pub(crate) mod async_;
 pub(crate) mod budget;
-mod check;
+pub(crate) mod check;
 pub(crate) mod locked;
 
 pub(crate) use self::assemble::Loaded;
@@ -141,6 +141,32 @@ macro_rules! load_decided {
 }
 pub(crate) use load_decided;
 
+/// The page of the rows `$loaded` (a [`Loaded`]) with their `$assembly`: checked, and each
+/// pair of adjacent rows whose keys differ only in text a collation may ignore (and the pairs
+/// `$also`, a locking page's look-ahead's: [`check::look_ahead`]) asked about with a
+/// [`CollationQuestion`](crate::query::CollationQuestion), loaded with `|$q| $load` (the page
+/// statement's load: `.await`ed in the async drivers). A page without such a pair runs no
+/// statement here. Evaluates to the page's `Result`; returns the error from the enclosing
+/// function.
+macro_rules! finish_page {
+    ($loaded:expr, $assembly:expr, |$q:ident| $load:expr) => {
+        $crate::load::finish_page!($loaded, $assembly, Vec::new(), |$q| $load)
+    };
+    ($loaded:expr, $assembly:expr, $also:expr, |$q:ident| $load:expr) => {{
+        let mut checked = $loaded.checked($assembly)?;
+        checked.ask_also($also);
+        for (n, question) in checked.questions().into_iter().enumerate() {
+            let answer: Vec<i32> = {
+                let $q = question;
+                $load
+            }?;
+            checked.answer(n, &answer)?;
+        }
+        checked.into_page()
+    }};
+}
+pub(crate) use finish_page;
+
 /// Reads the page `$page` (a [`Decided`](crate::query::shape::Decided) page) on backend `$db`
 /// ([`load_decided!`]) and assembles it. A query with a locking clause is refused
 /// ([`KeysetError::LockingQuery`](crate::KeysetError::LockingQuery): [`read_locked_page!`]
@@ -151,7 +177,7 @@ macro_rules! read_page {
         let mut page = $page;
         page.refuse_lock()?;
         let (loaded, assembly) = $crate::load::load_decided!(page, $db, |$sql| $list, |$q| $load);
-        loaded.into_page(assembly)?
+        $crate::load::finish_page!(loaded, assembly, |$q| $load)?
     }};
 }
 pub(crate) use read_page;
@@ -176,9 +202,13 @@ macro_rules! read_locked_page {
         match (lock, loaded) {
             (Some(lock), $crate::load::Loaded::Rows(rows)) => {
                 let after = lock.after(&rows);
-                let more = match after.look_ahead {
-                    Some($probe) => !$load_probe?.is_empty(),
-                    None => false,
+                let (more, also) = match after.look_ahead {
+                    Some($probe) => {
+                        // Loaded first: no borrow of the rows lives across an `.await`.
+                        let keys = $load_probe?;
+                        $crate::load::check::look_ahead(rows.last(), &keys, assembly.walk)?
+                    }
+                    None => (false, Vec::new()),
                 };
                 let other_side = match after.other_side {
                     Some($probe) => Some(!$load_probe?.is_empty()),
@@ -188,10 +218,15 @@ macro_rules! read_locked_page {
                     Some($count) => $load_count?.first().copied(),
                     None => None,
                 };
-                $crate::load::Loaded::Rows(rows)
-                    .into_page(assembly.locked(more, other_side, total))?
+                let assembly = assembly.locked(more, other_side, total);
+                $crate::load::finish_page!(
+                    $crate::load::Loaded::Rows(rows),
+                    assembly,
+                    also,
+                    |$q| $load
+                )?
             }
-            (_, loaded) => loaded.into_page(assembly)?,
+            (_, loaded) => $crate::load::finish_page!(loaded, assembly, |$q| $load)?,
         }
     }};
 }
@@ -280,6 +315,8 @@ macro_rules! page_connection_impl {
                 $Load<'query, Conn, (K, i64)> $(+ $plus)?,
             $crate::query::typing::WithTotal<$crate::query::UnionPage<Q, K>>:
                 $Load<'query, Conn, (K, K::Key, i32, i64)> $(+ $plus)?,
+            <K as $crate::Keyset>::Table: Default + Send,
+            $crate::query::CollationQuestion<K>: $Load<'query, Conn, i32> $(+ $plus)?,
             $($extra)*
         {
             $($body)*

@@ -10,7 +10,8 @@
 //! apart and `filters.rs` reads its `WHERE` for the learned index and the plan check,
 //! `preview.rs` shows a page's statement without running it,
 //! `statement.rs` and `union.rs` write the two statement shapes, `budget.rs` the statements
-//! a byte budget reads before its page, `seek.rs` the seek predicate and `ORDER BY` as Diesel
+//! a byte budget reads before its page, `collation.rs` the question a page asks when two of
+//! its rows' text keys may be equal under the column's collation, `seek.rs` the seek predicate and `ORDER BY` as Diesel
 //! nodes, `sql.rs` the text rules they follow (`small_list.rs` their scratch lists),
 //! `text_memo.rs` the page texts kept per thread, and `typing.rs` how Diesel types a page
 //! (static ids, total count).
@@ -22,6 +23,7 @@ use diesel::query_builder::{AstPass, QueryFragment, QueryId};
 use diesel::QueryResult;
 
 pub(crate) mod budget;
+mod collation;
 pub(crate) mod filters;
 pub(crate) mod learn;
 mod preview;
@@ -36,6 +38,7 @@ pub(crate) mod typing;
 pub(crate) mod union;
 
 pub use self::budget::{BudgetProbe, CountQuery};
+pub use self::collation::CollationQuestion;
 pub use self::preview::PageSql;
 pub use self::seek::{KeysetOrder, SeekPredicate};
 pub use self::source::{PageSource, RowLock, SelectParts};

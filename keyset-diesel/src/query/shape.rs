@@ -381,7 +381,12 @@ impl<Q, K: Keyset> LockPlan<Q, K> {
         let look_ahead = (full || lock.skips_locked).then(|| {
             let walk = look_ahead.order.walk();
             look_ahead.seek = match rows.last() {
-                Some(last) => Some(SeekPredicate::whole(last.key(), walk, dialect)),
+                // From the last row inclusive, two keys: the row itself and the next, or a row
+                // whose key may be equal to its under a collation (`load::check::look_ahead`).
+                Some(last) => {
+                    look_ahead.limit = 2;
+                    Some(SeekPredicate::inclusive(last.key(), walk, dialect))
+                }
                 None if inclusive => cursor.map(|key| SeekPredicate::inclusive(key, walk, dialect)),
                 None => cursor.map(|key| SeekPredicate::whole(key, walk, dialect)),
             };

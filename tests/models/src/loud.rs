@@ -92,7 +92,8 @@ pub struct TagAsc {
     #[keyset(asc, unique)]
     pub tag: String,
 }
-crate::impl_walk!(TagAsc, loud_tags);
+// Also through diesel-async: the page's collation question runs on the async path.
+crate::impl_walk!(async TagAsc, loud_tags);
 
 /// A text tie-breaker: `grp ASC, tag DESC (unique)`.
 #[derive(Debug, Clone, PartialEq, Queryable, Selectable, Keyset)]

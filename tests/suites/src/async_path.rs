@@ -49,6 +49,16 @@ macro_rules! async_suite {
                 $crate::cases::ordering::keysets_sharing_a_query_type_on(&mut <$pair>::open());
             }
 
+            /// A unique text tie-breaker under an exact collation holding `bob`, `Bob`, `x`,
+            /// `x  `: the page asks the database about each fold-equal pair through
+            /// diesel-async too, and every walk equals the database's `ORDER BY`.
+            #[test]
+            fn async_exact_collation_text_pages_without_an_option() {
+                $crate::loud::collation::exact_collation_text_pages_through_diesel_async(
+                    <$pair>::open(),
+                );
+            }
+
             /// `max_bytes_in_sql` through `keyset_diesel::async_`: the same walks, each page
             /// loading only the rows that fit.
             #[test]

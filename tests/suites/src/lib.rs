@@ -148,6 +148,8 @@ macro_rules! backend_suite {
                 => edges::sql_byte_budget_fetches_only_the_rows_that_fit,
             collation_equal_text_tie_breaker_is_a_typed_error_not_a_lost_row
                 => loud::collation::collation_equal_text_tie_breaker_is_loud,
+            exact_collation_text_pages_without_an_option_asking_the_database
+                => loud::collation::exact_collation_text_pages_without_an_option,
             lossy_bool_is_loud_in_every_direction_and_page_size
                 => loud::lossy_values::lossy_bool_is_loud_in_every_direction,
             unique_column_with_ties_is_a_typed_error_not_a_lost_row

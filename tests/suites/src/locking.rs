@@ -189,6 +189,76 @@ macro_rules! locking_suite {
                 }};
             }
 
+            /// A collation-equal pair at a locking page's boundary (`a` and `A` under a case-
+            /// insensitive collation, `grp, tag` unique by convention): a locking page reads
+            /// no look-ahead row of its own, so its look-ahead reads from the last row
+            /// inclusive and asks the database about such a neighbour. Every walk, forward and
+            /// backward, page sizes 1 to 3, under `FOR UPDATE`, stops with a typed error before
+            /// a row repeats (before: at page size 1 the next page's strict seek from `a`
+            /// skipped `A`, and the walk ended without it and without an error).
+            #[test]
+            fn locking_walk_over_a_collation_equal_pair_is_loud() {
+                use $crate::loud::{loud_tags, TagAsc};
+                let mut db = <Conn as $crate::TestDb>::open();
+                let column = if <Conn as $crate::TestDb>::NAME == "PostgreSQL" {
+                    db.exec(
+                        "CREATE COLLATION IF NOT EXISTS public.keyset_ci_ai \
+                         (provider = icu, locale = 'und-u-ks-level1', deterministic = false)",
+                    );
+                    "TEXT NOT NULL COLLATE public.keyset_ci_ai"
+                } else {
+                    "VARCHAR(32) CHARACTER SET utf8mb4 COLLATE utf8mb4_general_ci NOT NULL"
+                };
+                db.exec(&format!(
+                    "CREATE TABLE loud_tags (tag {column}, grp INTEGER NOT NULL)"
+                ));
+                db.exec("INSERT INTO loud_tags VALUES ('a', 1), ('A', 1), ('b', 1), ('c', 1)");
+                for page_size in 1..=3_u32 {
+                    for backward in [false, true] {
+                        let mut cursor: Option<Cursor<TagAsc>> = None;
+                        let mut seen: Vec<String> = Vec::new();
+                        let mut error = None;
+                        for _ in 0..10 {
+                            let q = loud_tags::table.select(TagAsc::as_select()).for_update();
+                            let paginated = if backward {
+                                q.paginate_before(cursor.take())
+                            } else {
+                                q.paginate_after(cursor.take())
+                            };
+                            match paginated.page_size(page_size).load_locked_page(&mut *db) {
+                                Ok(page) => {
+                                    seen.extend(page.items.iter().map(|t| t.tag.clone()));
+                                    match page.next_cursor() {
+                                        Some(next) => cursor = Some(next),
+                                        None => break,
+                                    }
+                                }
+                                Err(e) => {
+                                    error = KeysetError::from_diesel(&e).cloned();
+                                    assert!(error.is_some(), "a KeysetError, not {e:?}");
+                                    break;
+                                }
+                            }
+                        }
+                        let label = format!("page size {page_size}, backward {backward}: {seen:?}");
+                        assert!(
+                            matches!(
+                                error,
+                                Some(
+                                    KeysetError::CollationEqualKeys { column: "tag", .. }
+                                        | KeysetError::TieBreakerNotUnique { .. }
+                                )
+                            ),
+                            "{label}: {error:?}"
+                        );
+                        let mut unique = seen.clone();
+                        unique.sort();
+                        unique.dedup();
+                        assert_eq!(unique.len(), seen.len(), "{label}: no row twice");
+                    }
+                }
+            }
+
             /// A page read under a lock, in a transaction still open, holds exactly the rows
             /// it delivered: another connection locks every other row (the look-ahead row
             /// first) at once. First pages and later pages, forward and backward, page sizes

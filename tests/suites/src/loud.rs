@@ -66,6 +66,21 @@ fn check_no_repeats(pages: &[Vec<i64>]) {
     assert_eq!(seen.len(), all, "no row twice before the error: {pages:?}");
 }
 
+/// The reads every loud walk makes: page sizes 1 to 3, forward then backward, with the page
+/// size and whether the read is backward.
+fn every_read() -> impl Iterator<Item = (u32, bool, Read)> {
+    (1..=3).flat_map(|page_size| {
+        [false, true].map(|backward| {
+            let how = if backward {
+                Read::backward(page_size)
+            } else {
+                Read::forward(page_size)
+            };
+            (page_size, backward, how)
+        })
+    })
+}
+
 /// [`walk`] over model `M`'s pages, each read as `how` says.
 fn walk_model<M, C>(
     conn: &mut C,

@@ -128,47 +128,39 @@ where
             ))
         };
         let (asc, desc) = (order("ASC"), order("DESC"));
-        for page_size in 1..=3 {
-            for backward in [false, true] {
-                let how = if backward {
-                    Read::backward(page_size)
-                } else {
-                    Read::forward(page_size)
-                };
-                let walks = [
-                    (
-                        "pinned ASC",
-                        &asc,
-                        walk_model(&mut *db, how, |r: &FlagAsc| i64::from(r.id)),
-                    ),
-                    (
-                        "pinned DESC",
-                        &desc,
-                        walk_model(&mut *db, how, |r: &FlagDesc| i64::from(r.id)),
-                    ),
-                ];
-                for (name, expected, (mut pages, error)) in walks {
-                    let label =
-                        format!("{name}, {mix:?}, page size {page_size}, backward {backward}");
-                    if backward {
-                        pages.reverse();
+        for (page_size, backward, how) in super::every_read() {
+            let walks = [
+                (
+                    "pinned ASC",
+                    &asc,
+                    walk_model(&mut *db, how, |r: &FlagAsc| i64::from(r.id)),
+                ),
+                (
+                    "pinned DESC",
+                    &desc,
+                    walk_model(&mut *db, how, |r: &FlagDesc| i64::from(r.id)),
+                ),
+            ];
+            for (name, expected, (mut pages, error)) in walks {
+                let label = format!("{name}, {mix:?}, page size {page_size}, backward {backward}");
+                if backward {
+                    pages.reverse();
+                }
+                let flat: Vec<i64> = pages.concat();
+                match error {
+                    None => assert_eq!(&flat, expected, "{label}: a complete walk is exact"),
+                    Some(
+                        KeysetError::KeyOutOfOrder { .. }
+                        | KeysetError::CursorRowReturned
+                        | KeysetError::TieBreakerNotUnique { .. },
+                    ) => {
+                        loud += 1;
+                        assert!(
+                            flat.iter().all(|id| expected.contains(id)),
+                            "{label}: {flat:?}"
+                        );
                     }
-                    let flat: Vec<i64> = pages.concat();
-                    match error {
-                        None => assert_eq!(&flat, expected, "{label}: a complete walk is exact"),
-                        Some(
-                            KeysetError::KeyOutOfOrder { .. }
-                            | KeysetError::CursorRowReturned
-                            | KeysetError::TieBreakerNotUnique { .. },
-                        ) => {
-                            loud += 1;
-                            assert!(
-                                flat.iter().all(|id| expected.contains(id)),
-                                "{label}: {flat:?}"
-                            );
-                        }
-                        Some(other) => panic!("{label}: {other:?}"),
-                    }
+                    Some(other) => panic!("{label}: {other:?}"),
                 }
             }
         }
