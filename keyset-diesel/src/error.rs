@@ -10,7 +10,7 @@
 ///   read cannot make a correct page ([`TieBreakerNotUnique`](Self::TieBreakerNotUnique),
 ///   [`CollationEqualKeys`](Self::CollationEqualKeys),
 ///   [`CursorRowReturned`](Self::CursorRowReturned), [`KeyOutOfOrder`](Self::KeyOutOfOrder),
-///   [`InvalidRowKey`](Self::InvalidRowKey)).
+///   [`InvalidRowKey`](Self::InvalidRowKey), [`StorageClassMismatch`](Self::StorageClassMismatch)).
 ///   The check compares each fetched row's key with the next one, and the first with the
 ///   cursor, inside the `page_size + 1` rows the page query reads anyway (no extra query), so
 ///   it fires on the page where a walk meets the fault, instead of a page repeating or losing
@@ -154,6 +154,35 @@ pub enum KeysetError {
         /// The SQL name of the first key column where the two rows differ.
         column: &'static str,
     },
+    /// SQLite only: a row's key column `column` holds a value stored in another storage class
+    /// than the one its key type binds (`found`, `expected`: `"INTEGER or REAL"`, `"TEXT"`,
+    /// `"BLOB"`, `"NULL"`): a REAL Julian day or an integer Unix time beside text timestamps,
+    /// an integer beside text in a column declared without a type, a BLOB in a TEXT column.
+    /// SQLite orders every value of one class before every value of the next (NULL, numbers,
+    /// text, BLOB) and compares a value with a cursor's bind of another class the same way
+    /// (unless the column's affinity converts the bind: a number in a `STRING` or `NUMERIC`
+    /// column that equals the text a `String` key binds is accepted), so a cursor bound from
+    /// such a row would skip the rows between (or come back to them). The page statement reads
+    /// each key column's class beside the row (`typeof`), and the page that reads such a row is
+    /// refused, in either direction and at any page size, before any cursor is made from it
+    /// (with [`max_bytes_in_sql`](crate::Paginated::max_bytes_in_sql), the budget's probe,
+    /// whose last key that fits bounds the page, is refused the same way). Fix: keep one class in the column (a `STRICT` table, a
+    /// `CHECK (typeof(col) = 'text')`), or migrate the odd values
+    /// ([SQLite storage classes](crate::guide::keys_and_limits#sqlite-storage-classes)).
+    #[error(
+        "key column `{column}` holds a value SQLite stores as {found} where its key type binds \
+         {expected}: SQLite orders each storage class apart, so a cursor bound from it would lose \
+         or repeat rows; keep one class in the column (a STRICT table, or CHECK (typeof(..) = \
+         ..)) or migrate the odd values (UPDATE .. SET col = <the value as {expected}>)"
+    )]
+    StorageClassMismatch {
+        /// The SQL name of the key column.
+        column: &'static str,
+        /// The storage class the row holds.
+        found: &'static str,
+        /// The storage class the key type binds (`NULL` too for a nullable key).
+        expected: &'static str,
+    },
     /// The request's cursor holds a value that is never a key
     /// ([`KeyValue::check_key`](crate::query::KeyValue::check_key): a floating-point NaN, which
     /// the databases do not order alike), or one Diesel would not bind exactly on this backend
@@ -206,6 +235,7 @@ impl KeysetError {
                 | KeysetError::CursorRowReturned
                 | KeysetError::KeyOutOfOrder { .. }
                 | KeysetError::InvalidRowKey { .. }
+                | KeysetError::StorageClassMismatch { .. }
         )
     }
 }

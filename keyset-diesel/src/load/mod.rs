@@ -20,6 +20,7 @@ mod assemble;
 pub(crate) mod async_;
 pub(crate) mod budget;
 pub(crate) mod check;
+pub(crate) mod classes;
 pub(crate) mod locked;
 
 pub(crate) use self::assemble::Loaded;
@@ -37,40 +38,42 @@ macro_rules! load_page_query {
         use $crate::query::{PageQuery, StaticShape};
         match ($query, $total) {
             (PageQuery::Statement(statement), false) => {
-                $crate::load::Loaded::Rows(match statement.static_shape::<$db>() {
-                    None => {
-                        let $q = statement;
-                        $load
-                    }
-                    Some(StaticShape::FirstForward) => {
-                        let $q = TypeKeyed::<_, FIRST_FORWARD>(statement);
-                        $load
-                    }
-                    Some(StaticShape::FirstBackward) => {
-                        let $q = TypeKeyed::<_, FIRST_BACKWARD>(statement);
-                        $load
-                    }
-                    Some(StaticShape::AfterForward) => {
-                        let $q = TypeKeyed::<_, AFTER_FORWARD>(statement);
-                        $load
-                    }
-                    Some(StaticShape::AfterBackward) => {
-                        let $q = TypeKeyed::<_, AFTER_BACKWARD>(statement);
-                        $load
-                    }
-                    // A statement is never split: no statement has these shapes.
-                    Some(StaticShape::SplitForward | StaticShape::SplitBackward) => {
-                        let $q = statement;
-                        $load
-                    }
-                })
+                $crate::load::Loaded::Rows($crate::load::classes::rows(
+                    match statement.static_shape::<$db>() {
+                        None => {
+                            let $q = statement;
+                            $load
+                        }
+                        Some(StaticShape::FirstForward) => {
+                            let $q = TypeKeyed::<_, FIRST_FORWARD>(statement);
+                            $load
+                        }
+                        Some(StaticShape::FirstBackward) => {
+                            let $q = TypeKeyed::<_, FIRST_BACKWARD>(statement);
+                            $load
+                        }
+                        Some(StaticShape::AfterForward) => {
+                            let $q = TypeKeyed::<_, AFTER_FORWARD>(statement);
+                            $load
+                        }
+                        Some(StaticShape::AfterBackward) => {
+                            let $q = TypeKeyed::<_, AFTER_BACKWARD>(statement);
+                            $load
+                        }
+                        // A statement is never split: no statement has these shapes.
+                        Some(StaticShape::SplitForward | StaticShape::SplitBackward) => {
+                            let $q = statement;
+                            $load
+                        }
+                    },
+                )?)
             }
             (PageQuery::Statement(statement), true) => {
                 let $q = WithTotal(statement);
-                $crate::load::Loaded::CountedRows($load)
+                $crate::load::Loaded::CountedRows($crate::load::classes::counted_rows($load)?)
             }
-            (PageQuery::Union(union), false) => {
-                $crate::load::Loaded::Union(match union.static_shape::<$db>() {
+            (PageQuery::Union(union), false) => $crate::load::Loaded::Union(
+                $crate::load::classes::union(match union.static_shape::<$db>() {
                     Some(StaticShape::SplitForward) => {
                         let $q = TypeKeyed::<_, SPLIT_FORWARD>(union);
                         $load
@@ -83,11 +86,11 @@ macro_rules! load_page_query {
                         let $q = union;
                         $load
                     }
-                })
-            }
+                })?,
+            ),
             (PageQuery::Union(union), true) => {
                 let $q = WithTotal(union);
-                $crate::load::Loaded::CountedUnion($load)
+                $crate::load::Loaded::CountedUnion($crate::load::classes::counted_union($load)?)
             }
         }
     }};
@@ -285,36 +288,36 @@ macro_rules! page_connection_impl {
             Q: $crate::query::PageSource<K>
                 + $crate::query::SelectParts<Conn::Backend>
                 + diesel::query_builder::QueryId,
-            $crate::query::PageStatement<Q, K>: $Load<'query, Conn, K> $(+ $plus)?,
+            $crate::query::PageStatement<Q, K>: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::PageStatement<Q, K>,
                 { $crate::query::typing::FIRST_FORWARD },
-            >: $Load<'query, Conn, K> $(+ $plus)?,
+            >: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::PageStatement<Q, K>,
                 { $crate::query::typing::FIRST_BACKWARD },
-            >: $Load<'query, Conn, K> $(+ $plus)?,
+            >: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::PageStatement<Q, K>,
                 { $crate::query::typing::AFTER_FORWARD },
-            >: $Load<'query, Conn, K> $(+ $plus)?,
+            >: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::PageStatement<Q, K>,
                 { $crate::query::typing::AFTER_BACKWARD },
-            >: $Load<'query, Conn, K> $(+ $plus)?,
-            $crate::query::UnionPage<Q, K>: $Load<'query, Conn, (K, K::Key, i32)> $(+ $plus)?,
+            >: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            $crate::query::UnionPage<Q, K>: $Load<'query, Conn, (K, K::Key, i32, i32)> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::UnionPage<Q, K>,
                 { $crate::query::typing::SPLIT_FORWARD },
-            >: $Load<'query, Conn, (K, K::Key, i32)> $(+ $plus)?,
+            >: $Load<'query, Conn, (K, K::Key, i32, i32)> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::UnionPage<Q, K>,
                 { $crate::query::typing::SPLIT_BACKWARD },
-            >: $Load<'query, Conn, (K, K::Key, i32)> $(+ $plus)?,
+            >: $Load<'query, Conn, (K, K::Key, i32, i32)> $(+ $plus)?,
             $crate::query::typing::WithTotal<$crate::query::PageStatement<Q, K>>:
-                $Load<'query, Conn, (K, i64)> $(+ $plus)?,
+                $Load<'query, Conn, (K, i32, i64)> $(+ $plus)?,
             $crate::query::typing::WithTotal<$crate::query::UnionPage<Q, K>>:
-                $Load<'query, Conn, (K, K::Key, i32, i64)> $(+ $plus)?,
+                $Load<'query, Conn, (K, K::Key, i32, i32, i64)> $(+ $plus)?,
             <K as $crate::Keyset>::Table: Default + Send,
             $crate::query::CollationQuestion<K>: $Load<'query, Conn, i32> $(+ $plus)?,
             $($extra)*
@@ -338,7 +341,9 @@ impl<Q, K: Keyset> Paginated<Q, K> {
     /// cannot make a correct page: [`TieBreakerNotUnique`](crate::KeysetError::TieBreakerNotUnique),
     /// [`CursorRowReturned`](crate::KeysetError::CursorRowReturned),
     /// [`KeyOutOfOrder`](crate::KeysetError::KeyOutOfOrder),
-    /// [`InvalidRowKey`](crate::KeysetError::InvalidRowKey).
+    /// [`InvalidRowKey`](crate::KeysetError::InvalidRowKey),
+    /// [`CollationEqualKeys`](crate::KeysetError::CollationEqualKeys),
+    /// [`StorageClassMismatch`](crate::KeysetError::StorageClassMismatch) (SQLite).
     /// [`KeysetError::from_diesel`](crate::KeysetError::from_diesel) reads either. On
     /// MySQL/MariaDB, the server's error 1176 when the index this process learned for the
     /// table was dropped since; that index is not named again, so the next page runs.

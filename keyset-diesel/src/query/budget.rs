@@ -29,13 +29,14 @@ use diesel::QueryResult;
 use super::seek::{FarBound, KeysetOrder, SeekPredicate};
 use super::source::SelectParts;
 use super::sql::Part;
-use super::statement::{walk_count, walk_index_hint, walk_limit};
+use super::statement::{walk_class_codes, walk_count, walk_index_hint, walk_limit};
 use crate::backend::{BackendKind, KeysetBackend};
 use crate::error::KeysetError;
 use crate::keyset::{Keyset, KeysetSql};
 use crate::paginate::budget::SqlColumn;
 
-/// The byte budget's probe (see the module docs). Loads `(key, size in bytes)`.
+/// The byte budget's probe (see the module docs). Loads `(key, size in bytes)`; on SQLite the
+/// size carries the key columns' storage classes in its bits 32 and up (`load/classes.rs`).
 pub struct BudgetProbe<Q, K: Keyset> {
     pub(crate) query: Q,
     pub(crate) seek: Option<SeekPredicate<K>>,
@@ -95,6 +96,13 @@ where
             out.push_sql(", ");
         }
         walk_size(&self.columns, out.reborrow())?;
+        if DB::KIND == BackendKind::Sqlite {
+            // The key columns' storage classes above the size (a SQLite row holds under 2^31
+            // bytes): `load/classes.rs` splits them off (`classes::sizes`).
+            out.push_sql(" + ");
+            walk_class_codes::<DB, K>(out.reborrow())?;
+            out.push_sql(" * 4294967296");
+        }
         q.walk_from(out.reborrow())?;
         walk_index_hint(self.index, out.reborrow())?;
         q.walk_where(out.reborrow())?;

@@ -43,6 +43,7 @@ pub use self::preview::PageSql;
 pub use self::seek::{KeysetOrder, SeekPredicate};
 pub use self::source::{PageSource, RowLock, SelectParts};
 pub use self::statement::PageStatement;
+pub(crate) use self::statement::CLASS_COLUMNS;
 pub use self::union::UnionPage;
 pub use crate::backend::BackendKind;
 pub use crate::key::{collation_fold, InvalidKeyValue, KeyTuple, KeyValue};

@@ -5,9 +5,14 @@
 //! (`crate::query::UnionPage`).
 //!
 //! ```sql
-//! SELECT <your select> FROM <your table> WHERE <your filters> AND (<seek predicate>)
-//! ORDER BY <keyset> LIMIT ?
+//! SELECT <your select>, <classes> AS __keyset_class FROM <your table>
+//! WHERE <your filters> AND (<seek predicate>) ORDER BY <keyset> LIMIT ?
 //! ```
+//!
+//! `<classes>` is the key columns' SQLite storage classes (`typeof`, compared with the classes
+//! the key types bind before the page check: the guide's
+//! [SQLite storage classes](crate::guide::keys_and_limits#sqlite-storage-classes)); `0` on
+//! PostgreSQL and MySQL.
 //!
 //! The deferred join runs the seek on the keyset's index alone (a covering, index-only range
 //! scan that reads page size + 1 entries), and then fetches the page's rows by their
@@ -40,7 +45,7 @@ use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::query_dsl::RunQueryDslSupport;
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, HasSqlType};
+use diesel::sql_types::{BigInt, HasSqlType, Integer};
 use diesel::QueryResult;
 
 use super::seek::{FarBound, KeysetOrder, SeekPredicate};
@@ -49,11 +54,13 @@ use super::sql::Part;
 use super::text_memo::{self, text_key, write_sql, TextKey};
 use crate::backend::{BackendKind, KeysetBackend};
 use crate::cursor::Direction;
+use crate::key::KeyTuple;
 use crate::keyset::{Keyset, KeysetSql};
 
 /// One page's query, for every shape but the union: the first page (no seek predicate), or a
 /// later page in the direct form or as a deferred join (see the module docs). Loads the
-/// model. [`crate::Paginated::into_query`] returns it inside [`PageQuery`](crate::query::PageQuery)
+/// model and its key columns' storage classes (`(row, classes)`: `__keyset_class`, read on
+/// SQLite and `0` elsewhere, [`KeysetError::StorageClassMismatch`](crate::KeysetError::StorageClassMismatch)). [`crate::Paginated::into_query`] returns it inside [`PageQuery`](crate::query::PageQuery)
 /// for `diesel::debug_query`.
 pub struct PageStatement<Q, K: Keyset> {
     pub(crate) query: Q,
@@ -158,8 +165,10 @@ impl<Q, K: Keyset> QueryId for PageStatement<Q, K> {
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
+/// Your select list and the key columns' storage classes (`__keyset_class`, `Integer`):
+/// its rows load as `(row, classes)`.
 impl<Q: Query, K: Keyset> Query for PageStatement<Q, K> {
-    type SqlType = Q::SqlType;
+    type SqlType = (Q::SqlType, Integer);
 }
 
 impl<Q, K: Keyset> RunQueryDslSupport for PageStatement<Q, K> {}
@@ -271,7 +280,7 @@ pub(crate) enum Total {
     Zero,
 }
 
-/// `SELECT <list> [, keys, kind] FROM .. WHERE <filters> AND (<seek>) .. ORDER BY .. LIMIT ?`,
+/// `SELECT <list> [, keys, kind], classes [, total] FROM .. WHERE <filters> AND (<seek>) .. ORDER BY .. LIMIT ?`,
 /// or its deferred-join form (see the module docs).
 pub(crate) fn walk_statement<'b, Q, K, DB>(
     s: Statement<'b, Q, K>,
@@ -303,6 +312,7 @@ where
         out.push_sql(" AS ");
         out.push_identifier(KIND_ALIAS)?;
     }
+    walk_classes::<DB, K>(out.reborrow())?;
     match s.total {
         Total::None => {}
         Total::Zero => out.push_sql(", 0"),
@@ -514,6 +524,71 @@ pub(crate) const KIND_ALIAS: &str = "__keyset_kind";
 
 /// The total count column.
 pub(crate) const TOTAL_ALIAS: &str = "__keyset_total";
+
+/// The key columns' storage classes column ([`walk_classes`]).
+pub(crate) const CLASS_ALIAS: &str = "__keyset_class";
+
+/// How many key columns [`walk_classes`] reads the storage class of: three bits each in an
+/// `INTEGER` (`i32`).
+pub(crate) const CLASS_COLUMNS: usize = 10;
+
+/// `, <classes> AS __keyset_class`, after a page statement's select list (and a union branch's
+/// key columns and kind): on SQLite the storage class of each of the first [`CLASS_COLUMNS`]
+/// key columns, column `i` in bits `3i..3i+3` (1 NULL, 2 INTEGER or REAL, 3 TEXT, 4 BLOB; 5 for
+/// a number in a `String` key's column that equals its own text under the column's affinity),
+/// which the load compares with the class each key type binds
+/// ([`KeysetError::StorageClassMismatch`](crate::KeysetError::StorageClassMismatch),
+/// `load/classes.rs`); `0` on PostgreSQL and MySQL, whose columns hold one type. INTEGER and
+/// REAL share a code: SQLite orders and compares them together, and a `DISTINCT` query's
+/// rows stay the ones it selects.
+fn walk_classes<DB, K>(mut out: AstPass<'_, '_, DB>) -> QueryResult<()>
+where
+    DB: KeysetBackend,
+    K: KeysetSql<DB>,
+{
+    out.push_sql(", ");
+    match DB::KIND {
+        BackendKind::Sqlite => walk_class_codes::<DB, K>(out.reborrow())?,
+        BackendKind::Postgres | BackendKind::Mysql => out.push_sql("0"),
+    }
+    out.push_sql(" AS ");
+    out.push_identifier(CLASS_ALIAS)
+}
+
+/// The SQLite expression of [`walk_classes`]: the key columns' class codes, three bits each.
+pub(crate) fn walk_class_codes<DB, K>(mut out: AstPass<'_, '_, DB>) -> QueryResult<()>
+where
+    DB: KeysetBackend,
+    K: KeysetSql<DB>,
+{
+    out.push_sql("(");
+    for i in 0..K::COLUMNS.len().min(CLASS_COLUMNS) {
+        if i > 0 {
+            out.push_sql(" + ");
+        }
+        out.push_sql("(CASE typeof(");
+        K::walk_column(i, out.reborrow())?;
+        out.push_sql(") WHEN 'null' THEN 1 WHEN 'text' THEN 3 WHEN 'blob' THEN 4 ");
+        if crate::load::classes::binds_text(&<K::Key as KeyTuple>::type_tag(i)) {
+            // A number that the column's numeric affinity compares equal to its own text (a
+            // `STRING` or `NUMERIC` column holding `'10'` as 10): the text a `String` key
+            // binds is converted back, so the seek compares as `ORDER BY`.
+            out.push_sql("ELSE (CASE WHEN ");
+            K::walk_column(i, out.reborrow())?;
+            out.push_sql(" = (CAST(");
+            K::walk_column(i, out.reborrow())?;
+            out.push_sql(" AS TEXT) || '') THEN 5 ELSE 2 END) END)");
+        } else {
+            out.push_sql("ELSE 2 END)");
+        }
+        if i > 0 {
+            out.push_sql(" * ");
+            out.push_sql(itoa::Buffer::new().format(1_i32 << (3 * i)));
+        }
+    }
+    out.push_sql(")");
+    Ok(())
+}
 
 /// The deferred join's tie-breaker columns `columns` (of the key): `None`, as the outer query
 /// reads them (`t.id`, or `(t.a, t.b)` for a composite key); `Some(false)`, as the join reads

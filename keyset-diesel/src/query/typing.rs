@@ -56,7 +56,7 @@ impl<Q: QueryId, K: Keyset + 'static, const SHAPE: u8> QueryId
 }
 
 impl<Q: Query, K: Keyset, const SHAPE: u8> Query for TypeKeyed<PageStatement<Q, K>, SHAPE> {
-    type SqlType = Q::SqlType;
+    type SqlType = <PageStatement<Q, K> as Query>::SqlType;
 }
 
 impl<Q: QueryId, K: Keyset + 'static, const SHAPE: u8> QueryId
@@ -99,7 +99,7 @@ impl<S: QueryFragment<DB>, DB: Backend, const SHAPE: u8> QueryFragment<DB> for T
 
 /// A page statement ([`PageStatement`] or [`UnionPage`]) built with the total count: the same
 /// SQL, typed with the `__keyset_total` column (`BigInt`) last, so its rows load as
-/// `(row, total)` / `(row, key, kind, total)`.
+/// `(row, classes, total)` / `(row, key, kind, classes, total)`.
 #[doc(hidden)]
 pub struct WithTotal<P>(pub(crate) P);
 
@@ -109,7 +109,7 @@ impl<P> QueryId for WithTotal<P> {
 }
 
 impl<Q: Query, K: Keyset> Query for WithTotal<PageStatement<Q, K>> {
-    type SqlType = (Q::SqlType, BigInt);
+    type SqlType = (Q::SqlType, Integer, BigInt);
 }
 
 impl<Q: Query, K: Keyset> Query for WithTotal<UnionPage<Q, K>>
@@ -119,6 +119,7 @@ where
     type SqlType = (
         Q::SqlType,
         diesel::dsl::SqlTypeOf<K::Columns>,
+        Integer,
         Integer,
         BigInt,
     );

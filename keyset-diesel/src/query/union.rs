@@ -26,7 +26,8 @@
 //! predicate, the keyset's `ORDER BY`, `LIMIT page_size + 1`; on MySQL the deferred join), so
 //! each keeps its own index range. The outer `ORDER BY` uses the key columns each branch
 //! selects under its own aliases, so your select list may contain any names, duplicates
-//! included. The rows load as `(row, key, kind)`.
+//! included. Each branch also selects its key columns' storage classes (`__keyset_class`,
+//! read on SQLite, `0` elsewhere). The rows load as `(row, key, kind, classes)`.
 
 use diesel::dsl::SqlTypeOf;
 use diesel::expression::Expression;
@@ -49,8 +50,9 @@ use crate::cursor::Direction;
 use crate::keyset::{column_index_error, Keyset, KeysetSql, NullsOrder};
 
 /// A union page query: one branch per arm of the seek's plan, plus the probe for exact flags
-/// and the count row for the total count; loads `(row, key, kind)` where `kind` says which of
-/// the three a row is (0 for page rows, 1 for the probe row, 2 for the count row).
+/// and the count row for the total count; loads `(row, key, kind, classes)` where `kind` says
+/// which of the three a row is (0 for page rows, 1 for the probe row, 2 for the count row) and
+/// `classes` holds the key columns' SQLite storage classes (`0` on other backends).
 pub struct UnionPage<Q, K: Keyset> {
     query: Q,
     /// The seek after the cursor; `None` on a first page split around the leading column's
@@ -319,7 +321,7 @@ impl<Q: Query, K: Keyset> Query for UnionPage<Q, K>
 where
     K::Columns: Expression,
 {
-    type SqlType = (Q::SqlType, SqlTypeOf<K::Columns>, Integer);
+    type SqlType = (Q::SqlType, SqlTypeOf<K::Columns>, Integer, Integer);
 }
 
 impl<Q, K: Keyset> RunQueryDslSupport for UnionPage<Q, K> {}
