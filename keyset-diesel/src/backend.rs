@@ -61,6 +61,10 @@ pub trait KeysetBackend: Backend + DieselReserveSpecialization + private::Sealed
     /// A member of `UNION ALL` may be parenthesized to carry its own `ORDER BY` and `LIMIT`
     /// (PostgreSQL, MySQL); SQLite needs `SELECT * FROM (..)` instead.
     const PARENTHESIZED_UNION: bool;
+    /// Its columns hold values of several storage classes, which it orders apart (SQLite): a
+    /// page statement then also reads its key columns' classes
+    /// ([`KeysetError::StorageClassMismatch`](crate::KeysetError::StorageClassMismatch)).
+    const STORAGE_CLASSES: bool = false;
     /// Which backend this is.
     const KIND: BackendKind;
     /// Begins a read-only transaction whose reads all see one snapshot
@@ -157,6 +161,7 @@ impl KeysetBackend for diesel::sqlite::Sqlite {
     const NULLS_ORDER_SYNTAX: bool = true;
     const DEFERRED_JOIN: bool = false;
     const LEARNS_INDEX: bool = false;
+    const STORAGE_CLASSES: bool = true;
     const PARENTHESIZED_UNION: bool = false;
     const KIND: BackendKind = BackendKind::Sqlite;
     const BEGIN_READ_SNAPSHOT: &'static str = "BEGIN DEFERRED";

@@ -32,45 +32,84 @@ pub(crate) use self::assemble::Loaded;
 macro_rules! load_page_query {
     ($query:expr, $db:ty, $total:expr, |$q:ident| $load:expr) => {{
         use $crate::query::typing::{
-            TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD, FIRST_FORWARD,
-            SPLIT_BACKWARD, SPLIT_FORWARD,
+            Classed, TypeKeyed, WithTotal, AFTER_BACKWARD, AFTER_FORWARD, FIRST_BACKWARD,
+            FIRST_FORWARD, SPLIT_BACKWARD, SPLIT_FORWARD,
         };
         use $crate::query::{PageQuery, StaticShape};
         match ($query, $total) {
-            (PageQuery::Statement(statement), false) => {
+            // SQLite: the statement also reads its key columns' storage classes (`Classed`).
+            // The condition is a constant of the backend, so each backend compiles one branch.
+            (PageQuery::Statement(statement), false)
+                if <$db as $crate::backend::KeysetBackend>::STORAGE_CLASSES =>
+            {
                 $crate::load::Loaded::Rows($crate::load::classes::rows(
                     match statement.static_shape::<$db>() {
                         None => {
-                            let $q = statement;
+                            let $q = Classed(statement);
                             $load
                         }
                         Some(StaticShape::FirstForward) => {
-                            let $q = TypeKeyed::<_, FIRST_FORWARD>(statement);
+                            let $q = Classed(TypeKeyed::<_, FIRST_FORWARD>(statement));
                             $load
                         }
                         Some(StaticShape::FirstBackward) => {
-                            let $q = TypeKeyed::<_, FIRST_BACKWARD>(statement);
+                            let $q = Classed(TypeKeyed::<_, FIRST_BACKWARD>(statement));
                             $load
                         }
                         Some(StaticShape::AfterForward) => {
-                            let $q = TypeKeyed::<_, AFTER_FORWARD>(statement);
+                            let $q = Classed(TypeKeyed::<_, AFTER_FORWARD>(statement));
                             $load
                         }
                         Some(StaticShape::AfterBackward) => {
-                            let $q = TypeKeyed::<_, AFTER_BACKWARD>(statement);
+                            let $q = Classed(TypeKeyed::<_, AFTER_BACKWARD>(statement));
                             $load
                         }
                         // A statement is never split: no statement has these shapes.
                         Some(StaticShape::SplitForward | StaticShape::SplitBackward) => {
-                            let $q = statement;
+                            let $q = Classed(statement);
                             $load
                         }
                     },
                 )?)
             }
+            (PageQuery::Statement(statement), false) => {
+                $crate::load::Loaded::Rows(match statement.static_shape::<$db>() {
+                    None => {
+                        let $q = statement;
+                        $load
+                    }
+                    Some(StaticShape::FirstForward) => {
+                        let $q = TypeKeyed::<_, FIRST_FORWARD>(statement);
+                        $load
+                    }
+                    Some(StaticShape::FirstBackward) => {
+                        let $q = TypeKeyed::<_, FIRST_BACKWARD>(statement);
+                        $load
+                    }
+                    Some(StaticShape::AfterForward) => {
+                        let $q = TypeKeyed::<_, AFTER_FORWARD>(statement);
+                        $load
+                    }
+                    Some(StaticShape::AfterBackward) => {
+                        let $q = TypeKeyed::<_, AFTER_BACKWARD>(statement);
+                        $load
+                    }
+                    // A statement is never split: no statement has these shapes.
+                    Some(StaticShape::SplitForward | StaticShape::SplitBackward) => {
+                        let $q = statement;
+                        $load
+                    }
+                })
+            }
+            (PageQuery::Statement(statement), true)
+                if <$db as $crate::backend::KeysetBackend>::STORAGE_CLASSES =>
+            {
+                let $q = Classed(WithTotal(statement));
+                $crate::load::Loaded::CountedRows($crate::load::classes::counted_rows($load)?)
+            }
             (PageQuery::Statement(statement), true) => {
                 let $q = WithTotal(statement);
-                $crate::load::Loaded::CountedRows($crate::load::classes::counted_rows($load)?)
+                $crate::load::Loaded::CountedRows($load)
             }
             (PageQuery::Union(union), false) => $crate::load::Loaded::Union(
                 $crate::load::classes::union(match union.static_shape::<$db>() {
@@ -288,23 +327,40 @@ macro_rules! page_connection_impl {
             Q: $crate::query::PageSource<K>
                 + $crate::query::SelectParts<Conn::Backend>
                 + diesel::query_builder::QueryId,
-            $crate::query::PageStatement<Q, K>: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            $crate::query::PageStatement<Q, K>: $Load<'query, Conn, K> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::PageStatement<Q, K>,
                 { $crate::query::typing::FIRST_FORWARD },
-            >: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            >: $Load<'query, Conn, K> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::PageStatement<Q, K>,
                 { $crate::query::typing::FIRST_BACKWARD },
-            >: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            >: $Load<'query, Conn, K> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::PageStatement<Q, K>,
                 { $crate::query::typing::AFTER_FORWARD },
-            >: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            >: $Load<'query, Conn, K> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::PageStatement<Q, K>,
                 { $crate::query::typing::AFTER_BACKWARD },
-            >: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            >: $Load<'query, Conn, K> $(+ $plus)?,
+            $crate::query::typing::Classed<$crate::query::PageStatement<Q, K>>: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            $crate::query::typing::Classed<$crate::query::typing::TypeKeyed<
+                $crate::query::PageStatement<Q, K>,
+                { $crate::query::typing::FIRST_FORWARD },
+            >>: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            $crate::query::typing::Classed<$crate::query::typing::TypeKeyed<
+                $crate::query::PageStatement<Q, K>,
+                { $crate::query::typing::FIRST_BACKWARD },
+            >>: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            $crate::query::typing::Classed<$crate::query::typing::TypeKeyed<
+                $crate::query::PageStatement<Q, K>,
+                { $crate::query::typing::AFTER_FORWARD },
+            >>: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
+            $crate::query::typing::Classed<$crate::query::typing::TypeKeyed<
+                $crate::query::PageStatement<Q, K>,
+                { $crate::query::typing::AFTER_BACKWARD },
+            >>: $Load<'query, Conn, (K, i32)> $(+ $plus)?,
             $crate::query::UnionPage<Q, K>: $Load<'query, Conn, (K, K::Key, i32, i32)> $(+ $plus)?,
             $crate::query::typing::TypeKeyed<
                 $crate::query::UnionPage<Q, K>,
@@ -315,7 +371,10 @@ macro_rules! page_connection_impl {
                 { $crate::query::typing::SPLIT_BACKWARD },
             >: $Load<'query, Conn, (K, K::Key, i32, i32)> $(+ $plus)?,
             $crate::query::typing::WithTotal<$crate::query::PageStatement<Q, K>>:
-                $Load<'query, Conn, (K, i32, i64)> $(+ $plus)?,
+                $Load<'query, Conn, (K, i64)> $(+ $plus)?,
+            $crate::query::typing::Classed<
+                $crate::query::typing::WithTotal<$crate::query::PageStatement<Q, K>>,
+            >: $Load<'query, Conn, (K, i32, i64)> $(+ $plus)?,
             $crate::query::typing::WithTotal<$crate::query::UnionPage<Q, K>>:
                 $Load<'query, Conn, (K, K::Key, i32, i32, i64)> $(+ $plus)?,
             <K as $crate::Keyset>::Table: Default + Send,

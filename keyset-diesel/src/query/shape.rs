@@ -273,6 +273,7 @@ impl<Q: PageSource<K>, K: Keyset> Decided<Q, K> {
                 limit,
                 total,
                 index,
+                classes: DB::STORAGE_CLASSES,
             }),
         };
         (query, assembly)

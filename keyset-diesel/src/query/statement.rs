@@ -5,14 +5,13 @@
 //! (`crate::query::UnionPage`).
 //!
 //! ```sql
-//! SELECT <your select>, <classes> AS __keyset_class FROM <your table>
-//! WHERE <your filters> AND (<seek predicate>) ORDER BY <keyset> LIMIT ?
+//! SELECT <your select> FROM <your table> WHERE <your filters> AND (<seek predicate>)
+//! ORDER BY <keyset> LIMIT ?
 //! ```
 //!
-//! `<classes>` is the key columns' SQLite storage classes (`typeof`, compared with the classes
-//! the key types bind before the page check: the guide's
-//! [SQLite storage classes](crate::guide::keys_and_limits#sqlite-storage-classes)); `0` on
-//! PostgreSQL and MySQL.
+//! On SQLite the select list ends with `<classes> AS __keyset_class`, the key columns' storage
+//! classes (`typeof`, compared with the classes the key types bind before the page check: the
+//! guide's [SQLite storage classes](crate::guide::keys_and_limits#sqlite-storage-classes)).
 //!
 //! The deferred join runs the seek on the keyset's index alone (a covering, index-only range
 //! scan that reads page size + 1 entries), and then fetches the page's rows by their
@@ -45,7 +44,7 @@ use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
 use diesel::query_dsl::RunQueryDslSupport;
 use diesel::serialize::ToSql;
-use diesel::sql_types::{BigInt, HasSqlType, Integer};
+use diesel::sql_types::{BigInt, HasSqlType};
 use diesel::QueryResult;
 
 use super::seek::{FarBound, KeysetOrder, SeekPredicate};
@@ -59,8 +58,8 @@ use crate::keyset::{Keyset, KeysetSql};
 
 /// One page's query, for every shape but the union: the first page (no seek predicate), or a
 /// later page in the direct form or as a deferred join (see the module docs). Loads the
-/// model and its key columns' storage classes (`(row, classes)`: `__keyset_class`, read on
-/// SQLite and `0` elsewhere, [`KeysetError::StorageClassMismatch`](crate::KeysetError::StorageClassMismatch)). [`crate::Paginated::into_query`] returns it inside [`PageQuery`](crate::query::PageQuery)
+/// model (on SQLite with its key columns' storage classes: `(row, classes)`,
+/// [`KeysetError::StorageClassMismatch`](crate::KeysetError::StorageClassMismatch)). [`crate::Paginated::into_query`] returns it inside [`PageQuery`](crate::query::PageQuery)
 /// for `diesel::debug_query`.
 pub struct PageStatement<Q, K: Keyset> {
     pub(crate) query: Q,
@@ -76,6 +75,10 @@ pub struct PageStatement<Q, K: Keyset> {
     pub(crate) total: bool,
     /// The index the seek must read ([`crate::Paginated::force_index`]).
     pub(crate) index: Option<&'static str>,
+    /// Also select the key columns' storage classes (`__keyset_class`): on SQLite
+    /// ([`KeysetBackend::STORAGE_CLASSES`]), where the statement loads as
+    /// [`Classed`](super::typing::Classed).
+    pub(crate) classes: bool,
 }
 
 /// The page shapes whose SQL text the types `(Q, K, backend)` fix: what
@@ -133,6 +136,7 @@ impl<Q, K: Keyset> PageStatement<Q, K> {
             deferred: _,
             total,
             index: _,
+            classes: _,
         } = self;
         let fixed =
             until.is_none() && !*total && seek.as_ref().is_none_or(|s| s.text_is_fixed::<DB>());
@@ -156,6 +160,7 @@ impl<Q: fmt::Debug, K: Keyset> fmt::Debug for PageStatement<Q, K> {
             .field("deferred", &self.deferred)
             .field("total", &self.total)
             .field("index", &self.index)
+            .field("classes", &self.classes)
             .finish()
     }
 }
@@ -165,10 +170,10 @@ impl<Q, K: Keyset> QueryId for PageStatement<Q, K> {
     const HAS_STATIC_QUERY_ID: bool = false;
 }
 
-/// Your select list and the key columns' storage classes (`__keyset_class`, `Integer`):
-/// its rows load as `(row, classes)`.
+/// Your select list: its rows load as your model. (On SQLite the statement also selects the
+/// key columns' storage classes after it, and loads as [`Classed`](super::typing::Classed).)
 impl<Q: Query, K: Keyset> Query for PageStatement<Q, K> {
-    type SqlType = (Q::SqlType, Integer);
+    type SqlType = Q::SqlType;
 }
 
 impl<Q, K: Keyset> RunQueryDslSupport for PageStatement<Q, K> {}
@@ -222,6 +227,7 @@ where
                 deferred: self.deferred,
                 index: self.index,
                 kind: None,
+                classes: self.classes,
                 total: if self.total {
                     Total::Count
                 } else {
@@ -265,6 +271,9 @@ pub(crate) struct Statement<'b, Q, K: Keyset> {
     /// For a union branch: also select every key column as `__keyset_k<i>`, and this
     /// [`RowKind`] as `__keyset_kind`.
     pub kind: Option<RowKind>,
+    /// Also select the key columns' storage classes, `__keyset_class` ([`walk_classes`]):
+    /// every union branch, and a page statement on SQLite.
+    pub classes: bool,
     /// The total count column `__keyset_total`, last in the select list, if any.
     pub total: Total,
 }
@@ -312,7 +321,9 @@ where
         out.push_sql(" AS ");
         out.push_identifier(KIND_ALIAS)?;
     }
-    walk_classes::<DB, K>(out.reborrow())?;
+    if s.classes {
+        walk_classes::<DB, K>(out.reborrow())?;
+    }
     match s.total {
         Total::None => {}
         Total::Zero => out.push_sql(", 0"),

@@ -13,6 +13,7 @@
 //!   whose `LIMIT` is a number in its text ([`limit_is_text`](super::statement::limit_is_text)).
 //! * [`WithTotal`]: a page statement built with the total count, typed with its
 //!   `__keyset_total` column (`BigInt`) last.
+//! * [`Classed`]: a page statement on SQLite, typed with its `__keyset_class` column.
 
 use diesel::backend::Backend;
 use diesel::query_builder::{AstPass, Query, QueryFragment, QueryId};
@@ -99,7 +100,7 @@ impl<S: QueryFragment<DB>, DB: Backend, const SHAPE: u8> QueryFragment<DB> for T
 
 /// A page statement ([`PageStatement`] or [`UnionPage`]) built with the total count: the same
 /// SQL, typed with the `__keyset_total` column (`BigInt`) last, so its rows load as
-/// `(row, classes, total)` / `(row, key, kind, classes, total)`.
+/// `(row, total)` / `(row, key, kind, classes, total)`.
 #[doc(hidden)]
 pub struct WithTotal<P>(pub(crate) P);
 
@@ -109,7 +110,7 @@ impl<P> QueryId for WithTotal<P> {
 }
 
 impl<Q: Query, K: Keyset> Query for WithTotal<PageStatement<Q, K>> {
-    type SqlType = (Q::SqlType, Integer, BigInt);
+    type SqlType = (Q::SqlType, BigInt);
 }
 
 impl<Q: Query, K: Keyset> Query for WithTotal<UnionPage<Q, K>>
@@ -128,6 +129,60 @@ where
 impl<P> RunQueryDslSupport for WithTotal<P> {}
 
 impl<P: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for WithTotal<P> {
+    fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
+        self.0.walk_ast(out)
+    }
+}
+
+/// A page statement on SQLite ([`KeysetBackend::STORAGE_CLASSES`](crate::KeysetBackend::STORAGE_CLASSES)),
+/// which selects its key columns' storage classes (`__keyset_class`, `Integer`) after your
+/// select list: the same SQL as the statement it wraps, typed with that column, so its rows
+/// load as `(row, classes)` (`(row, classes, total)` with the total count). PostgreSQL and
+/// MySQL pages select no such column and load the statement itself.
+#[doc(hidden)]
+pub struct Classed<S>(pub(crate) S);
+
+/// The classed half of a [`Classed`] page's query id.
+#[doc(hidden)]
+pub struct ClassedId;
+
+impl<S: QueryId> QueryId for Classed<S> {
+    type QueryId = (S::QueryId, ClassedId);
+    const HAS_STATIC_QUERY_ID: bool = S::HAS_STATIC_QUERY_ID;
+}
+
+impl<Q: Query, K: Keyset> Query for Classed<PageStatement<Q, K>> {
+    type SqlType = (Q::SqlType, Integer);
+}
+
+impl<Q: Query, K: Keyset, const SHAPE: u8> Query
+    for Classed<TypeKeyed<PageStatement<Q, K>, SHAPE>>
+{
+    type SqlType = (Q::SqlType, Integer);
+}
+
+impl<Q: Query, K: Keyset> Query for Classed<WithTotal<PageStatement<Q, K>>> {
+    type SqlType = (Q::SqlType, Integer, BigInt);
+}
+
+impl<S> RunQueryDslSupport for Classed<S> {}
+
+impl<S: QueryFragment<DB>, DB: Backend> QueryFragment<DB> for Classed<S> {
+    /// The statement's own (its kept text, `query/text_memo.rs`).
+    fn to_sql(&self, out: &mut DB::QueryBuilder, backend: &DB) -> QueryResult<()> {
+        self.0.to_sql(out, backend)
+    }
+
+    /// The statement's own (kept with its text).
+    fn count_binds(&self, backend: &DB) -> QueryResult<usize> {
+        self.0.count_binds(backend)
+    }
+
+    /// The statement's own (kept with its text).
+    fn is_safe_to_cache_prepared(&self, backend: &DB) -> QueryResult<bool> {
+        self.0.is_safe_to_cache_prepared(backend)
+    }
+
     fn walk_ast<'b>(&'b self, out: AstPass<'_, 'b, DB>) -> QueryResult<()> {
         self.0.walk_ast(out)
     }

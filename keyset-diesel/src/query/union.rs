@@ -428,6 +428,7 @@ where
                     deferred: self.deferred,
                     index: self.index,
                     kind: Some(kind),
+                    classes: true,
                     total,
                 },
                 out.reborrow(),
