@@ -76,8 +76,8 @@ pub struct PageStatement<Q, K: Keyset> {
     /// The index the seek must read ([`crate::Paginated::force_index`]).
     pub(crate) index: Option<&'static str>,
     /// Also select the key columns' storage classes (`__keyset_class`): on SQLite
-    /// ([`KeysetBackend::STORAGE_CLASSES`]), where the statement loads as
-    /// [`Classed`](super::typing::Classed).
+    /// ([`KeysetBackend::STORAGE_CLASSES`]), where the statement loads typed with that column
+    /// (`query/typing.rs`).
     pub(crate) classes: bool,
 }
 
@@ -171,7 +171,7 @@ impl<Q, K: Keyset> QueryId for PageStatement<Q, K> {
 }
 
 /// Your select list: its rows load as your model. (On SQLite the statement also selects the
-/// key columns' storage classes after it, and loads as [`Classed`](super::typing::Classed).)
+/// key columns' storage classes after it, and the page loads it typed with that column.)
 impl<Q: Query, K: Keyset> Query for PageStatement<Q, K> {
     type SqlType = Q::SqlType;
 }
@@ -545,11 +545,14 @@ pub(crate) const CLASS_COLUMNS: usize = 10;
 
 /// `, <classes> AS __keyset_class`, after a page statement's select list (and a union branch's
 /// key columns and kind): on SQLite the storage class of each of the first [`CLASS_COLUMNS`]
-/// key columns, column `i` in bits `3i..3i+3` (1 NULL, 2 INTEGER or REAL, 3 TEXT, 4 BLOB; 5 for
-/// a number in a `String` key's column that equals its own text under the column's affinity),
+/// key columns, column `i` in bits `3i..3i+3`: its class (1 NULL, 2 INTEGER or REAL, 3 TEXT,
+/// 4 BLOB), or 0 for a value of another class that the column's affinity compares equal to
+/// the key's bind (a number in a `STRING` column read by a `String` key, text in a `TEXT`
+/// column read by an integer key),
 /// which the load compares with the class each key type binds
 /// ([`KeysetError::StorageClassMismatch`](crate::KeysetError::StorageClassMismatch),
-/// `load/classes.rs`); `0` on PostgreSQL and MySQL, whose columns hold one type. INTEGER and
+/// `load/classes.rs`); `0` on PostgreSQL and MySQL (union branches only), whose columns hold
+/// one type. INTEGER and
 /// REAL share a code: SQLite orders and compares them together, and a `DISTINCT` query's
 /// rows stay the ones it selects.
 fn walk_classes<DB, K>(mut out: AstPass<'_, '_, DB>) -> QueryResult<()>
@@ -572,26 +575,49 @@ where
     DB: KeysetBackend,
     K: KeysetSql<DB>,
 {
+    use crate::load::classes::{bound_class, Bound};
     out.push_sql("(");
     for i in 0..K::COLUMNS.len().min(CLASS_COLUMNS) {
         if i > 0 {
             out.push_sql(" + ");
         }
+        let tag = <K::Key as KeyTuple>::type_tag(i);
+        let Some((bound, _)) = bound_class(&tag) else {
+            // A key value type this crate does not know the binding of: not compared.
+            out.push_sql("0");
+            continue;
+        };
+        // One `CASE typeof(..)` per value, its class as the code (the form measured cheapest;
+        // comparisons with '' and x'' instead cost more); a value the column's affinity
+        // compares equal to the key's bind is asked about only when its class differs.
         out.push_sql("(CASE typeof(");
         K::walk_column(i, out.reborrow())?;
-        out.push_sql(") WHEN 'null' THEN 1 WHEN 'text' THEN 3 WHEN 'blob' THEN 4 ");
-        if crate::load::classes::binds_text(&<K::Key as KeyTuple>::type_tag(i)) {
-            // A number that the column's numeric affinity compares equal to its own text (a
-            // `STRING` or `NUMERIC` column holding `'10'` as 10): the text a `String` key
-            // binds is converted back, so the seek compares as `ORDER BY`.
-            out.push_sql("ELSE (CASE WHEN ");
+        out.push_sql(") WHEN 'null' THEN 1 WHEN 'text' THEN ");
+        if bound == Bound::Number {
+            // Text that a `TEXT` column's affinity compares equal to the number a numeric key
+            // binds (`'10'`, bound as 10 and converted back to `'10'`).
+            out.push_sql("(CASE WHEN ");
             K::walk_column(i, out.reborrow())?;
             out.push_sql(" = (CAST(");
             K::walk_column(i, out.reborrow())?;
-            out.push_sql(" AS TEXT) || '') THEN 5 ELSE 2 END) END)");
+            out.push_sql(" AS NUMERIC) + 0) THEN 0 ELSE 3 END)");
         } else {
-            out.push_sql("ELSE 2 END)");
+            out.push_sql("3");
         }
+        out.push_sql(" WHEN 'blob' THEN 4 ELSE ");
+        if crate::load::classes::binds_text(&tag) {
+            // A number that the column's numeric affinity compares equal to its own text (a
+            // `STRING` or `NUMERIC` column holding `'10'` as 10): the text a `String` key
+            // binds is converted back, so the seek compares as `ORDER BY`.
+            out.push_sql("(CASE WHEN ");
+            K::walk_column(i, out.reborrow())?;
+            out.push_sql(" = (CAST(");
+            K::walk_column(i, out.reborrow())?;
+            out.push_sql(" AS TEXT) || '') THEN 0 ELSE 2 END)");
+        } else {
+            out.push_sql("2");
+        }
+        out.push_sql(" END)");
         if i > 0 {
             out.push_sql(" * ");
             out.push_sql(itoa::Buffer::new().format(1_i32 << (3 * i)));
