@@ -663,6 +663,17 @@ mod storage_classes {
 
     diesel::table! { class_events (id) { id -> BigInt, at -> Timestamp } }
     diesel::table! { class_tags (id) { id -> BigInt, label -> Text } }
+    diesel::table! { class_nums (id) { id -> BigInt, n -> BigInt } }
+
+    /// `n ASC, id ASC`: an integer key over a column declared `TEXT`.
+    #[derive(Debug, Clone, Queryable, Selectable, keyset_diesel::Keyset)]
+    #[diesel(table_name = class_nums)]
+    struct NumText {
+        #[keyset(asc)]
+        n: i64,
+        #[keyset(asc, unique)]
+        id: i64,
+    }
 
     /// `at ASC, id ASC` over a `DATETIME` column (NUMERIC affinity: text that is not a number
     /// stays text, a Julian day stays REAL).
@@ -808,6 +819,31 @@ mod storage_classes {
             "at ASC, id ASC",
             None::<KeysetError>
         );
+    }
+
+    /// A `TEXT` column read by an integer key: its affinity turns the bind 10 into `'10'`, so
+    /// text equal to the number's own text compares as `ORDER BY` and pages without a false
+    /// alarm; `'007'` (read as 7, bound as `'7'`) is refused.
+    #[test]
+    fn text_a_text_columns_affinity_makes_of_an_integer_bind_is_no_false_alarm() {
+        let mut db = diesel::SqliteConnection::open();
+        db.exec("CREATE TABLE class_nums (id INTEGER PRIMARY KEY, n TEXT NOT NULL)");
+        db.exec("INSERT INTO class_nums VALUES (1, 30), (2, '10'), (3, 20), (4, '40'), (5, 10)");
+        let conn: &mut diesel::SqliteConnection = &mut db;
+        assert_walks!(
+            conn,
+            NumText,
+            class_nums,
+            "n ASC, id ASC",
+            None::<KeysetError>
+        );
+        conn.exec("INSERT INTO class_nums VALUES (6, '007')");
+        let padded = Some(KeysetError::StorageClassMismatch {
+            column: "n",
+            found: "TEXT",
+            expected: "INTEGER or REAL",
+        });
+        assert_walks!(conn, NumText, class_nums, "n ASC, id ASC", padded);
     }
 
     #[test]
