@@ -11,6 +11,7 @@ use crate::backend::BackendKind;
 
 #[cfg(feature = "chrono")]
 mod chrono;
+pub(crate) mod class;
 #[cfg(feature = "numeric")]
 mod decimal;
 #[cfg(feature = "time")]

@@ -9,78 +9,11 @@
 //! (their columns hold one type): nothing to compare.
 
 use crate::error::KeysetError;
+use crate::key::class::{bound_class, class_name, Bound, NULL};
 use crate::key::KeyTuple;
 use crate::keyset::{column_name, Keyset};
+use crate::query::shape::Unmeasured;
 use crate::query::CLASS_COLUMNS;
-
-/// The class codes of `__keyset_class` (three bits per key column; 0 for a value of the class
-/// its key type binds, or a number a `String` key's bind is converted to).
-const NULL: u8 = 1;
-const NUMBER: u8 = 2;
-const TEXT: u8 = 3;
-const BLOB: u8 = 4;
-
-/// The storage class a key type binds on SQLite.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Bound {
-    /// INTEGER or REAL (SQLite orders and compares them together).
-    Number,
-    /// TEXT.
-    Text,
-    /// BLOB.
-    Blob,
-}
-
-impl Bound {
-    const fn code(self) -> u8 {
-        match self {
-            Bound::Number => NUMBER,
-            Bound::Text => TEXT,
-            Bound::Blob => BLOB,
-        }
-    }
-}
-
-/// A class code's name, as SQLite's documentation writes it.
-fn class_name(code: u8) -> &'static str {
-    match code {
-        NULL => "NULL",
-        NUMBER => "INTEGER or REAL",
-        TEXT => "TEXT",
-        BLOB => "BLOB",
-        _ => "an unknown class",
-    }
-}
-
-/// Whether a key type with type tag `tag` binds its value's own text (`String`, `Option<String>`),
-/// so that a column's numeric affinity converts the bind as it converted the stored value.
-pub(crate) fn binds_text(tag: &str) -> bool {
-    matches!(tag, "text" | "nullable<text>")
-}
-
-/// The class a key type with type tag `tag` ([`KeyValue::type_tag`](crate::query::KeyValue::type_tag))
-/// binds on SQLite, and whether it admits NULL (an `Option`); `None` for a type this crate
-/// does not know the SQLite binding of (a key value type of your own under another tag), whose
-/// class is not compared.
-pub(crate) fn bound_class(tag: &str) -> Option<(Bound, bool)> {
-    let (inner, nullable) = match tag
-        .strip_prefix("nullable<")
-        .and_then(|t| t.strip_suffix('>'))
-    {
-        Some(inner) => (inner, true),
-        None => (tag, false),
-    };
-    let class = match inner {
-        // Diesel binds timestamps, dates and times as text on SQLite.
-        "text" | "naive_datetime" | "datetime_utc" | "date" | "time" => Bound::Text,
-        // `bool` as an integer, `BigDecimal` as a double.
-        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "bool" | "f32" | "f64"
-        | "decimal" => Bound::Number,
-        "bytes" => Bound::Blob,
-        _ => return None,
-    };
-    Some((class, nullable))
-}
 
 /// The classes a page's rows are compared with, worked out at the first row that carries any
 /// (on SQLite; never on the other backends).
@@ -195,7 +128,10 @@ pub(crate) fn counted_union<K: Keyset>(
 ///
 /// # Errors
 /// As [`rows`].
-pub(crate) fn sizes<K: Keyset>(rows: &[(K::Key, i64)]) -> Result<Vec<(K::Key, i64)>, KeysetError> {
+pub(crate) fn sizes<Q, K: Keyset>(
+    _page: &Unmeasured<Q, K>,
+    rows: &[(K::Key, i64)],
+) -> Result<Vec<(K::Key, i64)>, KeysetError> {
     let mut bound = Expected::<K>::new();
     rows.iter()
         .map(|(key, v)| {
@@ -208,6 +144,7 @@ pub(crate) fn sizes<K: Keyset>(rows: &[(K::Key, i64)]) -> Result<Vec<(K::Key, i6
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::key::class::{binds_text, BLOB, NUMBER, TEXT};
 
     diesel::table! { rows (id) { id -> Text, at -> Nullable<Text>, score -> Double } }
 

@@ -300,6 +300,12 @@ macro_rules! read_budgeted_page {
             Some($count) => $load_count?.first().copied(),
             None => None,
         };
+        // SQLite: the keys' storage classes ride above the sizes.
+        let sizes = if <$db as $crate::backend::KeysetBackend>::STORAGE_CLASSES {
+            $crate::load::classes::sizes(&plan.page, &sizes)?
+        } else {
+            sizes
+        };
         let page = plan.page.measured(&sizes, other_side, total)?;
         $crate::load::read_page!(page, $db, |$sql| $list, |$q| $load)
     }};

@@ -533,14 +533,6 @@ impl<Q, K: Keyset> Unmeasured<Q, K> {
     ) -> Result<Decided<Q, K>, KeysetError> {
         let mut page = self.page;
         let asked = page.page_size;
-        // SQLite: the key columns' storage classes ride above the sizes.
-        let split;
-        let sizes = if page.kind == BackendKind::Sqlite {
-            split = crate::load::classes::sizes::<K>(sizes)?;
-            &split[..]
-        } else {
-            sizes
-        };
         if page.cursor.is_some() {
             page.exact = false;
             page.total = false;

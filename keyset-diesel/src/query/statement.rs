@@ -575,7 +575,7 @@ where
     DB: KeysetBackend,
     K: KeysetSql<DB>,
 {
-    use crate::load::classes::{bound_class, Bound};
+    use crate::key::class::{binds_text, bound_class, Bound};
     out.push_sql("(");
     for i in 0..K::COLUMNS.len().min(CLASS_COLUMNS) {
         if i > 0 {
@@ -605,7 +605,7 @@ where
             out.push_sql("3");
         }
         out.push_sql(" WHEN 'blob' THEN 4 ELSE ");
-        if crate::load::classes::binds_text(&tag) {
+        if binds_text(&tag) {
             // A number that the column's numeric affinity compares equal to its own text (a
             // `STRING` or `NUMERIC` column holding `'10'` as 10): the text a `String` key
             // binds is converted back, so the seek compares as `ORDER BY`.
