@@ -161,7 +161,8 @@ pub enum KeysetError {
     /// SQLite orders every value of one class before every value of the next (NULL, numbers,
     /// text, BLOB) and compares a value with a cursor's bind of another class the same way
     /// (unless the column's affinity converts the bind: a number in a `STRING` or `NUMERIC`
-    /// column that equals the text a `String` key binds is accepted), so a cursor bound from
+    /// column that equals the text a `String` key binds, or text in a `TEXT` column that equals
+    /// the number an integer or `f64` key binds, is accepted), so a cursor bound from
     /// such a row would skip the rows between (or come back to them). The page statement reads
     /// each key column's class beside the row (`typeof`), and the page that reads such a row is
     /// refused, in either direction and at any page size, before any cursor is made from it
@@ -180,7 +181,7 @@ pub enum KeysetError {
         column: &'static str,
         /// The storage class the row holds.
         found: &'static str,
-        /// The storage class the key type binds (`NULL` too for a nullable key).
+        /// The storage class the key type binds (a nullable key also accepts `NULL`).
         expected: &'static str,
     },
     /// The request's cursor holds a value that is never a key

@@ -47,6 +47,23 @@ pub(crate) fn binds_text(tag: &str) -> bool {
     matches!(tag, "text" | "nullable<text>")
 }
 
+/// For a numeric key type with type tag `tag`, the SQL type (` AS INTEGER`, ` AS REAL`) that
+/// reads a `TEXT` column's text as the number the key binds, so that text equal to it under
+/// the column's affinity is accepted: integers and `bool` bind an INTEGER, `f64` and
+/// `BigDecimal` a REAL (`'10.0'` for 10.0); `None` for `f32` (bound widened to a double, whose
+/// text is not the stored one) and every other type.
+pub(crate) fn text_read_as(tag: &str) -> Option<&'static str> {
+    let inner = tag
+        .strip_prefix("nullable<")
+        .and_then(|t| t.strip_suffix('>'))
+        .unwrap_or(tag);
+    match inner {
+        "i8" | "i16" | "i32" | "i64" | "u8" | "u16" | "u32" | "u64" | "bool" => Some(" AS INTEGER"),
+        "f64" | "decimal" => Some(" AS REAL"),
+        _ => None,
+    }
+}
+
 /// The class a key type with type tag `tag` ([`KeyValue::type_tag`](crate::query::KeyValue::type_tag))
 /// binds on SQLite, and whether it admits NULL (an `Option`); `None` for a type this crate
 /// does not know the SQLite binding of (a key value type of your own under another tag), whose

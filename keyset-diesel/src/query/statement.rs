@@ -575,32 +575,34 @@ where
     DB: KeysetBackend,
     K: KeysetSql<DB>,
 {
-    use crate::key::class::{binds_text, bound_class, Bound};
+    use crate::key::class::{binds_text, bound_class, text_read_as};
     out.push_sql("(");
     for i in 0..K::COLUMNS.len().min(CLASS_COLUMNS) {
         if i > 0 {
             out.push_sql(" + ");
         }
         let tag = <K::Key as KeyTuple>::type_tag(i);
-        let Some((bound, _)) = bound_class(&tag) else {
+        if bound_class(&tag).is_none() {
             // A key value type this crate does not know the binding of: not compared.
             out.push_sql("0");
             continue;
-        };
+        }
         // One `CASE typeof(..)` per value, its class as the code (the form measured cheapest;
         // comparisons with '' and x'' instead cost more); a value the column's affinity
         // compares equal to the key's bind is asked about only when its class differs.
         out.push_sql("(CASE typeof(");
         K::walk_column(i, out.reborrow())?;
         out.push_sql(") WHEN 'null' THEN 1 WHEN 'text' THEN ");
-        if bound == Bound::Number {
-            // Text that a `TEXT` column's affinity compares equal to the number a numeric key
-            // binds (`'10'`, bound as 10 and converted back to `'10'`).
+        if let Some(cast) = text_read_as(&tag) {
+            // Text that a `TEXT` column's affinity compares equal to the number the key binds
+            // (`'10'` under an integer key, bound as 10 and converted back to `'10'`; `'10.0'`
+            // under an `f64` key, bound as 10.0).
             out.push_sql("(CASE WHEN ");
             K::walk_column(i, out.reborrow())?;
             out.push_sql(" = (CAST(");
             K::walk_column(i, out.reborrow())?;
-            out.push_sql(" AS NUMERIC) + 0) THEN 0 ELSE 3 END)");
+            out.push_sql(cast);
+            out.push_sql(") + 0) THEN 0 ELSE 3 END)");
         } else {
             out.push_sql("3");
         }

@@ -664,6 +664,17 @@ mod storage_classes {
     diesel::table! { class_events (id) { id -> BigInt, at -> Timestamp } }
     diesel::table! { class_tags (id) { id -> BigInt, label -> Text } }
     diesel::table! { class_nums (id) { id -> BigInt, n -> BigInt } }
+    diesel::table! { class_floats (id) { id -> BigInt, n -> Double } }
+
+    /// `n ASC, id ASC`: an `f64` key over a column declared `TEXT`.
+    #[derive(Debug, Clone, Queryable, Selectable, keyset_diesel::Keyset)]
+    #[diesel(table_name = class_floats)]
+    struct FloatText {
+        #[keyset(asc)]
+        n: f64,
+        #[keyset(asc, unique)]
+        id: i64,
+    }
 
     /// `n ASC, id ASC`: an integer key over a column declared `TEXT`.
     #[derive(Debug, Clone, Queryable, Selectable, keyset_diesel::Keyset)]
@@ -844,6 +855,32 @@ mod storage_classes {
             expected: "INTEGER or REAL",
         });
         assert_walks!(conn, NumText, class_nums, "n ASC, id ASC", padded);
+    }
+
+    /// An `f64` key over a `TEXT` column binds a REAL, which the column turns into `'10.0'`:
+    /// stored `'10.0'` pages, stored `'10'` does not (a cursor after the first `'10'` bound as
+    /// `'10.0'` skipped the second: the integer reading of the text let it pass, found in
+    /// review).
+    #[test]
+    fn float_keys_over_text_are_refused_unless_the_text_is_the_bind() {
+        let mut db = diesel::SqliteConnection::open();
+        db.exec("CREATE TABLE class_floats (id INTEGER PRIMARY KEY, n TEXT NOT NULL)");
+        db.exec("INSERT INTO class_floats VALUES (1, '10.0'), (2, '10.0'), (3, '11.5'), (4, 12.0)");
+        let conn: &mut diesel::SqliteConnection = &mut db;
+        assert_walks!(
+            conn,
+            FloatText,
+            class_floats,
+            "n ASC, id ASC",
+            None::<KeysetError>
+        );
+        conn.exec("UPDATE class_floats SET n = '10' WHERE id IN (1, 2)");
+        let integral = Some(KeysetError::StorageClassMismatch {
+            column: "n",
+            found: "TEXT",
+            expected: "INTEGER or REAL",
+        });
+        assert_walks!(conn, FloatText, class_floats, "n ASC, id ASC", integral);
     }
 
     #[test]
